@@ -1,0 +1,45 @@
+# intent-pipeline: the two commands a newcomer needs are `make demo` and
+# `make test`; both run `make setup` first, which is idempotent and fast once done.
+SHELL := /bin/bash
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+# librdkafka built by setup (when the system one is too old) comes first.
+export PKG_CONFIG_PATH := $(ROOT)/.deps/librdkafka/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+# Where the tests, the demo and intentctl find the local broker and Python tools.
+export INTENT_TANSU_BIN ?= $(ROOT)/.venv/bin/tansu
+export INTENT_PYTHON ?= $(ROOT)/.venv/bin/python
+
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+# Parallel test workers: integration tests each start their own broker.
+TEST_FLAGS ?= --parallel
+
+.PHONY: setup build demo test bench lint format clean help
+
+help: ## List targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+setup: ## Install system packages, librdkafka >= 2.2 and the local broker (idempotent)
+	@bash scripts/setup.sh
+
+build: setup ## Build every target (debug)
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+demo: build ## Run the pipeline demo on an embedded local broker
+	$(SWIFT) run $(SWIFT_BUILD_FLAGS) intentctl demo
+
+test: setup ## Run every test (unit and integration, against a real local broker)
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS) -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
+
+bench: setup ## Benchmark the Swift Kafka layer against raw librdkafka
+	$(SWIFT) run -c release intent-bench kafka
+
+lint: ## Check formatting
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+format: ## Format the code in place
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean: ## Remove build output (keeps .deps and .venv)
+	rm -rf .build

@@ -1,0 +1,112 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Strict-concurrency Swift 6 everywhere; warnings are treated as errors in CI
+/// through `make lint`/`make test` (see Makefile), not here, so that a newer
+/// compiler's new warning never breaks a downstream build.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "intent-pipeline",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "IntentEvents", targets: ["IntentEvents"]),
+        .executable(name: "intentctl", targets: ["intentctl"]),
+        .executable(name: "intent-bench", targets: ["intent-bench"]),
+        .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    ],
+    targets: [
+        // C libraries, each behind its own system-library target.
+        .systemLibrary(
+            name: "CRdkafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Swift wrappers that own every C pointer; no C type crosses their API.
+        .target(
+            name: "Kafka",
+            dependencies: [
+                "CRdkafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "IntentCrypto",
+            dependencies: ["COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Domain and infrastructure libraries.
+        .target(
+            name: "IntentEvents",
+            dependencies: ["IntentCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LocalBroker",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Thin executables that only wire configuration.
+        .executableTarget(
+            name: "intentctl",
+            dependencies: [
+                "Kafka", "IntentEvents", "LocalBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "intent-bench",
+            dependencies: [
+                "Kafka", "LocalBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The raw-librdkafka baseline the benchmark compares the Swift layer against.
+        .executableTarget(
+            name: "kafka-c-baseline",
+            dependencies: ["CRdkafka"]
+        ),
+
+        .testTarget(
+            name: "KafkaTests",
+            dependencies: ["Kafka", "LocalBroker", "IntentCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntentEventsTests",
+            dependencies: ["IntentEvents", "LocalBroker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntentCryptoTests",
+            dependencies: ["IntentCrypto"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,57 @@
+internal import COpenSSL
+
+/// SHA-256 and HMAC-SHA256 through OpenSSL's EVP interface.
+public enum Digest {
+    /// SHA-256 of `bytes`.
+    public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let input = Array(bytes)
+        let ok = input.withUnsafeBufferPointer { buffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, EVP_sha256(), nil)
+        }
+        // EVP_Digest with SHA-256 fails only on allocation failure.
+        precondition(ok == 1 && length == 32, "SHA-256 failed: \(CryptoError.fromQueue("SHA-256"))")
+        return output
+    }
+
+    /// HMAC-SHA256 of `message` under `key`.
+    public static func hmacSHA256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let key = Array(key)
+        let message = Array(message)
+        let result = key.withUnsafeBufferPointer { keyBuffer in
+            message.withUnsafeBufferPointer { messageBuffer in
+                HMAC(
+                    EVP_sha256(), keyBuffer.baseAddress, Int32(keyBuffer.count), messageBuffer.baseAddress,
+                    messageBuffer.count, &output, &length)
+            }
+        }
+        precondition(result != nil && length == 32, "HMAC-SHA256 failed: \(CryptoError.fromQueue("HMAC"))")
+        return output
+    }
+
+    /// Compares in time independent of where the inputs differ, so a
+    /// signature check does not leak how much of a forged MAC was right.
+    public static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.isEmpty { return true }
+        return lhs.withUnsafeBytes { left in
+            rhs.withUnsafeBytes { right in
+                CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
+            }
+        }
+    }
+
+    /// Lowercase hexadecimal.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var characters: [UInt8] = []
+        for byte in bytes {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+}

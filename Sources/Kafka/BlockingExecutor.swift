@@ -1,0 +1,34 @@
+import Dispatch
+
+/// Runs librdkafka calls that block (flush, commit, close, metadata, consumer
+/// poll with a timeout) on a dedicated serial queue, so they never occupy a
+/// thread of Swift's small cooperative pool. Serial, because librdkafka calls
+/// on one consumer handle are easiest to reason about in one order.
+final class BlockingExecutor: Sendable {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label, qos: .userInitiated)
+    }
+
+    func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Swift.Result { try body() })
+            }
+        }
+    }
+
+    func run<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: body())
+            }
+        }
+    }
+
+    /// Blocks the calling (non-cooperative) thread; for deinitializers and shutdown paths.
+    func runSynchronously<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try queue.sync(execute: body)
+    }
+}

@@ -1,0 +1,225 @@
+internal import CRdkafka
+public import Logging
+
+/// A topic as the cluster describes it.
+public struct KafkaTopicDescription: Sendable, Hashable {
+    public var name: String
+    public var partitions: [KafkaPartitionDescription]
+}
+
+public struct KafkaPartitionDescription: Sendable, Hashable {
+    public var id: Int32
+    /// Broker id of the leader; -1 when there is none.
+    public var leader: Int32
+    public var replicas: [Int32]
+    public var inSyncReplicas: [Int32]
+}
+
+/// What to create: a topic's partitions and configuration.
+public struct KafkaTopicSpecification: Sendable, Hashable {
+    public var name: String
+    public var partitions: Int
+    /// -1 uses the broker's default.
+    public var replicationFactor: Int
+    /// Topic configuration, e.g. `["cleanup.policy": "compact"]`.
+    public var config: [String: String]
+
+    public init(name: String, partitions: Int = 1, replicationFactor: Int = -1, config: [String: String] = [:]) {
+        self.name = name
+        self.partitions = partitions
+        self.replicationFactor = replicationFactor
+        self.config = config
+    }
+
+    /// A compacted topic keeps the newest record per key: for materialized state
+    /// such as contacts, where a tombstone (null value) deletes a key.
+    public static func compacted(name: String, partitions: Int = 1, replicationFactor: Int = -1) -> Self {
+        Self(name: name, partitions: partitions, replicationFactor: replicationFactor, config: ["cleanup.policy": "compact"])
+    }
+}
+
+/// Creates, describes and deletes topics.
+public final class KafkaAdminClient: Sendable {
+    private let handle: RDKafkaHandle
+    private let pollThread: PollThread
+    private let executor: BlockingExecutor
+    public let configuration: KafkaConfiguration
+
+    public init(configuration: KafkaConfiguration, logger: Logger) throws(KafkaError) {
+        self.configuration = configuration
+        handle = try RDKafkaHandle(
+            kind: .producer, properties: configuration.librdkafkaProperties,
+            callbacks: ClientCallbacks(logger: logger))
+        pollThread = PollThread(handle: handle, name: "\(handle.name)-admin-poll")
+        executor = BlockingExecutor(label: "\(handle.name)-admin")
+    }
+
+    deinit {
+        pollThread.stopAndWait()
+        handle.callbacks.finish()
+    }
+
+    public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
+
+    /// Creates topics. With `ifNotExists`, an existing topic is not an error
+    /// (its partitions and configuration are left as they are).
+    public func createTopics(_ topics: [KafkaTopicSpecification], ifNotExists: Bool = true) async throws(KafkaError) {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in
+                try Self.createTopicsBlocking(handle, topics, ifNotExists: ifNotExists, timeout: timeout)
+            }
+        }
+        try result.get()
+    }
+
+    public func createTopic(_ topic: KafkaTopicSpecification, ifNotExists: Bool = true) async throws(KafkaError) {
+        try await createTopics([topic], ifNotExists: ifNotExists)
+    }
+
+    private static func createTopicsBlocking(
+        _ handle: RDKafkaHandle, _ topics: [KafkaTopicSpecification], ifNotExists: Bool, timeout: Duration
+    ) throws(KafkaError) {
+        let operation = "create topics \(topics.map(\.name))"
+        var newTopics: [OpaquePointer?] = []
+        defer { newTopics.forEach { rd_kafka_NewTopic_destroy($0) } }
+        var errorText = [CChar](repeating: 0, count: 512)
+        for topic in topics {
+            guard
+                let newTopic = rd_kafka_NewTopic_new(
+                    topic.name, Int32(topic.partitions), Int32(topic.replicationFactor), &errorText, errorText.count)
+            else {
+                throw .client(String(cBuffer: errorText), operation: "create topic \(topic.name)")
+            }
+            newTopics.append(newTopic)
+            for (key, value) in topic.config.sorted(by: { $0.key < $1.key }) {
+                try KafkaError.check(
+                    rd_kafka_NewTopic_set_config(newTopic, key, value), "set \(key) on topic \(topic.name)")
+            }
+        }
+        let event = try AdminRequest(handle, RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout: timeout, operation: operation)
+            .run { options, queue in
+                rd_kafka_CreateTopics(handle.pointer, &newTopics, newTopics.count, options, queue)
+            }
+        defer { rd_kafka_event_destroy(event) }
+        var count = 0
+        let results = rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event), &count)
+        try checkTopicResults(results, count: count, operation: "create topic") {
+            ifNotExists && $0 == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS
+        }
+    }
+
+    /// Deletes topics. With `ifExists`, a missing topic is not an error.
+    public func deleteTopics(_ names: [String], ifExists: Bool = true) async throws(KafkaError) {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in
+                var deletes: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
+                defer { deletes.forEach { rd_kafka_DeleteTopic_destroy($0) } }
+                let event = try AdminRequest(
+                    handle, RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout: timeout, operation: "delete topics \(names)"
+                ).run { options, queue in
+                    rd_kafka_DeleteTopics(handle.pointer, &deletes, deletes.count, options, queue)
+                }
+                defer { rd_kafka_event_destroy(event) }
+                var count = 0
+                let results = rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(event), &count)
+                try checkTopicResults(results, count: count, operation: "delete topic") {
+                    ifExists && $0 == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
+                }
+            }
+        }
+        try result.get()
+    }
+
+    /// Partitions and leaders of one topic; throws `unknownTopicOrPartition` when it does not exist.
+    public func describeTopic(_ name: String) async throws(KafkaError) -> KafkaTopicDescription {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        let result = await executor.run { () -> Result<KafkaTopicDescription, KafkaError> in
+            Result { () throws(KafkaError) in
+                let metadata = try handle.metadata(topic: name, timeout: timeout)
+                guard let topic = metadata.topics.first(where: { $0.name == name }) else {
+                    throw .client("topic \(name) not in metadata", operation: "describe topic", code: .unknownTopicOrPartition)
+                }
+                if let error = topic.error { throw error }
+                return KafkaTopicDescription(name: topic.name, partitions: topic.partitions)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Names of all topics in the cluster.
+    public func listTopics() async throws(KafkaError) -> [String] {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        let result = await executor.run { () -> Result<[String], KafkaError> in
+            Result { () throws(KafkaError) in
+                try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
+            }
+        }
+        return try result.get()
+    }
+
+    /// Fails within the request timeout with a clear error when no broker answers.
+    public func checkConnectivity() async throws(KafkaError) {
+        _ = try await listTopics()
+    }
+}
+
+/// One admin API round trip: options, a private result queue, and a bounded wait.
+private struct AdminRequest {
+    let handle: RDKafkaHandle
+    let operationType: rd_kafka_admin_op_t
+    let timeout: Duration
+    let operation: String
+
+    init(_ handle: RDKafkaHandle, _ type: rd_kafka_admin_op_t, timeout: Duration, operation: String) {
+        self.handle = handle
+        self.operationType = type
+        self.timeout = timeout
+        self.operation = operation
+    }
+
+    /// Starts the request and returns its result event, which the caller destroys.
+    func run(_ start: (OpaquePointer?, OpaquePointer?) -> Void) throws(KafkaError) -> OpaquePointer {
+        let options = rd_kafka_AdminOptions_new(handle.pointer, operationType)
+        defer { rd_kafka_AdminOptions_destroy(options) }
+        var errorText = [CChar](repeating: 0, count: 512)
+        try KafkaError.check(
+            rd_kafka_AdminOptions_set_request_timeout(options, timeout.timeoutMilliseconds, &errorText, errorText.count),
+            operation)
+        let queue = rd_kafka_queue_new(handle.pointer)
+        defer { rd_kafka_queue_destroy(queue) }
+        start(options, queue)
+        // librdkafka fails the request itself after the request timeout; the
+        // extra margin only guards against a lost event.
+        guard let event = rd_kafka_queue_poll(queue, timeout.timeoutMilliseconds + 5000) else {
+            throw .client("no answer within \(timeout)", operation: operation, code: .timedOut)
+        }
+        let code = rd_kafka_event_error(event)
+        if code != RD_KAFKA_RESP_ERR_NO_ERROR {
+            let message = rd_kafka_event_error_string(event).map { String(cString: $0) }
+            rd_kafka_event_destroy(event)
+            throw KafkaError(rawCode: code, operation: operation, message: message)
+        }
+        return event
+    }
+}
+
+private func checkTopicResults(
+    _ results: UnsafeMutablePointer<OpaquePointer?>?, count: Int, operation: String,
+    ignoring ignored: (rd_kafka_resp_err_t) -> Bool
+) throws(KafkaError) {
+    guard let results else { return }
+    for index in 0..<count {
+        let result = results[index]
+        let code = rd_kafka_topic_result_error(result)
+        if code == RD_KAFKA_RESP_ERR_NO_ERROR || ignored(code) { continue }
+        let name = String(cString: rd_kafka_topic_result_name(result))
+        let message = rd_kafka_topic_result_error_string(result).map { String(cString: $0) }
+        throw KafkaError(rawCode: code, operation: "\(operation) \(name)", message: message)
+    }
+}

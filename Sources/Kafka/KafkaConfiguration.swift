@@ -1,0 +1,111 @@
+/// Settings every Kafka client shares: where the brokers are, how to reach them
+/// securely, and an escape hatch for any other librdkafka property.
+///
+/// Defaults favour failing fast and visibly: librdkafka's own defaults retry a
+/// dead broker silently for minutes, which looks like a hang to an operator.
+public struct KafkaConfiguration: Sendable, Hashable {
+    /// `host:port` pairs of brokers to bootstrap from.
+    public var bootstrapServers: [String]
+    /// Reported to brokers; shows up in their logs and quotas.
+    public var clientID: String
+    public var security: KafkaSecurity
+    /// How long a single TCP + TLS + SASL connection attempt may take.
+    public var connectionSetupTimeout: Duration
+    /// How long a metadata, admin or lookup call may wait for the cluster
+    /// before it fails with a clear error.
+    public var requestTimeout: Duration
+    /// librdkafka `debug` contexts (e.g. `["broker", "protocol"]`); empty is off.
+    public var debugContexts: [String]
+    /// Any librdkafka property (see librdkafka's CONFIGURATION.md). Applied last,
+    /// so it overrides every typed field above.
+    public var properties: [String: String]
+
+    public init(
+        bootstrapServers: [String],
+        clientID: String = "intent-pipeline",
+        security: KafkaSecurity = .plaintext,
+        connectionSetupTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(15),
+        debugContexts: [String] = [],
+        properties: [String: String] = [:]
+    ) {
+        self.bootstrapServers = bootstrapServers
+        self.clientID = clientID
+        self.security = security
+        self.connectionSetupTimeout = connectionSetupTimeout
+        self.requestTimeout = requestTimeout
+        self.debugContexts = debugContexts
+        self.properties = properties
+    }
+
+    /// The environment variable prefix that maps onto librdkafka properties.
+    public static let environmentPrefix = "KAFKA_"
+
+    /// Reads `KAFKA_*` variables: `KAFKA_BOOTSTRAP_SERVERS=a:9092,b:9092` sets the
+    /// brokers and every other `KAFKA_FOO_BAR=x` becomes the librdkafka property
+    /// `foo.bar=x`, so operators can set anything librdkafka supports (SASL,
+    /// TLS, timeouts) without a code change. Returns nil when no brokers are named.
+    public static func fromEnvironment(
+        _ environment: [String: String], clientID: String = "intent-pipeline"
+    ) -> KafkaConfiguration? {
+        let properties = librdkafkaProperties(fromEnvironment: environment)
+        guard let servers = properties["bootstrap.servers"] else { return nil }
+        var configuration = KafkaConfiguration(
+            bootstrapServers: servers.split(separator: ",").map(String.init), clientID: clientID)
+        configuration.properties = properties.filter { $0.key != "bootstrap.servers" }
+        return configuration
+    }
+
+    /// `KAFKA_SASL_USERNAME=x` -> `["sasl.username": "x"]`.
+    public static func librdkafkaProperties(fromEnvironment environment: [String: String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in environment where name.hasPrefix(environmentPrefix) {
+            let property = name.dropFirst(environmentPrefix.count)
+                .lowercased()
+                .replacingOccurrences(of: "_", with: ".")
+            if !property.isEmpty { result[property] = value }
+        }
+        return result
+    }
+
+    /// Parses `key=value` strings, as given on command lines (`--kafka-property`).
+    public static func parseProperties(_ assignments: [String]) throws(KafkaError) -> [String: String] {
+        var result: [String: String] = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw .client(
+                    "expected key=value, got \"\(assignment)\"", operation: "parse Kafka property")
+            }
+            result[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        return result
+    }
+
+    /// The librdkafka properties this configuration stands for.
+    var librdkafkaProperties: [String: String] {
+        var result: [String: String] = [
+            "bootstrap.servers": bootstrapServers.joined(separator: ","),
+            "client.id": clientID,
+            "socket.connection.setup.timeout.ms": String(connectionSetupTimeout.milliseconds),
+            // Backoff between reconnects to a down broker: short enough that a
+            // restarted broker is picked up within about a second.
+            "reconnect.backoff.ms": "100",
+            "reconnect.backoff.max.ms": "1000",
+        ]
+        result.merge(security.properties) { $1 }
+        if !debugContexts.isEmpty { result["debug"] = debugContexts.joined(separator: ",") }
+        result.merge(properties) { $1 }
+        return result
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down, clamped to `Int32` as librdkafka timeouts are `int`.
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int(max(0, min(total, Int64(Int32.max))))
+    }
+
+    var timeoutMilliseconds: Int32 { Int32(milliseconds) }
+}

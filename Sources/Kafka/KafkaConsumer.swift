@@ -1,0 +1,414 @@
+internal import CRdkafka
+import Foundation
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// A consumer-group member that hands out batches of records and commits
+/// only what the application says it has finished.
+///
+/// The model is pull-based: ``poll(maxMessages:timeout:)`` (or iterating
+/// ``batches(maxMessages:timeout:)``) returns up to `maxMessages` records
+/// already fetched by librdkafka. Rebalance callbacks run inside that same
+/// poll, i.e. between two batches, so "finished work" is exactly what the
+/// application marked with ``markProcessed(_:)`` before polling again, and
+/// that is committed before any partition is handed to another member.
+public final class KafkaConsumer: Service, Sendable {
+    public let configuration: KafkaConsumerConfiguration
+    let handle: RDKafkaHandle
+    private let executor: BlockingExecutor
+    private let topicNames: TopicNameCache
+    private let logger: Logger
+    private let closed = Mutex(false)
+
+    /// Partition assignment changes, in order.
+    public var rebalances: AsyncStream<KafkaRebalanceEvent> { handle.callbacks.rebalances }
+
+    /// Errors librdkafka reports in the background (broker down, topic missing).
+    /// Consumer errors are informational: librdkafka keeps retrying.
+    public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
+
+    public init(configuration: KafkaConsumerConfiguration, logger: Logger) throws(KafkaError) {
+        self.configuration = configuration
+        self.logger = logger
+        let callbacks = ClientCallbacks(logger: logger)
+        handle = try RDKafkaHandle(
+            kind: .consumer, properties: configuration.librdkafkaProperties, callbacks: callbacks
+        ) { conf in
+            rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
+        }
+        // Serve errors and rebalances from the consumer queue, i.e. inside poll().
+        try KafkaError.check(rd_kafka_poll_set_consumer(handle.pointer), "route events to consumer queue")
+        executor = BlockingExecutor(label: "\(handle.name)-blocking")
+        topicNames = TopicNameCache()
+    }
+
+    deinit {
+        // A consumer that was never closed still leaves its group cleanly.
+        if !closed.withLock({ $0 }) {
+            rd_kafka_consumer_close(handle.pointer)
+        }
+        handle.callbacks.finish()
+    }
+
+    /// Joins the group for these topics. Assignment happens during later polls.
+    public func subscribe(topics: [String]) throws(KafkaError) {
+        let list = TopicPartitionList(topics.map { KafkaTopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) })
+        try KafkaError.check(rd_kafka_subscribe(handle.pointer, list.pointer), "subscribe to \(topics)")
+    }
+
+    /// Reads exactly these partitions from these offsets, outside any group
+    /// rebalancing (used to replay topics). Offsets may be
+    /// ``KafkaConsumer/beginning`` or ``KafkaConsumer/end``.
+    public func assign(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
+        let list = TopicPartitionList(offsets)
+        try KafkaError.check(rd_kafka_assign(handle.pointer, list.pointer), "assign \(offsets)")
+    }
+
+    /// Logical offset: the oldest retained record.
+    public static let beginning = Int64(RD_KAFKA_OFFSET_BEGINNING)
+    /// Logical offset: after the newest record.
+    public static let end = Int64(RD_KAFKA_OFFSET_END)
+
+    /// Waits up to `timeout` for the first record, then takes whatever else is
+    /// already fetched, up to `maxMessages`. Returns an empty batch on timeout.
+    public func poll(
+        maxMessages: Int = 500, timeout: Duration = .milliseconds(100)
+    ) async throws(KafkaError) -> [KafkaConsumerMessage] {
+        let handle = self.handle
+        let topicNames = self.topicNames
+        let result = await executor.run { () -> Result<[KafkaConsumerMessage], KafkaError> in
+            Result { () throws(KafkaError) in
+                try Self.pollBlocking(handle, topicNames, maxMessages: maxMessages, timeout: timeout)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func pollBlocking(
+        _ handle: RDKafkaHandle, _ topicNames: TopicNameCache, maxMessages: Int, timeout: Duration
+    ) throws(KafkaError) -> [KafkaConsumerMessage] {
+        var batch: [KafkaConsumerMessage] = []
+        batch.reserveCapacity(min(maxMessages, 1024))
+        var wait = timeout.timeoutMilliseconds
+        while batch.count < maxMessages, let raw = rd_kafka_consumer_poll(handle.pointer, wait) {
+            wait = 0
+            defer { rd_kafka_message_destroy(raw) }
+            let message = raw.pointee
+            if message.err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                if message.err == RD_KAFKA_RESP_ERR__PARTITION_EOF { continue }
+                let error = KafkaError(
+                    rawCode: message.err, operation: "consume",
+                    message: message.payload.map {
+                        String(decoding: UnsafeRawBufferPointer(start: $0, count: message.len), as: UTF8.self)
+                    })
+                if let fatal = handle.fatalError(operation: "consume") { throw fatal }
+                handle.callbacks.report(error)
+                continue
+            }
+            batch.append(makeMessage(raw, topicNames))
+        }
+        return batch
+    }
+
+    /// Copies a librdkafka message into Swift values; the C memory is freed right after.
+    private static func makeMessage(
+        _ raw: UnsafeMutablePointer<rd_kafka_message_t>, _ topicNames: TopicNameCache
+    ) -> KafkaConsumerMessage {
+        let message = raw.pointee
+        let value = message.payload.map {
+            Array(UnsafeRawBufferPointer(start: $0, count: message.len).assumingMemoryBound(to: UInt8.self))
+        }
+        let key = message.key.map {
+            Array(UnsafeRawBufferPointer(start: $0, count: message.key_len).assumingMemoryBound(to: UInt8.self))
+        }
+        var headers: [KafkaHeader] = []
+        var headerList: OpaquePointer?
+        if rd_kafka_message_headers(raw, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var headerValue: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(headerList, index, &name, &headerValue, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let bytes = headerValue.map {
+                    Array(UnsafeRawBufferPointer(start: $0, count: size).assumingMemoryBound(to: UInt8.self))
+                }
+                headers.append(KafkaHeader(key: name.map { String(cString: $0) } ?? "", value: bytes))
+                index += 1
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let milliseconds = rd_kafka_message_timestamp(raw, &timestampType)
+        return KafkaConsumerMessage(
+            topic: topicNames.name(of: message.rkt),
+            partition: message.partition,
+            offset: message.offset,
+            key: key,
+            value: value,
+            headers: headers,
+            timestamp: milliseconds >= 0 ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : nil
+        )
+    }
+
+    /// Batches until the task is cancelled or the service group shuts down.
+    /// Empty polls are skipped, not yielded.
+    public func batches(
+        maxMessages: Int = 500, timeout: Duration = .milliseconds(100)
+    ) -> KafkaConsumerBatches {
+        KafkaConsumerBatches(consumer: self, maxMessages: maxMessages, timeout: timeout)
+    }
+
+    // MARK: Offsets
+
+    /// Marks records as finished: their offsets are committed by the next
+    /// ``commit()``, or by a rebalance before their partitions move.
+    public func markProcessed(_ messages: some Sequence<KafkaConsumerMessage>) throws(KafkaError) {
+        var latest: [KafkaTopicPartition: Int64] = [:]
+        for message in messages {
+            latest[message.topicPartition] = max(latest[message.topicPartition] ?? -1, message.offset + 1)
+        }
+        try storeOffsets(latest.map { KafkaPartitionOffset(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value) })
+    }
+
+    public func markProcessed(_ message: KafkaConsumerMessage) throws(KafkaError) {
+        try markProcessed(CollectionOfOne(message))
+    }
+
+    /// Stores positions (next offsets to read) for the next commit. Partitions
+    /// no longer assigned are skipped: their work is redone by the new owner.
+    public func storeOffsets(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
+        guard !offsets.isEmpty else { return }
+        let list = TopicPartitionList(offsets)
+        let code = rd_kafka_offsets_store(handle.pointer, list.pointer)
+        for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.debug(
+                "offset not stored; partition no longer assigned",
+                metadata: ["partition": "\(element.topicPartition)", "reason": "\(KafkaError(rawCode: element.error, operation: "store offset"))"])
+        }
+        if code != RD_KAFKA_RESP_ERR_NO_ERROR, code != RD_KAFKA_RESP_ERR__STATE,
+            code != RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION
+        {
+            throw KafkaError(rawCode: code, operation: "store offsets")
+        }
+    }
+
+    /// Synchronously commits every stored offset. Nothing stored is not an error.
+    ///
+    /// Returns false when the commit was refused because the group is
+    /// rebalancing: the offsets stay stored and go with the next commit, or
+    /// with the commit made before the partitions move, so the caller simply
+    /// carries on. Other failures throw.
+    @discardableResult
+    public func commit() async throws(KafkaError) -> Bool {
+        let handle = self.handle
+        let code = await executor.run { rd_kafka_commit(handle.pointer, nil, 0) }
+        if code == RD_KAFKA_RESP_ERR__NO_OFFSET { return true }
+        let error = KafkaError(rawCode: code, operation: "commit offsets")
+        if error.code == .noError { return true }
+        if error.code.isRebalance {
+            logger.info("commit deferred until the group has rebalanced", metadata: ["reason": "\(error.name)"])
+            return false
+        }
+        throw error
+    }
+
+    /// Synchronously commits exactly these positions.
+    public func commit(_ offsets: [KafkaPartitionOffset]) async throws(KafkaError) {
+        let handle = self.handle
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in
+                let list = TopicPartitionList(offsets)
+                try KafkaError.check(rd_kafka_commit(handle.pointer, list.pointer, 0), "commit \(offsets)")
+                try list.checkElements("commit")
+            }
+        }
+        try result.get()
+    }
+
+    /// The group's committed positions; nil where nothing is committed.
+    public func committed(
+        _ partitions: [KafkaTopicPartition], timeout: Duration? = nil
+    ) async throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
+        let handle = self.handle
+        let timeout = timeout ?? configuration.client.requestTimeout
+        let result = await executor.run { () -> Result<[KafkaTopicPartition: Int64?], KafkaError> in
+            Result { () throws(KafkaError) in
+                let list = TopicPartitionList(partitions)
+                try KafkaError.check(
+                    rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
+                    "fetch committed offsets")
+                var offsets: [KafkaTopicPartition: Int64?] = [:]
+                for element in list.elements {
+                    offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
+                }
+                return offsets
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Flow control
+
+    /// The partitions currently assigned to this member.
+    public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
+        var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        try KafkaError.check(rd_kafka_assignment(handle.pointer, &raw), "read assignment")
+        guard let raw else { return [] }
+        return TopicPartitionList(owning: raw).topicPartitions
+    }
+
+    /// Stops fetching from these partitions (e.g. while a downstream is slow) without leaving the group.
+    public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        let list = TopicPartitionList(partitions)
+        try KafkaError.check(rd_kafka_pause_partitions(handle.pointer, list.pointer), "pause \(partitions)")
+        try list.checkElements("pause")
+    }
+
+    public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        let list = TopicPartitionList(partitions)
+        try KafkaError.check(rd_kafka_resume_partitions(handle.pointer, list.pointer), "resume \(partitions)")
+        try list.checkElements("resume")
+    }
+
+    /// Moves the fetch position of assigned partitions.
+    public func seek(_ offsets: [KafkaPartitionOffset], timeout: Duration = .seconds(10)) async throws(KafkaError) {
+        let handle = self.handle
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in
+                let list = TopicPartitionList(offsets)
+                try KafkaError.check(
+                    rd_kafka_seek_partitions(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
+                    "seek \(offsets)")
+                try list.checkElements("seek")
+            }
+        }
+        try result.get()
+    }
+
+    /// Lag of this consumer's group on the given partitions (default: the
+    /// current assignment), against end offsets verified by reading (see
+    /// ``KafkaOffsetLookup``).
+    public func lag(partitions: [KafkaTopicPartition]? = nil) async throws(KafkaError) -> [KafkaPartitionLag] {
+        let partitions = if let partitions { partitions } else { try assignment() }
+        let lookup = try KafkaOffsetLookup(configuration: configuration.client, groupID: configuration.groupID, logger: logger)
+        return try await lookup.lag(partitions)
+    }
+
+    // MARK: Lifecycle
+
+    /// Runs until the service group shuts down, then leaves the group cleanly.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Commits finished work (through the final revoke), leaves the group and
+    /// stops fetching. Safe to call twice.
+    public func close() async {
+        let shouldClose = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard shouldClose else { return }
+        let handle = self.handle
+        let logger = self.logger
+        await executor.run {
+            let code = rd_kafka_consumer_close(handle.pointer)
+            if code != RD_KAFKA_RESP_ERR_NO_ERROR {
+                logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
+            }
+        }
+    }
+}
+
+/// Consumer batches as an async sequence.
+public struct KafkaConsumerBatches: AsyncSequence, Sendable {
+    public typealias Element = [KafkaConsumerMessage]
+    let consumer: KafkaConsumer
+    let maxMessages: Int
+    let timeout: Duration
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let consumer: KafkaConsumer
+        let maxMessages: Int
+        let timeout: Duration
+
+        public mutating func next() async throws -> [KafkaConsumerMessage]? {
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let batch = try await consumer.poll(maxMessages: maxMessages, timeout: timeout)
+                if !batch.isEmpty { return batch }
+            }
+            return nil
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(consumer: consumer, maxMessages: maxMessages, timeout: timeout)
+    }
+}
+
+/// Topic names by librdkafka topic handle, so consuming does not build a new
+/// String for every record. Used only on the consumer's serial executor.
+final class TopicNameCache: @unchecked Sendable {
+    private var names: [OpaquePointer: (name: String, cString: [CChar])] = [:]
+
+    func name(of topic: OpaquePointer?) -> String {
+        guard let topic else { return "" }
+        let current = rd_kafka_topic_name(topic)!
+        // Topic handles are reference-counted by librdkafka; verify the cached
+        // name in case a freed handle's address was reused for another topic.
+        if let cached = names[topic], strcmp(cached.cString, current) == 0 {
+            return cached.name
+        }
+        let name = String(cString: current)
+        names[topic] = (name, Array(name.utf8CString))
+        return name
+    }
+}
+
+/// librdkafka's rebalance callback, served inside `rd_kafka_consumer_poll`
+/// (and `rd_kafka_consumer_close`) on the consumer's executor.
+private let rebalanceCallback:
+    @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+        UnsafeMutableRawPointer?
+    ) -> Void = { handle, code, partitions, opaque in
+        guard let handle, let partitions, let callbacks = ClientCallbacks.from(opaque) else { return }
+        let topicPartitions = TopicPartitionList(copying: partitions).topicPartitions
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        switch code {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if cooperative {
+                if let error = rd_kafka_incremental_assign(handle, partitions) {
+                    callbacks.report(KafkaError(consuming: error, operation: "assign partitions"))
+                }
+            } else {
+                _ = rd_kafka_assign(handle, partitions)
+            }
+            callbacks.logger.info("partitions assigned", metadata: ["partitions": "\(topicPartitions)"])
+            callbacks.rebalanceSink.yield(.assigned(topicPartitions))
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(handle) != 0
+            if !lost {
+                // Commit finished work before the partitions move, so the next
+                // owner does not process it again.
+                let commit = rd_kafka_commit(handle, nil, 0)
+                if commit != RD_KAFKA_RESP_ERR_NO_ERROR, commit != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                    callbacks.report(KafkaError(rawCode: commit, operation: "commit before revoke"))
+                }
+            }
+            if cooperative {
+                if let error = rd_kafka_incremental_unassign(handle, partitions) {
+                    callbacks.report(KafkaError(consuming: error, operation: "revoke partitions"))
+                }
+            } else {
+                _ = rd_kafka_assign(handle, nil)
+            }
+            callbacks.logger.info(
+                lost ? "partitions lost" : "partitions revoked", metadata: ["partitions": "\(topicPartitions)"])
+            callbacks.rebalanceSink.yield(lost ? .lost(topicPartitions) : .revoked(topicPartitions))
+        default:
+            callbacks.report(KafkaError(rawCode: code, operation: "rebalance"))
+            _ = rd_kafka_assign(handle, nil)
+        }
+    }

@@ -1,0 +1,63 @@
+/// Consumer settings. Offsets are committed only by the application, after
+/// it has handled or parked a message (at-least-once), never automatically.
+public struct KafkaConsumerConfiguration: Sendable, Hashable {
+    public enum OffsetReset: String, Sendable, Hashable {
+        /// Start from the oldest retained message when the group has no offset.
+        case earliest
+        /// Start from new messages only.
+        case latest
+    }
+
+    public var client: KafkaConfiguration
+    /// The consumer group. Every instance of a worker uses the same one.
+    public var groupID: String
+    /// Where a group with no committed offset starts.
+    public var offsetReset: OffsetReset
+    /// How long a silent member stays in the group (`session.timeout.ms`).
+    /// Lower rejoins faster after a crash; too low causes spurious rebalances.
+    public var sessionTimeout: Duration
+    public var heartbeatInterval: Duration
+    /// Maximum time between polls before the member is considered stuck.
+    public var maxPollInterval: Duration
+    /// `cooperative-sticky` moves only the partitions that must move on a
+    /// rebalance, so the others keep processing.
+    public var assignmentStrategy: String
+    /// `read_committed` hides records of aborted transactions on brokers that
+    /// support it; the local broker does not, so nothing relies on it.
+    public var readCommitted: Bool
+
+    public init(
+        client: KafkaConfiguration,
+        groupID: String,
+        offsetReset: OffsetReset = .earliest,
+        sessionTimeout: Duration = .seconds(10),
+        heartbeatInterval: Duration = .seconds(1),
+        maxPollInterval: Duration = .seconds(300),
+        assignmentStrategy: String = "cooperative-sticky",
+        readCommitted: Bool = false
+    ) {
+        self.client = client
+        self.groupID = groupID
+        self.offsetReset = offsetReset
+        self.sessionTimeout = sessionTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.maxPollInterval = maxPollInterval
+        self.assignmentStrategy = assignmentStrategy
+        self.readCommitted = readCommitted
+    }
+
+    var librdkafkaProperties: [String: String] {
+        let result: [String: String] = [
+            "group.id": groupID,
+            "auto.offset.reset": offsetReset.rawValue,
+            "enable.auto.commit": "false",
+            "enable.auto.offset.store": "false",
+            "session.timeout.ms": String(sessionTimeout.milliseconds),
+            "heartbeat.interval.ms": String(heartbeatInterval.milliseconds),
+            "max.poll.interval.ms": String(maxPollInterval.milliseconds),
+            "partition.assignment.strategy": assignmentStrategy,
+            "isolation.level": readCommitted ? "read_committed" : "read_uncommitted",
+        ]
+        return result.merging(client.librdkafkaProperties) { $1 }
+    }
+}

@@ -1,0 +1,263 @@
+internal import CRdkafka
+import Foundation
+public import Logging
+public import ServiceLifecycle
+
+/// Produces records and reports, per record, where it was stored or why not.
+///
+/// Idempotent with `acks=all` by default. ``send(_:)`` and ``send(batch:)``
+/// return only once the broker acknowledged (or refused) every record, which
+/// is what a worker needs before it commits its input offsets. Delivery
+/// reports are served by a dedicated poll thread, so awaiting them costs no
+/// polling sleep. As a `Service` it flushes everything still in flight when
+/// the service group shuts down.
+public final class KafkaProducer: Service, Sendable {
+    public let configuration: KafkaProducerConfiguration
+    private let handle: RDKafkaHandle
+    private let pollThread: PollThread
+    private let executor: BlockingExecutor
+    private let logger: Logger
+
+    /// Errors librdkafka reports in the background (broker down, authentication
+    /// failed, fatal idempotence violations). Sends fail on their own; this
+    /// stream is for monitoring and for noticing connectivity problems early.
+    public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
+
+    public init(configuration: KafkaProducerConfiguration, logger: Logger) throws(KafkaError) {
+        self.configuration = configuration
+        self.logger = logger
+        let callbacks = ClientCallbacks(logger: logger)
+        handle = try RDKafkaHandle(
+            kind: .producer, properties: configuration.librdkafkaProperties, callbacks: callbacks
+        ) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf, deliveryReportCallback)
+        }
+        pollThread = PollThread(handle: handle, name: "\(handle.name)-poll")
+        executor = BlockingExecutor(label: "\(handle.name)-blocking")
+    }
+
+    deinit {
+        pollThread.stopAndWait()
+        handle.callbacks.finish()
+    }
+
+    /// Produces one record and waits for the broker's acknowledgement.
+    @discardableResult
+    public func send(_ message: KafkaProducerMessage) async throws(KafkaError) -> KafkaDeliveryReport {
+        try await send(batch: [message])[0].get()
+    }
+
+    /// Produces records (librdkafka batches them per partition) and waits until
+    /// each is acknowledged or failed. Results are in input order. Records with
+    /// the same key keep their relative order.
+    public func send(batch messages: [KafkaProducerMessage]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        let batch = DeliveryBatch(topics: messages.map(\.topic))
+        for (index, message) in messages.enumerated() {
+            await enqueue(message, index: index, batch: batch)
+        }
+        return await batch.results()
+    }
+
+    /// Like ``send(batch:)`` but throws the first failure, for callers that
+    /// treat any lost record as a failure of the whole batch.
+    @discardableResult
+    public func sendAll(_ messages: [KafkaProducerMessage]) async throws(KafkaError) -> [KafkaDeliveryReport] {
+        var reports: [KafkaDeliveryReport] = []
+        reports.reserveCapacity(messages.count)
+        for result in await send(batch: messages) {
+            reports.append(try result.get())
+        }
+        return reports
+    }
+
+    private func enqueue(_ message: KafkaProducerMessage, index: Int, batch: DeliveryBatch) async {
+        while true {
+            let opaque = batch.opaque(forEnqueuing: index)
+            if let error = produce(message, opaque: opaque) {
+                if error.code == .queueFull {
+                    // The local queue (queue.buffering.max.messages) is full: wait
+                    // for delivery reports to free space instead of failing.
+                    batch.rollBackEnqueueForRetry(index)
+                    await pollThread.waitForProgress()
+                    continue
+                }
+                batch.rollBackEnqueue(index, error)
+            }
+            return
+        }
+    }
+
+    /// Hands one record to librdkafka. Never blocks; copies key, value and headers.
+    private func produce(_ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+        let operation = "produce to \(message.topic)"
+        if message.headers.count > 64 {
+            return .client("at most 64 headers per message", operation: operation)
+        }
+        let timestamp = message.timestamp.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? 0
+        let partition = message.partition ?? RD_KAFKA_PARTITION_UA
+        let error: OpaquePointer? = message.key.withOptionalBytes { key in
+            message.value.withOptionalBytes { value in
+                withHeaderArrays(message.headers) { names, values, lengths, count in
+                    intent_rd_kafka_produce(
+                        handle.pointer, message.topic, partition,
+                        key?.baseAddress, key?.count ?? 0,
+                        value?.baseAddress, value?.count ?? 0,
+                        names, values, lengths, count,
+                        timestamp, opaque)
+                }
+            }
+        }
+        return error.map { KafkaError(consuming: $0, operation: operation) }
+    }
+
+    /// Waits until every queued record is delivered or failed, at most `timeout`.
+    public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        let handle = self.handle
+        let result = await executor.run {
+            rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds)
+        }
+        try KafkaError.check(result, "flush producer")
+    }
+
+    /// Records produced but not yet acknowledged.
+    public var inFlightCount: Int { Int(rd_kafka_outq_len(handle.pointer)) }
+
+    /// Checks that the cluster answers, failing within `timeout` with a clear
+    /// error instead of librdkafka's silent background retries.
+    public func checkConnectivity(timeout: Duration? = nil) async throws(KafkaError) {
+        let handle = self.handle
+        let timeout = timeout ?? configuration.client.requestTimeout
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in _ = try handle.metadata(topic: nil, timeout: timeout) }
+        }
+        try result.get()
+    }
+
+    /// Runs until the service group shuts down, then flushes records in flight.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    /// Flushes what is in flight and stops the poll thread. Safe to call twice.
+    public func shutdown(flushTimeout: Duration = .seconds(30)) async {
+        do {
+            try await flush(timeout: flushTimeout)
+        } catch {
+            logger.error("producer shut down with undelivered records", metadata: ["error": "\(error)"])
+        }
+        let pollThread = self.pollThread
+        await executor.run { pollThread.stopAndWait() }
+    }
+
+    // MARK: Transactions
+
+    /// Registers the transactional id with the coordinator and fences older
+    /// instances. Requires ``KafkaProducerConfiguration/transactionalID``.
+    public func initTransactions(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        try await transactionCall("initialize transactions") { (producer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_init_transactions(producer, timeout.timeoutMilliseconds), "initialize transactions")
+        }
+    }
+
+    public func beginTransaction() async throws(KafkaError) {
+        try await transactionCall("begin transaction") { (producer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_begin_transaction(producer), "begin transaction")
+        }
+    }
+
+    /// Adds the consumer's offsets to the transaction, so they commit atomically with its records.
+    public func sendOffsetsToTransaction(
+        _ offsets: [KafkaPartitionOffset], consumer: KafkaConsumer, timeout: Duration = .seconds(30)
+    ) async throws(KafkaError) {
+        let consumerHandle = consumer.handle
+        let operation = "send offsets to transaction"
+        try await transactionCall(operation) { (producer) throws(KafkaError) in
+            let list = TopicPartitionList(offsets)
+            guard let metadata = rd_kafka_consumer_group_metadata(consumerHandle.pointer) else {
+                throw .client("consumer has no group metadata", operation: operation, code: .state)
+            }
+            defer { rd_kafka_consumer_group_metadata_destroy(metadata) }
+            try KafkaError.check(
+                rd_kafka_send_offsets_to_transaction(producer, list.pointer, metadata, timeout.timeoutMilliseconds),
+                operation)
+        }
+    }
+
+    public func commitTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        try await transactionCall("commit transaction") { (producer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_commit_transaction(producer, timeout.timeoutMilliseconds), "commit transaction")
+        }
+    }
+
+    public func abortTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        try await transactionCall("abort transaction") { (producer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_abort_transaction(producer, timeout.timeoutMilliseconds), "abort transaction")
+        }
+    }
+
+    private func transactionCall(
+        _ operation: String, _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
+    ) async throws(KafkaError) {
+        let handle = self.handle
+        let result = await executor.run { () -> Result<Void, KafkaError> in
+            Result { () throws(KafkaError) in try call(handle.pointer) }
+        }
+        try result.get()
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Calls `body` with the bytes, or with nil (a Kafka null) when there are none.
+    func withOptionalBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
+        switch self {
+        case .none: return body(nil)
+        case .some(let bytes):
+            // An empty array may have no base address, but empty is not null in Kafka.
+            if bytes.isEmpty {
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { body(UnsafeBufferPointer(rebasing: $0[0..<0])) }
+            }
+            return bytes.withUnsafeBufferPointer { body($0) }
+        }
+    }
+}
+
+/// Lays headers out as the parallel C arrays `intent_rd_kafka_produce` takes.
+private func withHeaderArrays<Result>(
+    _ headers: [KafkaHeader],
+    _ body: (
+        UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<UnsafeRawPointer?>?, UnsafePointer<Int>?, Int
+    ) -> Result
+) -> Result {
+    if headers.isEmpty { return body(nil, nil, nil, 0) }
+    // Keys and values are copied into one C buffer so their pointers stay valid for the call.
+    var storage: [UInt8] = []
+    var keyOffsets: [Int] = []
+    var valueOffsets: [Int?] = []
+    var lengths: [Int] = []
+    for header in headers {
+        keyOffsets.append(storage.count)
+        storage.append(contentsOf: header.key.utf8)
+        storage.append(0)
+        if let value = header.value {
+            valueOffsets.append(storage.count)
+            storage.append(contentsOf: value)
+            lengths.append(value.count)
+        } else {
+            valueOffsets.append(nil)
+            lengths.append(-1)
+        }
+    }
+    return storage.withUnsafeBufferPointer { buffer in
+        let base = UnsafeRawPointer(buffer.baseAddress!)
+        let names: [UnsafePointer<CChar>?] = keyOffsets.map { (base + $0).assumingMemoryBound(to: CChar.self) }
+        let values: [UnsafeRawPointer?] = valueOffsets.map { $0.map { base + $0 } }
+        return names.withUnsafeBufferPointer { names in
+            values.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengths in
+                    body(names.baseAddress, values.baseAddress, lengths.baseAddress, headers.count)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// Producer settings. Defaults are for a pipeline that must not lose or
+/// duplicate events: idempotent delivery with `acks=all`.
+public struct KafkaProducerConfiguration: Sendable, Hashable {
+    public var client: KafkaConfiguration
+    /// Broker-side de-duplication of retried batches (`enable.idempotence`).
+    public var idempotent: Bool
+    /// How long to wait for more messages to fill a batch (`linger.ms`): the
+    /// throughput/latency trade-off.
+    public var linger: Duration
+    /// Maximum bytes per partition batch (`batch.size`); nil keeps librdkafka's default.
+    public var batchSizeBytes: Int?
+    /// How long a message may take from `send` to acknowledged, retries
+    /// included (`message.timeout.ms`); after that its delivery fails.
+    public var deliveryTimeout: Duration
+    /// `none`, `gzip`, `snappy`, `lz4` or `zstd`.
+    public var compression: String
+    /// Enables the transactional API. Correctness must not depend on it (see README).
+    public var transactionalID: String?
+
+    public init(
+        client: KafkaConfiguration,
+        idempotent: Bool = true,
+        linger: Duration = .milliseconds(5),
+        batchSizeBytes: Int? = nil,
+        deliveryTimeout: Duration = .seconds(30),
+        compression: String = "none",
+        transactionalID: String? = nil
+    ) {
+        self.client = client
+        self.idempotent = idempotent
+        self.linger = linger
+        self.batchSizeBytes = batchSizeBytes
+        self.deliveryTimeout = deliveryTimeout
+        self.compression = compression
+        self.transactionalID = transactionalID
+    }
+
+    var librdkafkaProperties: [String: String] {
+        var result: [String: String] = [
+            "enable.idempotence": idempotent ? "true" : "false",
+            "acks": "all",
+            "linger.ms": String(linger.milliseconds),
+            "message.timeout.ms": String(deliveryTimeout.milliseconds),
+            "compression.codec": compression,
+        ]
+        result["batch.size"] = batchSizeBytes.map(String.init)
+        result["transactional.id"] = transactionalID
+        // Client properties (including the user's raw overrides) win.
+        return result.merging(client.librdkafkaProperties) { $1 }
+    }
+}

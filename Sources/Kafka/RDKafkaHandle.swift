@@ -1,0 +1,198 @@
+internal import CRdkafka
+import Logging
+import Synchronization
+
+/// Owns one `rd_kafka_t` and the Swift object its C callbacks report to.
+///
+/// librdkafka calls log and error callbacks from its own threads and the rest
+/// from whichever thread polls; they reach Swift through the handle's opaque
+/// pointer, which points at ``ClientCallbacks``. The handle keeps that object
+/// alive until after `rd_kafka_destroy`, so no callback can outlive it.
+final class RDKafkaHandle: @unchecked Sendable {
+    enum Kind {
+        case producer
+        case consumer
+    }
+
+    let pointer: OpaquePointer
+    let callbacks: ClientCallbacks
+    let name: String
+
+    init(
+        kind: Kind, properties: [String: String], callbacks: ClientCallbacks,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws(KafkaError) {
+        let operation = "create Kafka \(kind) client"
+        guard let conf = rd_kafka_conf_new() else {
+            throw .client("rd_kafka_conf_new failed", operation: operation)
+        }
+        var errorText = [CChar](repeating: 0, count: 512)
+        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+            let result = rd_kafka_conf_set(conf, key, value, &errorText, errorText.count)
+            if result != RD_KAFKA_CONF_OK {
+                rd_kafka_conf_destroy(conf)
+                throw .client(
+                    "invalid property \(key)=\(redacted(key, value)): \(String(cBuffer: errorText))",
+                    operation: operation)
+            }
+        }
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(callbacks).toOpaque())
+        rd_kafka_conf_set_log_cb(conf, logCallback)
+        rd_kafka_conf_set_error_cb(conf, errorCallback)
+        configure(conf)
+
+        let type = kind == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER
+        // rd_kafka_new takes ownership of conf on success only.
+        guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
+            rd_kafka_conf_destroy(conf)
+            throw .client(String(cBuffer: errorText), operation: operation)
+        }
+        self.pointer = handle
+        self.callbacks = callbacks
+        self.name = String(cString: rd_kafka_name(handle))
+    }
+
+    deinit {
+        rd_kafka_destroy(pointer)
+    }
+
+    /// The fatal error raised by this instance, if any (idempotent/transactional producers).
+    func fatalError(operation: String) -> KafkaError? {
+        Self.fatalError(of: pointer, operation: operation)
+    }
+
+    /// Asks the cluster for metadata: the cheapest round trip that proves the
+    /// brokers are reachable (and that TLS/SASL work). Blocking.
+    func metadata(topic: String?, timeout: Duration) throws(KafkaError) -> ClusterMetadata {
+        var result: UnsafePointer<rd_kafka_metadata>?
+        let operation = topic.map { "fetch metadata for topic \($0)" } ?? "fetch cluster metadata"
+        var topicHandle: OpaquePointer?
+        if let topic {
+            topicHandle = rd_kafka_topic_new(pointer, topic, nil)
+        }
+        defer { if let topicHandle { rd_kafka_topic_destroy(topicHandle) } }
+        let code = rd_kafka_metadata(
+            pointer, topic == nil ? 1 : 0, topicHandle, &result, timeout.timeoutMilliseconds)
+        try KafkaError.check(code, operation)
+        guard let result else { throw .client("no metadata returned", operation: operation) }
+        defer { rd_kafka_metadata_destroy(result) }
+        return ClusterMetadata(result.pointee)
+    }
+}
+
+/// What a client's C callbacks report to. Shared by all callback threads.
+final class ClientCallbacks: Sendable {
+    let logger: Logger
+    let errors: AsyncStream<KafkaError>
+    private let errorSink: AsyncStream<KafkaError>.Continuation
+    let rebalances: AsyncStream<KafkaRebalanceEvent>
+    let rebalanceSink: AsyncStream<KafkaRebalanceEvent>.Continuation
+
+    init(logger: Logger) {
+        self.logger = logger
+        (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        (rebalances, rebalanceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+    }
+
+    func report(_ error: KafkaError) {
+        if error.isFatal {
+            logger.critical("\(error)")
+        } else {
+            logger.warning("\(error)")
+        }
+        errorSink.yield(error)
+    }
+
+    func finish() {
+        errorSink.finish()
+        rebalanceSink.finish()
+    }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> ClientCallbacks? {
+        opaque.map { Unmanaged<ClientCallbacks>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// Cluster metadata copied out of librdkafka's structure.
+struct ClusterMetadata: Sendable {
+    struct Topic: Sendable {
+        var name: String
+        var partitions: [KafkaPartitionDescription]
+        var error: KafkaError?
+    }
+
+    var brokers: [(id: Int32, host: String, port: Int32)]
+    var topics: [Topic]
+
+    init(_ metadata: rd_kafka_metadata) {
+        brokers = (0..<Int(metadata.broker_cnt)).map { index in
+            let broker = metadata.brokers[index]
+            return (broker.id, String(cString: broker.host), broker.port)
+        }
+        topics = (0..<Int(metadata.topic_cnt)).map { index in
+            let topic = metadata.topics[index]
+            let name = String(cString: topic.topic)
+            let partitions = (0..<Int(topic.partition_cnt)).map { partitionIndex in
+                let partition = topic.partitions[partitionIndex]
+                return KafkaPartitionDescription(
+                    id: partition.id, leader: partition.leader,
+                    replicas: (0..<Int(partition.replica_cnt)).map { partition.replicas[$0] },
+                    inSyncReplicas: (0..<Int(partition.isr_cnt)).map { partition.isrs[$0] })
+            }
+            let error =
+                topic.err == RD_KAFKA_RESP_ERR_NO_ERROR
+                ? nil : KafkaError(rawCode: topic.err, operation: "describe topic \(name)")
+            return Topic(name: name, partitions: partitions, error: error)
+        }
+    }
+}
+
+/// Keeps secrets out of error messages and logs.
+func redacted(_ key: String, _ value: String) -> String {
+    key.contains("password") || key.contains("secret") || key.hasSuffix(".pem") ? "<redacted>" : value
+}
+
+private let logCallback:
+    @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+        handle, level, facility, text in
+        guard let handle, let callbacks = ClientCallbacks.from(rd_kafka_opaque(handle)) else { return }
+        let facility = facility.map { String(cString: $0) } ?? "?"
+        let text = text.map { String(cString: $0) } ?? ""
+        // syslog levels: 0-3 error, 4 warning, 5 notice, 6 info, 7 debug.
+        let swiftLevel: Logger.Level =
+            switch level {
+            case ...3: .error
+            case 4: .warning
+            case 5: .notice
+            case 6: .info
+            default: .debug
+            }
+        callbacks.logger.log(level: swiftLevel, "\(text)", metadata: ["librdkafka.facility": "\(facility)"])
+    }
+
+private let errorCallback:
+    @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+        handle, code, reason, opaque in
+        guard let callbacks = ClientCallbacks.from(opaque) else { return }
+        let rawCode = rd_kafka_resp_err_t(rawValue: code)
+        var error = KafkaError(
+            rawCode: rawCode, operation: "background connection",
+            message: reason.map { String(cString: $0) })
+        if rawCode == RD_KAFKA_RESP_ERR__FATAL, let handle,
+            let fatal = RDKafkaHandle.fatalError(of: handle, operation: "background connection")
+        {
+            error = fatal
+        }
+        callbacks.report(error)
+    }
+
+extension RDKafkaHandle {
+    fileprivate static func fatalError(of handle: OpaquePointer, operation: String) -> KafkaError? {
+        var text = [CChar](repeating: 0, count: 512)
+        let code = rd_kafka_fatal_error(handle, &text, text.count)
+        guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        return KafkaError(
+            code: .init(rawValue: code.rawValue), name: String(cString: rd_kafka_err2name(code)),
+            message: String(cBuffer: text), operation: operation, isFatal: true)
+    }
+}

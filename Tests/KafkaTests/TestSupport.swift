@@ -1,0 +1,100 @@
+import Foundation
+import Kafka
+import LocalBroker
+import Logging
+import Testing
+
+/// Logs only warnings and worse, so test output stays readable but broker
+/// trouble still shows up next to a failing test.
+let testLogger: Logger = {
+    var logger = Logger(label: "kafka-tests") { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = ProcessInfo.processInfo.environment["INTENT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+    return logger
+}()
+
+/// A topic name no other test (or earlier run against the same broker) uses.
+func uniqueName(_ prefix: String) -> String {
+    "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+}
+
+/// Starts a real local broker on a free port for the duration of `body`.
+func withBroker<Result>(
+    _ options: LocalBroker.Options = LocalBroker.Options(),
+    _ body: (LocalBroker) async throws -> Result
+) async throws -> Result {
+    let broker = try await LocalBroker.start(options)
+    do {
+        let result = try await body(broker)
+        await broker.stop()
+        return result
+    } catch {
+        await broker.stop()
+        throw error
+    }
+}
+
+/// Client settings for tests: fail fast, rejoin groups fast.
+func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
+    KafkaConfiguration(
+        bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,
+        connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10))
+}
+
+func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20)) -> KafkaProducerConfiguration {
+    KafkaProducerConfiguration(client: clientConfiguration(broker), linger: .milliseconds(1), deliveryTimeout: deliveryTimeout)
+}
+
+/// A group member with a short session timeout: joins take about 3 s on the local broker.
+func consumerConfiguration(_ broker: LocalBroker, group: String) -> KafkaConsumerConfiguration {
+    KafkaConsumerConfiguration(
+        client: clientConfiguration(broker), groupID: group, sessionTimeout: .seconds(6),
+        heartbeatInterval: .milliseconds(500))
+}
+
+func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) async throws {
+    let admin = try KafkaAdminClient(configuration: clientConfiguration(broker), logger: testLogger)
+    try await admin.createTopic(KafkaTopicSpecification(name: name, partitions: partitions))
+}
+
+/// Polls until `count` messages arrived, or fails after `timeout`. Each poll
+/// blocks in librdkafka until a message arrives, so this waits on events.
+func consume(
+    _ consumer: KafkaConsumer, count: Int, timeout: Duration = .seconds(60), commit: Bool = true
+) async throws -> [KafkaConsumerMessage] {
+    var messages: [KafkaConsumerMessage] = []
+    let deadline = ContinuousClock.now + timeout
+    while messages.count < count {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("received \(messages.count) of \(count) messages within \(timeout)")
+            return messages
+        }
+        let batch = try await consumer.poll(maxMessages: count - messages.count, timeout: .milliseconds(500))
+        messages += batch
+        if commit, !batch.isEmpty {
+            try consumer.markProcessed(batch)
+            try await consumer.commit()
+        }
+    }
+    return messages
+}
+
+/// Waits for the first element of a stream that matches, or nil after `timeout`.
+func first<Element: Sendable>(
+    _ stream: AsyncStream<Element>, within timeout: Duration, where predicate: @escaping @Sendable (Element) -> Bool
+) async -> Element? {
+    await withTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            for await element in stream where predicate(element) { return element }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let result = await group.next() ?? nil
+        group.cancelAll()
+        return result
+    }
+}
+
+func bytes(_ string: String) -> [UInt8] { Array(string.utf8) }
