@@ -151,6 +151,44 @@ public final class KafkaAdminClient: Sendable {
         return try result.get()
     }
 
+    /// A topic's configuration as the broker reports it (e.g. `cleanup.policy`).
+    public func topicConfiguration(_ name: String) async throws(KafkaError) -> [String: String] {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        let result = await executor.run { () -> Result<[String: String], KafkaError> in
+            Result { () throws(KafkaError) in
+                let operation = "describe configuration of topic \(name)"
+                var resources: [OpaquePointer?] = [rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name)]
+                defer { resources.forEach { rd_kafka_ConfigResource_destroy($0) } }
+                let event = try AdminRequest(handle, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout: timeout, operation: operation)
+                    .run { options, queue in
+                        rd_kafka_DescribeConfigs(handle.pointer, &resources, resources.count, options, queue)
+                    }
+                defer { rd_kafka_event_destroy(event) }
+                var count = 0
+                guard let described = rd_kafka_DescribeConfigs_result_resources(
+                    rd_kafka_event_DescribeConfigs_result(event), &count), count > 0, let resource = described[0]
+                else { throw .client("no configuration returned", operation: operation, code: .unknownTopicOrPartition) }
+                let code = rd_kafka_ConfigResource_error(resource)
+                if code != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    throw KafkaError(
+                        rawCode: code, operation: operation,
+                        message: rd_kafka_ConfigResource_error_string(resource).map { String(cString: $0) })
+                }
+                var entryCount = 0
+                var configuration: [String: String] = [:]
+                if let entries = rd_kafka_ConfigResource_configs(resource, &entryCount) {
+                    for index in 0..<entryCount {
+                        guard let entry = entries[index], let entryName = rd_kafka_ConfigEntry_name(entry) else { continue }
+                        configuration[String(cString: entryName)] = rd_kafka_ConfigEntry_value(entry).map { String(cString: $0) }
+                    }
+                }
+                return configuration
+            }
+        }
+        return try result.get()
+    }
+
     /// Names of all topics in the cluster.
     public func listTopics() async throws(KafkaError) -> [String] {
         let handle = self.handle

@@ -82,7 +82,8 @@ public struct KafkaConfiguration: Sendable, Hashable {
     }
 
     /// The librdkafka properties this configuration stands for.
-    var librdkafkaProperties: [String: String] {
+    /// The effective librdkafka properties, e.g. for `intentctl kafka config`.
+    public var librdkafkaProperties: [String: String] {
         var result: [String: String] = [
             "bootstrap.servers": bootstrapServers.joined(separator: ","),
             "client.id": clientID,

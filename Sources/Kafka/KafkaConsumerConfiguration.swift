@@ -46,7 +46,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
         self.readCommitted = readCommitted
     }
 
-    var librdkafkaProperties: [String: String] {
+    /// The effective librdkafka properties, e.g. for `intentctl kafka config`.
+    public var librdkafkaProperties: [String: String] {
         let result: [String: String] = [
             "group.id": groupID,
             "auto.offset.reset": offsetReset.rawValue,

@@ -47,6 +47,10 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let fatal = Code(rawValue: -150)
         public static let unknownTopicOrPartition = Code(rawValue: 3)
         public static let illegalGeneration = Code(rawValue: 22)
+        public static let outOfOrderSequence = Code(rawValue: 45)
+        public static let invalidProducerEpoch = Code(rawValue: 47)
+        public static let unknownProducerID = Code(rawValue: 59)
+        public static let producerFenced = Code(rawValue: 90)
         public static let unknownMemberID = Code(rawValue: 25)
         public static let rebalanceInProgress = Code(rawValue: 27)
         public static let topicAlreadyExists = Code(rawValue: 36)
@@ -56,6 +60,13 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// before the partitions move, so it is not a processing failure.
         public var isRebalance: Bool {
             [.illegalGeneration, .unknownMemberID, .rebalanceInProgress].contains(self)
+        }
+
+        /// The broker no longer accepts this producer's identity (id, epoch,
+        /// sequence). Some brokers (the local one) answer this to librdkafka's
+        /// epoch bump after a timed-out record; only a new instance recovers.
+        public var isProducerIdentityRejected: Bool {
+            [.outOfOrderSequence, .invalidProducerEpoch, .unknownProducerID, .producerFenced].contains(self)
         }
 
         /// The client could not reach any broker (refused, unreachable, timed out, TLS/SASL failed).

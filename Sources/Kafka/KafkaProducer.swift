@@ -1,5 +1,6 @@
 internal import CRdkafka
 import Foundation
+import Synchronization
 public import Logging
 public import ServiceLifecycle
 
@@ -11,34 +12,64 @@ public import ServiceLifecycle
 /// reports are served by a dedicated poll thread, so awaiting them costs no
 /// polling sleep. As a `Service` it flushes everything still in flight when
 /// the service group shuts down.
+///
+/// A fatal error, or a broker rejecting the producer's identity (fenced, out
+/// of sequence, which the local broker does after an outage), makes a
+/// librdkafka instance unusable for good. The records of the batch that hit it fail; the producer then
+/// replaces the instance, so a caller that retries the batch, as workers do,
+/// carries on. Exactly-once effects never rest on one producer id: consumers
+/// de-duplicate by event id.
 public final class KafkaProducer: Service, Sendable {
     public let configuration: KafkaProducerConfiguration
-    private let handle: RDKafkaHandle
-    private let pollThread: PollThread
+    private let callbacks: ClientCallbacks
+    private let current: Mutex<ProducerInstance>
     private let executor: BlockingExecutor
     private let logger: Logger
 
     /// Errors librdkafka reports in the background (broker down, authentication
     /// failed, fatal idempotence violations). Sends fail on their own; this
     /// stream is for monitoring and for noticing connectivity problems early.
-    public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
+    public var errors: AsyncStream<KafkaError> { callbacks.errors }
 
     public init(configuration: KafkaProducerConfiguration, logger: Logger) throws(KafkaError) {
         self.configuration = configuration
         self.logger = logger
-        let callbacks = ClientCallbacks(logger: logger)
-        handle = try RDKafkaHandle(
-            kind: .producer, properties: configuration.librdkafkaProperties, callbacks: callbacks
-        ) { conf in
-            rd_kafka_conf_set_dr_msg_cb(conf, deliveryReportCallback)
-        }
-        pollThread = PollThread(handle: handle, name: "\(handle.name)-poll")
-        executor = BlockingExecutor(label: "\(handle.name)-blocking")
+        callbacks = ClientCallbacks(logger: logger)
+        let instance = try ProducerInstance(configuration: configuration, callbacks: callbacks)
+        current = Mutex(instance)
+        executor = BlockingExecutor(label: "\(instance.handle.name)-blocking")
     }
 
     deinit {
-        pollThread.stopAndWait()
-        handle.callbacks.finish()
+        current.withLock { $0 }.pollThread.stopAndWait()
+        callbacks.finish()
+    }
+
+    private var instance: ProducerInstance { current.withLock { $0 } }
+
+    /// Swaps in a new librdkafka instance when `instance` has failed fatally
+    /// or the broker rejected its producer identity.
+    private func replaceIfFatal(_ instance: ProducerInstance, failures: [KafkaError] = []) {
+        guard
+            let fatal = instance.handle.fatalError(operation: "produce")
+                ?? failures.first(where: { $0.code.isProducerIdentityRejected })
+        else { return }
+        let replaced: Bool
+        do {
+            let fresh = try ProducerInstance(configuration: configuration, callbacks: callbacks)
+            replaced = current.withLock { current in
+                guard current === instance else { return false }
+                current = fresh
+                return true
+            }
+        } catch {
+            logger.critical("could not replace failed producer instance", metadata: ["error": "\(error)"])
+            return
+        }
+        guard replaced else { return }
+        logger.error("replaced the producer instance after a fatal error", metadata: ["error": "\(fatal)"])
+        let executor = self.executor
+        Task { await executor.run { instance.retire() } }
     }
 
     /// Produces one record and waits for the broker's acknowledgement.
@@ -51,11 +82,24 @@ public final class KafkaProducer: Service, Sendable {
     /// each is acknowledged or failed. Results are in input order. Records with
     /// the same key keep their relative order.
     public func send(batch messages: [KafkaProducerMessage]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+        var instance = self.instance
+        if instance.handle.fatalError(operation: "produce") != nil {
+            replaceIfFatal(instance)
+            instance = self.instance
+        }
         let batch = DeliveryBatch(topics: messages.map(\.topic))
         for (index, message) in messages.enumerated() {
-            await enqueue(message, index: index, batch: batch)
+            await enqueue(message, index: index, batch: batch, on: instance)
         }
-        return await batch.results()
+        let results = await batch.results()
+        let failures = results.compactMap { result -> KafkaError? in
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+        if !failures.isEmpty {
+            replaceIfFatal(instance, failures: failures)
+        }
+        return results
     }
 
     /// Like ``send(batch:)`` but throws the first failure, for callers that
@@ -70,15 +114,15 @@ public final class KafkaProducer: Service, Sendable {
         return reports
     }
 
-    private func enqueue(_ message: KafkaProducerMessage, index: Int, batch: DeliveryBatch) async {
+    private func enqueue(_ message: KafkaProducerMessage, index: Int, batch: DeliveryBatch, on instance: ProducerInstance) async {
         while true {
             let opaque = batch.opaque(forEnqueuing: index)
-            if let error = produce(message, opaque: opaque) {
+            if let error = produce(message, opaque: opaque, handle: instance.handle) {
                 if error.code == .queueFull {
                     // The local queue (queue.buffering.max.messages) is full: wait
                     // for delivery reports to free space instead of failing.
                     batch.rollBackEnqueueForRetry(index)
-                    await pollThread.waitForProgress()
+                    await instance.pollThread.waitForProgress()
                     continue
                 }
                 batch.rollBackEnqueue(index, error)
@@ -88,7 +132,9 @@ public final class KafkaProducer: Service, Sendable {
     }
 
     /// Hands one record to librdkafka. Never blocks; copies key, value and headers.
-    private func produce(_ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+    private func produce(
+        _ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer, handle: RDKafkaHandle
+    ) -> KafkaError? {
         let operation = "produce to \(message.topic)"
         if message.headers.count > 64 {
             return .client("at most 64 headers per message", operation: operation)
@@ -112,7 +158,7 @@ public final class KafkaProducer: Service, Sendable {
 
     /// Waits until every queued record is delivered or failed, at most `timeout`.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
-        let handle = self.handle
+        let handle = instance.handle
         let result = await executor.run {
             rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds)
         }
@@ -120,12 +166,12 @@ public final class KafkaProducer: Service, Sendable {
     }
 
     /// Records produced but not yet acknowledged.
-    public var inFlightCount: Int { Int(rd_kafka_outq_len(handle.pointer)) }
+    public var inFlightCount: Int { Int(rd_kafka_outq_len(instance.handle.pointer)) }
 
     /// Checks that the cluster answers, failing within `timeout` with a clear
     /// error instead of librdkafka's silent background retries.
     public func checkConnectivity(timeout: Duration? = nil) async throws(KafkaError) {
-        let handle = self.handle
+        let handle = instance.handle
         let timeout = timeout ?? configuration.client.requestTimeout
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in _ = try handle.metadata(topic: nil, timeout: timeout) }
@@ -146,7 +192,7 @@ public final class KafkaProducer: Service, Sendable {
         } catch {
             logger.error("producer shut down with undelivered records", metadata: ["error": "\(error)"])
         }
-        let pollThread = self.pollThread
+        let pollThread = instance.pollThread
         await executor.run { pollThread.stopAndWait() }
     }
 
@@ -155,13 +201,13 @@ public final class KafkaProducer: Service, Sendable {
     /// Registers the transactional id with the coordinator and fences older
     /// instances. Requires ``KafkaProducerConfiguration/transactionalID``.
     public func initTransactions(timeout: Duration = .seconds(30)) async throws(KafkaError) {
-        try await transactionCall("initialize transactions") { (producer) throws(KafkaError) in
+        try await transactionCall { (producer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_init_transactions(producer, timeout.timeoutMilliseconds), "initialize transactions")
         }
     }
 
     public func beginTransaction() async throws(KafkaError) {
-        try await transactionCall("begin transaction") { (producer) throws(KafkaError) in
+        try await transactionCall { (producer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_begin_transaction(producer), "begin transaction")
         }
     }
@@ -172,7 +218,7 @@ public final class KafkaProducer: Service, Sendable {
     ) async throws(KafkaError) {
         let consumerHandle = consumer.handle
         let operation = "send offsets to transaction"
-        try await transactionCall(operation) { (producer) throws(KafkaError) in
+        try await transactionCall { (producer) throws(KafkaError) in
             let list = TopicPartitionList(offsets)
             guard let metadata = rd_kafka_consumer_group_metadata(consumerHandle.pointer) else {
                 throw .client("consumer has no group metadata", operation: operation, code: .state)
@@ -185,25 +231,48 @@ public final class KafkaProducer: Service, Sendable {
     }
 
     public func commitTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
-        try await transactionCall("commit transaction") { (producer) throws(KafkaError) in
+        try await transactionCall { (producer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_commit_transaction(producer, timeout.timeoutMilliseconds), "commit transaction")
         }
     }
 
     public func abortTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
-        try await transactionCall("abort transaction") { (producer) throws(KafkaError) in
+        try await transactionCall { (producer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_abort_transaction(producer, timeout.timeoutMilliseconds), "abort transaction")
         }
     }
 
     private func transactionCall(
-        _ operation: String, _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
+        _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
     ) async throws(KafkaError) {
-        let handle = self.handle
+        let handle = instance.handle
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in try call(handle.pointer) }
         }
         try result.get()
+    }
+}
+
+/// One librdkafka producer and the thread serving its delivery reports.
+final class ProducerInstance: Sendable {
+    let handle: RDKafkaHandle
+    let pollThread: PollThread
+
+    init(configuration: KafkaProducerConfiguration, callbacks: ClientCallbacks) throws(KafkaError) {
+        handle = try RDKafkaHandle(
+            kind: .producer, properties: configuration.librdkafkaProperties, callbacks: callbacks
+        ) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf, deliveryReportCallback)
+        }
+        pollThread = PollThread(handle: handle, name: "\(handle.name)-poll")
+    }
+
+    /// Fails whatever is still queued (so no awaiting task hangs) and stops
+    /// serving callbacks. Blocking.
+    func retire() {
+        rd_kafka_purge(handle.pointer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+        _ = rd_kafka_flush(handle.pointer, 5000)
+        pollThread.stopAndWait()
     }
 }
 

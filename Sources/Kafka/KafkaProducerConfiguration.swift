@@ -35,7 +35,8 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
         self.transactionalID = transactionalID
     }
 
-    var librdkafkaProperties: [String: String] {
+    /// The effective librdkafka properties, e.g. for `intentctl kafka config`.
+    public var librdkafkaProperties: [String: String] {
         var result: [String: String] = [
             "enable.idempotence": idempotent ? "true" : "false",
             "acks": "all",

@@ -37,7 +37,8 @@ func withBroker<Result>(
 func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
     KafkaConfiguration(
         bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,
-        connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10))
+        connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10),
+        debugContexts: ProcessInfo.processInfo.environment["INTENT_TEST_KAFKA_DEBUG"]?.split(separator: ",").map(String.init) ?? [])
 }
 
 func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20)) -> KafkaProducerConfiguration {

@@ -1,0 +1,64 @@
+import Kafka
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("KAFKA_* environment variables map onto librdkafka properties")
+    func environment() throws {
+        let configuration = try #require(
+            KafkaConfiguration.fromEnvironment([
+                "KAFKA_BOOTSTRAP_SERVERS": "a:9092,b:9093",
+                "KAFKA_SASL_USERNAME": "svc",
+                "KAFKA_SSL_CA_LOCATION": "/etc/ca.pem",
+                "HOME": "/root",
+            ]))
+        #expect(configuration.bootstrapServers == ["a:9092", "b:9093"])
+        #expect(configuration.properties == ["sasl.username": "svc", "ssl.ca.location": "/etc/ca.pem"])
+        #expect(KafkaConfiguration.fromEnvironment(["HOME": "/root"]) == nil)
+    }
+
+    @Test("key=value properties parse, and malformed ones are rejected with the culprit named")
+    func propertyAssignments() throws {
+        #expect(try KafkaConfiguration.parseProperties(["linger.ms=7", "sasl.password=a=b"]) == ["linger.ms": "7", "sasl.password": "a=b"])
+        #expect {
+            try KafkaConfiguration.parseProperties(["nonsense"])
+        } throws: { ($0 as? KafkaError)?.message.contains("nonsense") == true }
+    }
+
+    @Test("an unknown librdkafka property fails client creation with librdkafka's explanation")
+    func invalidProperty() throws {
+        var configuration = KafkaConfiguration(bootstrapServers: ["127.0.0.1:1"])
+        configuration.properties["no.such.property"] = "1"
+        #expect {
+            _ = try KafkaAdminClient(configuration: configuration, logger: testLogger)
+        } throws: { error in
+            let error = error as? KafkaError
+            return error?.message.contains("no.such.property") == true && error?.operation.contains("create") == true
+        }
+    }
+
+    @Test("typed security settings become the librdkafka properties operators expect")
+    func securityProperties() throws {
+        let sasl = KafkaSASL(mechanism: .scramSHA512, username: "svc", password: "secret")
+        var configuration = KafkaConfiguration(
+            bootstrapServers: ["b:9093"], security: .sasl(sasl, tls: KafkaTLS(caLocation: "/ca.pem")))
+        var properties = configuration.librdkafkaProperties
+        #expect(properties["security.protocol"] == "sasl_ssl")
+        #expect(properties["sasl.mechanism"] == "SCRAM-SHA-512")
+        #expect(properties["sasl.username"] == "svc")
+        #expect(properties["ssl.ca.location"] == "/ca.pem")
+        #expect(properties["ssl.endpoint.identification.algorithm"] == "https")
+
+        // Raw properties override typed ones.
+        configuration.properties["security.protocol"] = "ssl"
+        properties = configuration.librdkafkaProperties
+        #expect(properties["security.protocol"] == "ssl")
+
+        let producer = KafkaProducerConfiguration(client: KafkaConfiguration(bootstrapServers: ["b:1"]))
+        #expect(producer.librdkafkaProperties["enable.idempotence"] == "true")
+        #expect(producer.librdkafkaProperties["acks"] == "all")
+        let consumer = KafkaConsumerConfiguration(client: KafkaConfiguration(bootstrapServers: ["b:1"]), groupID: "g")
+        #expect(consumer.librdkafkaProperties["enable.auto.commit"] == "false")
+        #expect(consumer.librdkafkaProperties["partition.assignment.strategy"] == "cooperative-sticky")
+    }
+}
