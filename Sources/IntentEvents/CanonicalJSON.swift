@@ -1,0 +1,16 @@
+import Foundation
+
+/// One JSON form for everything this pipeline writes: keys sorted, slashes
+/// unescaped. Deterministic bytes make event signatures and ids reproducible.
+public enum CanonicalJSON {
+    public static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding JSONValue and the pipeline's payload types cannot fail:
+        // they hold only strings, numbers, booleans, arrays and objects.
+        guard let data = try? encoder.encode(value) else {
+            preconditionFailure("canonical JSON encoding of \(type(of: value)) failed")
+        }
+        return Array(data)
+    }
+}

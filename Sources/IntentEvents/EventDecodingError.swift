@@ -1,0 +1,31 @@
+/// Why an event was rejected. ``Reason`` is machine-readable: it is what a
+/// dead-letter record carries, so operators can count and route by it.
+public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Larger than the configured limit; not parsed at all.
+        case oversized
+        /// Not JSON, or not a JSON object.
+        case unparseable
+        /// JSON, but not a valid envelope or payload (missing, unknown or mistyped field).
+        case schemaInvalid = "schema_invalid"
+        /// A `specversion` other than 1.0.
+        case unsupportedSpecVersion = "unsupported_specversion"
+        /// An event type this consumer does not handle.
+        case unknownType = "unknown_type"
+    }
+
+    public let reason: Reason
+    /// JSON path of the offending field (e.g. `$.time`), when there is one.
+    public let field: String?
+    public let message: String
+
+    public init(_ reason: Reason, field: String? = nil, _ message: String) {
+        self.reason = reason
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        "\(reason.rawValue)\(field.map { " at \($0)" } ?? ""): \(message)"
+    }
+}

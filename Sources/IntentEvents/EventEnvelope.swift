@@ -1,0 +1,196 @@
+public import Foundation
+
+/// The envelope every event on every topic travels in: CloudEvents 1.0
+/// attributes (structured JSON mode) plus this pipeline's extension
+/// attributes, which let any consumer route, de-duplicate and trace an event
+/// without understanding its payload.
+///
+/// The JSON Schema is `schemas/envelope/v1.json`; tests check that what this
+/// type encodes validates against it.
+public struct EventEnvelope: Sendable, Hashable {
+    public static let specVersion = "1.0"
+    public static let contentType = "application/json"
+    /// Events larger than this are rejected before parsing.
+    public static let defaultMaximumBytes = 256 * 1024
+
+    /// Unique per event; deterministic where the event is derived from another, so redeliveries collide.
+    public var id: String
+    /// Who produced it, as a URI reference (e.g. `/voice/eu-1`, `/workers/resolve`).
+    public var source: String
+    /// Reverse-DNS event type with a version, e.g. `intent.message.send.requested.v1`.
+    public var type: String
+    public var time: Date
+    /// What the event is about (e.g. the intent id), for filtering without parsing `data`.
+    public var subject: String?
+    /// URI of the JSON Schema of `data`.
+    public var dataSchema: String?
+    /// Partition key: every event of a user is ordered on one partition.
+    public var userID: String
+    public var conversationID: String
+    public var intentID: String?
+    /// The id of the event that caused this one; nil for events from outside the pipeline.
+    public var causationID: String?
+    public var data: JSONValue
+
+    public init(
+        id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
+        userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
+        data: JSONValue
+    ) {
+        self.id = id
+        self.source = source
+        self.type = type
+        self.time = time
+        self.subject = subject
+        self.dataSchema = dataSchema
+        self.userID = userID
+        self.conversationID = conversationID
+        self.intentID = intentID
+        self.causationID = causationID
+        self.data = data
+    }
+
+    /// Attribute names as they appear on the wire.
+    enum Attribute: String, CaseIterable {
+        case specversion, id, source, type, time, subject, datacontenttype, dataschema
+        case userid, conversationid, intentid, causationid, data
+    }
+
+    // MARK: Encoding
+
+    /// Canonical JSON: sorted keys, RFC 3339 time with milliseconds, no escaped slashes.
+    public func encoded() -> [UInt8] {
+        var object: [String: JSONValue] = [
+            Attribute.specversion.rawValue: .string(Self.specVersion),
+            Attribute.id.rawValue: .string(id),
+            Attribute.source.rawValue: .string(source),
+            Attribute.type.rawValue: .string(type),
+            Attribute.time.rawValue: .string(EventTime.format(time)),
+            Attribute.datacontenttype.rawValue: .string(Self.contentType),
+            Attribute.userid.rawValue: .string(userID),
+            Attribute.conversationid.rawValue: .string(conversationID),
+            Attribute.data.rawValue: data,
+        ]
+        object[Attribute.subject.rawValue] = subject.map(JSONValue.string)
+        object[Attribute.dataschema.rawValue] = dataSchema.map(JSONValue.string)
+        object[Attribute.intentid.rawValue] = intentID.map(JSONValue.string)
+        object[Attribute.causationid.rawValue] = causationID.map(JSONValue.string)
+        return CanonicalJSON.encode(JSONValue.object(object))
+    }
+
+    // MARK: Strict decoding
+
+    /// Decodes an envelope, rejecting anything not exactly as specified:
+    /// oversized input, invalid JSON, missing or unknown attributes, wrong
+    /// types, empty identifiers, another spec version, or an unparseable time.
+    public static func decode(
+        _ bytes: some Collection<UInt8>, maximumBytes: Int = defaultMaximumBytes
+    ) throws(EventDecodingError) -> EventEnvelope {
+        guard bytes.count <= maximumBytes else {
+            throw EventDecodingError(.oversized, "event is \(bytes.count) bytes; the limit is \(maximumBytes)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw EventDecodingError(.unparseable, "not valid JSON: \(describe(error))")
+        }
+        guard case .object(let object) = value else {
+            throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
+        }
+        let known = Set(Attribute.allCases.map(\.rawValue))
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw EventDecodingError(.schemaInvalid, field: "$.\(unknown)", "unknown attribute")
+        }
+        let reader = AttributeReader(object: object)
+        let specVersion = try reader.string(.specversion)
+        guard specVersion == Self.specVersion else {
+            throw EventDecodingError(.unsupportedSpecVersion, field: "$.specversion", "expected 1.0, got \(specVersion)")
+        }
+        if let contentType = try reader.optionalString(.datacontenttype), contentType != Self.contentType {
+            throw EventDecodingError(.schemaInvalid, field: "$.datacontenttype", "expected \(Self.contentType), got \(contentType)")
+        }
+        let timeText = try reader.string(.time)
+        guard let time = EventTime.parse(timeText) else {
+            throw EventDecodingError(.schemaInvalid, field: "$.time", "not an RFC 3339 timestamp: \(timeText)")
+        }
+        guard let data = object[Attribute.data.rawValue] else {
+            throw EventDecodingError(.schemaInvalid, field: "$.data", "required attribute missing")
+        }
+        return EventEnvelope(
+            id: try reader.identifier(.id),
+            source: try reader.identifier(.source),
+            type: try reader.identifier(.type),
+            time: time,
+            subject: try reader.optionalString(.subject),
+            dataSchema: try reader.optionalString(.dataschema),
+            userID: try reader.identifier(.userid),
+            conversationID: try reader.identifier(.conversationid),
+            intentID: try reader.optionalIdentifier(.intentid),
+            causationID: try reader.optionalIdentifier(.causationid),
+            data: data)
+    }
+
+    /// Decodes `data` as a typed payload, reporting the failing field.
+    public func decodeData<Payload: Decodable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+        do {
+            return try JSONDecoder().decode(Payload.self, from: Data(CanonicalJSON.encode(data)))
+        } catch {
+            throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
+        }
+    }
+}
+
+/// Reads envelope attributes with precise errors.
+private struct AttributeReader {
+    let object: [String: JSONValue]
+    static let maximumIdentifierLength = 256
+
+    func optionalString(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
+        switch object[attribute.rawValue] {
+        case .none, .null?: return nil
+        case .string(let value)?: return value
+        case let other?:
+            throw EventDecodingError(.schemaInvalid, field: "$.\(attribute.rawValue)", "expected a string, got \(other.typeName)")
+        }
+    }
+
+    func string(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String {
+        guard let value = try optionalString(attribute) else {
+            throw EventDecodingError(.schemaInvalid, field: "$.\(attribute.rawValue)", "required attribute missing")
+        }
+        return value
+    }
+
+    func optionalIdentifier(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
+        guard let value = try optionalString(attribute) else { return nil }
+        guard !value.isEmpty, value.utf8.count <= Self.maximumIdentifierLength else {
+            throw EventDecodingError(
+                .schemaInvalid, field: "$.\(attribute.rawValue)",
+                "must be 1 to \(Self.maximumIdentifierLength) bytes, got \(value.utf8.count)")
+        }
+        return value
+    }
+
+    func identifier(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String {
+        guard let value = try optionalIdentifier(attribute) else {
+            throw EventDecodingError(.schemaInvalid, field: "$.\(attribute.rawValue)", "required attribute missing")
+        }
+        return value
+    }
+}
+
+/// A readable one-line account of a Foundation decoding error.
+func describe(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    func path(_ context: DecodingError.Context) -> String {
+        "$" + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+    switch error {
+    case .keyNotFound(let key, let context): return "\(path(context)).\(key.stringValue): required field missing"
+    case .typeMismatch(_, let context): return "\(path(context)): \(context.debugDescription)"
+    case .valueNotFound(_, let context): return "\(path(context)): \(context.debugDescription)"
+    case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+    @unknown default: return "\(error)"
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import IntentEvents
+import Testing
+
+let sampleTime = Date(timeIntervalSince1970: 1_763_726_400.25)
+
+func sampleEnvelope(data: JSONValue = .object(["sequence": .integer(1), "message": .string("hello 小明")])) -> EventEnvelope {
+    EventEnvelope(
+        id: "evt-1", source: "/voice/test", type: SmokePing.type, time: sampleTime, subject: "intent-1",
+        dataSchema: SmokePing.dataSchema, userID: "user-1", conversationID: "conv-1", intentID: "intent-1",
+        causationID: "evt-0", data: data)
+}
+
+/// Encodes a JSON object literal, to build malformed events by hand.
+func json(_ object: [String: Any]) -> [UInt8] {
+    Array(try! JSONSerialization.data(withJSONObject: object))
+}
+
+func validObject() -> [String: Any] {
+    [
+        "specversion": "1.0", "id": "e1", "source": "/voice", "type": "intent.smoke.ping.v1",
+        "time": "2026-11-21T10:00:00Z", "datacontenttype": "application/json", "userid": "u1",
+        "conversationid": "c1", "data": ["sequence": 1, "message": "x"],
+    ]
+}
+
+@Suite("Event envelope")
+struct EventEnvelopeTests {
+    @Test("encodes and decodes to the same envelope")
+    func roundTrip() throws {
+        let envelope = sampleEnvelope()
+        let decoded = try EventEnvelope.decode(envelope.encoded())
+        #expect(decoded == envelope)
+        #expect(try decoded.decodeData(as: SmokePing.self) == SmokePing(sequence: 1, message: "hello 小明"))
+    }
+
+    @Test("encoding is canonical: sorted keys, stable bytes")
+    func canonical() throws {
+        let text = String(decoding: sampleEnvelope().encoded(), as: UTF8.self)
+        #expect(text.hasPrefix(#"{"causationid":"evt-0","conversationid":"conv-1","data":{"message":"hello 小明","sequence":1}"#))
+        #expect(text.contains(#""time":"2025-11-21T12:00:00.250Z""#))
+        #expect(sampleEnvelope().encoded() == sampleEnvelope().encoded())
+    }
+
+    @Test("a hand-written minimal event decodes; a time without fractions is accepted")
+    func minimal() throws {
+        let envelope = try EventEnvelope.decode(json(validObject()))
+        #expect(envelope.userID == "u1")
+        #expect(envelope.intentID == nil)
+        #expect(envelope.time == Date(timeIntervalSince1970: 1_795_255_200))
+    }
+
+    struct Rejection: Sendable, CustomTestStringConvertible {
+        let name: String
+        let bytes: [UInt8]
+        let reason: EventDecodingError.Reason
+        let field: String?
+        var testDescription: String { name }
+    }
+
+    static let rejections: [Rejection] = {
+        func mutated(_ change: (inout [String: Any]) -> Void) -> [UInt8] {
+            var object = validObject()
+            change(&object)
+            return json(object)
+        }
+        return [
+            Rejection(name: "not JSON", bytes: Array("{not json".utf8), reason: .unparseable, field: nil),
+            Rejection(name: "a JSON array", bytes: Array("[1,2]".utf8), reason: .unparseable, field: nil),
+            Rejection(name: "missing userid", bytes: mutated { $0["userid"] = nil }, reason: .schemaInvalid, field: "$.userid"),
+            Rejection(name: "empty id", bytes: mutated { $0["id"] = "" }, reason: .schemaInvalid, field: "$.id"),
+            Rejection(name: "numeric source", bytes: mutated { $0["source"] = 7 }, reason: .schemaInvalid, field: "$.source"),
+            Rejection(name: "unknown attribute", bytes: mutated { $0["amount"] = "1" }, reason: .schemaInvalid, field: "$.amount"),
+            Rejection(name: "bad time", bytes: mutated { $0["time"] = "yesterday" }, reason: .schemaInvalid, field: "$.time"),
+            Rejection(name: "missing data", bytes: mutated { $0["data"] = nil }, reason: .schemaInvalid, field: "$.data"),
+            Rejection(name: "spec version 0.3", bytes: mutated { $0["specversion"] = "0.3" }, reason: .unsupportedSpecVersion, field: "$.specversion"),
+            Rejection(name: "XML content", bytes: mutated { $0["datacontenttype"] = "text/xml" }, reason: .schemaInvalid, field: "$.datacontenttype"),
+        ]
+    }()
+
+    @Test("malformed events are rejected with a machine-readable reason and the field", arguments: rejections)
+    func rejects(_ case: Rejection) {
+        #expect {
+            _ = try EventEnvelope.decode(`case`.bytes)
+        } throws: { error in
+            guard let error = error as? EventDecodingError else { return false }
+            return error.reason == `case`.reason && error.field == `case`.field
+        }
+    }
+
+    @Test("oversized events are rejected before parsing")
+    func oversized() {
+        let big = sampleEnvelope(data: .string(String(repeating: "x", count: 2_000))).encoded()
+        #expect(throws: EventDecodingError(.oversized, "event is \(big.count) bytes; the limit is 1024")) {
+            _ = try EventEnvelope.decode(big, maximumBytes: 1024)
+        }
+    }
+
+    @Test("a payload of the wrong shape names the failing field")
+    func payloadErrors() {
+        let envelope = sampleEnvelope(data: .object(["sequence": .string("one"), "message": .string("x")]))
+        #expect {
+            _ = try envelope.decodeData(as: SmokePing.self)
+        } throws: { error in
+            let error = error as? EventDecodingError
+            return error?.reason == .schemaInvalid && error?.message.contains("sequence") == true
+        }
+    }
+}
+
+@Suite("Deterministic event ids")
+struct EventIDTests {
+    @Test("the same parts give the same id; different parts or splits give different ids")
+    func deterministic() {
+        #expect(EventID.derived("intent-1", "resolve", "1") == EventID.derived("intent-1", "resolve", "1"))
+        #expect(EventID.derived("intent-1", "resolve", "1") != EventID.derived("intent-1", "resolve", "2"))
+        #expect(EventID.derived("ab", "c") != EventID.derived("a", "bc"))
+    }
+
+    @Test("ids are RFC 9562 version 8 UUIDs")
+    func format() throws {
+        let id = EventID.derived("x")
+        let uuid = try #require(UUID(uuidString: id))
+        #expect(uuid.uuidString.lowercased() == id)
+        let characters = Array(id)
+        #expect(characters[14] == "8")
+        #expect("89ab".contains(characters[19]))
+    }
+}
