@@ -62,7 +62,8 @@ let package = Package(
         .target(
             name: "LocalBroker",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -74,22 +75,29 @@ let package = Package(
                 "Kafka", "IntentEvents", "LocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-bench",
             dependencies: [
-                "Kafka", "LocalBroker",
+                "Kafka", "LocalBroker", "CKafkaBaseline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
-        /// The raw-librdkafka baseline the benchmark compares the Swift layer against.
+        /// The raw-librdkafka baseline the benchmark compares the Swift layer
+        /// against: plain C, as a library (run in-process by intent-bench) and
+        /// as a standalone program.
+        .target(
+            name: "CKafkaBaseline",
+            dependencies: ["CRdkafka"]
+        ),
         .executableTarget(
             name: "kafka-c-baseline",
-            dependencies: ["CRdkafka"]
+            dependencies: ["CKafkaBaseline"]
         ),
 
         .testTarget(

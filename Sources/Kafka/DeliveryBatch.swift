@@ -4,35 +4,41 @@ import Synchronization
 /// Collects the delivery reports of one batch of produced messages and
 /// resumes the task awaiting them once every message is acknowledged or failed.
 ///
-/// Each message's librdkafka opaque points at a ``Slot`` inside one buffer the
-/// batch owns, so tracking a message costs no allocation. The batch retains
-/// itself while any message is in flight, so a report can never arrive at a
-/// freed batch.
+/// Built for the hot path: each message's librdkafka opaque points at its own
+/// ``Slot`` in one buffer the batch owns, so tracking a message costs no
+/// allocation, and the delivery callback writes only that slot and one atomic
+/// counter; no lock, no reference counting per message. Reports are assembled
+/// once, when the batch completes. The batch retains itself while any message
+/// is in flight, so a report can never reach a freed batch.
 final class DeliveryBatch: Sendable {
     struct Slot {
         var batch: Unmanaged<DeliveryBatch>
         var index: Int
+        var partition: Int32 = -1
+        var offset: Int64 = -1
+        var error: rd_kafka_resp_err_t = RD_KAFKA_RESP_ERR_NO_ERROR
+        var completed = false
     }
 
-    private struct State {
-        var results: [Result<KafkaDeliveryReport, KafkaError>?]
-        var pending: Int
+    private struct Completion {
         var sealed = false
         var continuation: CheckedContinuation<Void, Never>?
     }
 
     private nonisolated(unsafe) let slots: UnsafeMutablePointer<Slot>
     private let count: Int
-    private let state: Mutex<State>
-    /// Topic of each message, so reports need not copy the name out of librdkafka.
-    let topics: [String]
+    private let pending = Atomic<Int>(0)
+    private let completion = Mutex(Completion())
+    /// Errors with more detail than a code (refused before sending); rare.
+    private let detailedErrors = Mutex<[Int: KafkaError]>([:])
+    /// The messages themselves (one reference, no copy), for report topics.
+    let messages: [KafkaProducerMessage]
+    private let failures = Atomic<Int>(0)
 
-    init(topics: [String]) {
-        let count = topics.count
-        self.topics = topics
-        self.count = count
+    init(messages: [KafkaProducerMessage]) {
+        self.messages = messages
+        self.count = messages.count
         self.slots = .allocate(capacity: max(count, 1))
-        self.state = Mutex(State(results: Array(repeating: nil, count: count), pending: 0))
         let unmanaged = Unmanaged.passUnretained(self)
         for index in 0..<count {
             (slots + index).initialize(to: Slot(batch: unmanaged, index: index))
@@ -44,65 +50,97 @@ final class DeliveryBatch: Sendable {
         slots.deallocate()
     }
 
-    /// The opaque pointer to hand librdkafka for message `index`; call just before
-    /// producing it. The first in-flight message retains the batch.
+    /// The opaque pointer to hand librdkafka for message `index`; call just
+    /// before producing it. While messages are in flight the batch retains itself.
     func opaque(forEnqueuing index: Int) -> UnsafeMutableRawPointer {
-        state.withLock { state in
-            if state.pending == 0 { _ = Unmanaged.passUnretained(self).retain() }
-            state.pending += 1
+        if pending.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+            _ = Unmanaged.passUnretained(self).retain()
         }
         return UnsafeMutableRawPointer(slots + index)
     }
 
-    /// Records that message `index` was never handed to librdkafka.
-    func failBeforeEnqueue(_ index: Int, _ error: KafkaError) {
-        state.withLock { $0.results[index] = .failure(error) }
-    }
-
-    /// Undoes ``opaque(forEnqueuing:)`` for a message librdkafka refused for now
-    /// (queue full) and that will be enqueued again.
+    /// Undoes ``opaque(forEnqueuing:)`` for a message librdkafka refused for
+    /// now (queue full) and that will be enqueued again.
     func rollBackEnqueueForRetry(_ index: Int) {
-        let release = state.withLock { state in
-            state.pending -= 1
-            return state.pending == 0
-        }
-        if release { Unmanaged.passUnretained(self).release() }
+        finishOne()
     }
 
     /// Records that librdkafka refused a message it had been given an opaque for.
     func rollBackEnqueue(_ index: Int, _ error: KafkaError) {
-        complete(index, .failure(error))
+        detailedErrors.withLock { $0[index] = error }
+        slots[index].completed = true
+        failures.wrappingAdd(1, ordering: .relaxed)
+        finishOne()
     }
 
     /// Called from librdkafka's delivery callback on the poll thread.
-    func complete(_ index: Int, _ result: Result<KafkaDeliveryReport, KafkaError>) {
-        let (continuation, release) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
-            state.results[index] = result
-            state.pending -= 1
-            guard state.pending == 0 else { return (nil, false) }
-            defer { state.continuation = nil }
-            return (state.sealed ? state.continuation : nil, true)
-        }
-        continuation?.resume()
-        if release { Unmanaged.passUnretained(self).release() }
+    func complete(_ index: Int, partition: Int32, offset: Int64, error: rd_kafka_resp_err_t) {
+        slots[index].partition = partition
+        slots[index].offset = offset
+        slots[index].error = error
+        slots[index].completed = true
+        if error != RD_KAFKA_RESP_ERR_NO_ERROR { failures.wrappingAdd(1, ordering: .relaxed) }
+        finishOne()
     }
 
-    /// Waits for every enqueued message's report, then returns all results in input order.
-    func results() async -> [Result<KafkaDeliveryReport, KafkaError>] {
+    private func finishOne() {
+        guard pending.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        let continuation = completion.withLock { completion in
+            defer { completion.continuation = nil }
+            return completion.sealed ? completion.continuation : nil
+        }
+        continuation?.resume()
+        Unmanaged.passUnretained(self).release()
+    }
+
+    /// Waits until every enqueued message has its report.
+    func waitForCompletion() async {
         await withCheckedContinuation { continuation in
-            let done = state.withLock { state in
-                state.sealed = true
-                if state.pending == 0 { return true }
-                state.continuation = continuation
+            let done = completion.withLock { completion in
+                completion.sealed = true
+                if pending.load(ordering: .acquiring) == 0 { return true }
+                completion.continuation = continuation
                 return false
             }
             if done { continuation.resume() }
         }
-        return state.withLock { state in
-            state.results.map {
-                $0 ?? .failure(.client("no delivery report", operation: "produce", code: .state))
-            }
+    }
+
+    var failureCount: Int { failures.load(ordering: .acquiring) }
+
+    /// The result of message `index`; valid after ``waitForCompletion()``.
+    func result(_ index: Int) -> Result<KafkaDeliveryReport, KafkaError> {
+        let slot = slots[index]
+        let topic = messages[index].topic
+        if slot.completed, slot.error == RD_KAFKA_RESP_ERR_NO_ERROR {
+            return .success(KafkaDeliveryReport(topic: topic, partition: slot.partition, offset: slot.offset))
         }
+        if let error = detailedErrors.withLock({ $0[index] }) { return .failure(error) }
+        guard slot.completed else {
+            return .failure(.client("no delivery report", operation: "produce to \(topic)", code: .state))
+        }
+        return .failure(KafkaError(rawCode: slot.error, operation: "deliver message to \(topic)"))
+    }
+}
+
+/// The outcome of ``KafkaProducer/send(batch:)``: one result per message, in
+/// input order, built on access from the batch's slots, so a large batch
+/// costs no per-message allocation unless the caller looks at every report.
+public struct KafkaDeliveryResults: RandomAccessCollection, Sendable {
+    let batch: DeliveryBatch
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { batch.messages.count }
+    public subscript(position: Int) -> Result<KafkaDeliveryReport, KafkaError> { batch.result(position) }
+
+    /// How many messages failed; O(1).
+    public var failureCount: Int { batch.failureCount }
+    public var allSucceeded: Bool { failureCount == 0 }
+
+    /// The errors of the failed messages.
+    public var failures: [KafkaError] {
+        guard failureCount > 0 else { return [] }
+        return compactMap { if case .failure(let error) = $0 { error } else { nil } }
     }
 }
 
@@ -110,15 +148,9 @@ final class DeliveryBatch: Sendable {
 let deliveryReportCallback:
     @convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void = {
         _, message, _ in
-        guard let message = message?.pointee, let opaque = message._private else { return }
-        let slot = opaque.assumingMemoryBound(to: DeliveryBatch.Slot.self).pointee
-        let batch = slot.batch.takeUnretainedValue()
-        let topic = batch.topics[slot.index]
-        let result: Result<KafkaDeliveryReport, KafkaError> =
-            if message.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-                .success(KafkaDeliveryReport(topic: topic, partition: message.partition, offset: message.offset))
-            } else {
-                .failure(KafkaError(rawCode: message.err, operation: "deliver message to \(topic)"))
-            }
-        batch.complete(slot.index, result)
+        guard let message, let opaque = message.pointee._private else { return }
+        let slot = opaque.assumingMemoryBound(to: DeliveryBatch.Slot.self)
+        slot.pointee.batch.takeUnretainedValue().complete(
+            slot.pointee.index, partition: message.pointee.partition, offset: message.pointee.offset,
+            error: message.pointee.err)
     }

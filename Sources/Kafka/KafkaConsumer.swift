@@ -313,6 +313,12 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let logger = self.logger
         await executor.run {
+            // Commit before leaving: once this member leaves, the group
+            // rebalances and a later commit may be refused as stale.
+            let committed = rd_kafka_commit(handle.pointer, nil, 0)
+            if committed != RD_KAFKA_RESP_ERR_NO_ERROR, committed != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                logger.warning("commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
+            }
             let code = rd_kafka_consumer_close(handle.pointer)
             if code != RD_KAFKA_RESP_ERR_NO_ERROR {
                 logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
@@ -351,18 +357,26 @@ public struct KafkaConsumerBatches: AsyncSequence, Sendable {
 /// String for every record. Used only on the consumer's serial executor.
 final class TopicNameCache: @unchecked Sendable {
     private var names: [OpaquePointer: (name: String, cString: [CChar])] = [:]
+    private var last: (topic: OpaquePointer, name: String, cString: [CChar])?
 
     func name(of topic: OpaquePointer?) -> String {
         guard let topic else { return "" }
         let current = rd_kafka_topic_name(topic)!
         // Topic handles are reference-counted by librdkafka; verify the cached
         // name in case a freed handle's address was reused for another topic.
-        if let cached = names[topic], strcmp(cached.cString, current) == 0 {
-            return cached.name
+        if let last, last.topic == topic, strcmp(last.cString, current) == 0 {
+            return last.name
         }
-        let name = String(cString: current)
-        names[topic] = (name, Array(name.utf8CString))
-        return name
+        let entry: (name: String, cString: [CChar])
+        if let cached = names[topic], strcmp(cached.cString, current) == 0 {
+            entry = cached
+        } else {
+            let name = String(cString: current)
+            entry = (name, Array(name.utf8CString))
+            names[topic] = entry
+        }
+        last = (topic, entry.name, entry.cString)
+        return entry.name
     }
 }
 

@@ -81,23 +81,26 @@ public final class KafkaProducer: Service, Sendable {
     /// Produces records (librdkafka batches them per partition) and waits until
     /// each is acknowledged or failed. Results are in input order. Records with
     /// the same key keep their relative order.
-    public func send(batch messages: [KafkaProducerMessage]) async -> [Result<KafkaDeliveryReport, KafkaError>] {
+    public func send(batch messages: [KafkaProducerMessage]) async -> KafkaDeliveryResults {
         var instance = self.instance
         if instance.handle.fatalError(operation: "produce") != nil {
             replaceIfFatal(instance)
             instance = self.instance
         }
-        let batch = DeliveryBatch(topics: messages.map(\.topic))
-        for (index, message) in messages.enumerated() {
-            await enqueue(message, index: index, batch: batch, on: instance)
+        let batch = DeliveryBatch(messages: messages)
+        var next = 0
+        // Hand messages to librdkafka in a tight synchronous loop; suspend only
+        // when its local queue is full, until delivery reports free space.
+        while let refused = enqueue(messages, from: next, batch: batch, on: instance) {
+            next = refused
+            // Resume once the queue has drained to half its capacity: one
+            // suspension per half-queue of deliveries, not one per report burst.
+            await instance.pollThread.waitUntilQueued(below: instance.lowWaterMark)
         }
-        let results = await batch.results()
-        let failures = results.compactMap { result -> KafkaError? in
-            if case .failure(let error) = result { return error }
-            return nil
-        }
-        if !failures.isEmpty {
-            replaceIfFatal(instance, failures: failures)
+        await batch.waitForCompletion()
+        let results = KafkaDeliveryResults(batch: batch)
+        if !results.allSucceeded {
+            replaceIfFatal(instance, failures: results.failures)
         }
         return results
     }
@@ -114,20 +117,22 @@ public final class KafkaProducer: Service, Sendable {
         return reports
     }
 
-    private func enqueue(_ message: KafkaProducerMessage, index: Int, batch: DeliveryBatch, on instance: ProducerInstance) async {
-        while true {
-            let opaque = batch.opaque(forEnqueuing: index)
-            if let error = produce(message, opaque: opaque, handle: instance.handle) {
+    /// Enqueues `messages[start...]`; returns the index of the first message
+    /// refused because the queue is full, or nil when all were handed over.
+    private func enqueue(
+        _ messages: [KafkaProducerMessage], from start: Int, batch: DeliveryBatch, on instance: ProducerInstance
+    ) -> Int? {
+        messages.withUnsafeBufferPointer { buffer in
+            for index in start..<buffer.count {
+                let opaque = batch.opaque(forEnqueuing: index)
+                guard let error = produce(buffer[index], opaque: opaque, handle: instance.handle) else { continue }
                 if error.code == .queueFull {
-                    // The local queue (queue.buffering.max.messages) is full: wait
-                    // for delivery reports to free space instead of failing.
                     batch.rollBackEnqueueForRetry(index)
-                    await instance.pollThread.waitForProgress()
-                    continue
+                    return index
                 }
                 batch.rollBackEnqueue(index, error)
             }
-            return
+            return nil
         }
     }
 
@@ -257,8 +262,12 @@ public final class KafkaProducer: Service, Sendable {
 final class ProducerInstance: Sendable {
     let handle: RDKafkaHandle
     let pollThread: PollThread
+    /// When the local queue is full, enqueueing resumes below this many messages.
+    let lowWaterMark: Int
 
     init(configuration: KafkaProducerConfiguration, callbacks: ClientCallbacks) throws(KafkaError) {
+        let capacity = configuration.librdkafkaProperties["queue.buffering.max.messages"].flatMap(Int.init) ?? 100_000
+        lowWaterMark = max(1, capacity / 2)
         handle = try RDKafkaHandle(
             kind: .producer, properties: configuration.librdkafkaProperties, callbacks: callbacks
         ) { conf in

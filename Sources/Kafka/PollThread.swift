@@ -13,7 +13,7 @@ final class PollThread: Sendable {
 
     private struct State {
         var running = true
-        var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+        var spaceWaiters: [(threshold: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     init(handle: RDKafkaHandle, name: String) {
@@ -25,31 +25,32 @@ final class PollThread: Sendable {
 
     private func loop() {
         while state.withLock({ $0.running }) {
-            let served = rd_kafka_poll(handle.pointer, 100)
-            // Wake producers that found the local queue full. Waking on every
-            // iteration (not only when something was served) means a waiter that
-            // raced with the last delivery report still wakes within the timeout.
-            let waiters = state.withLock { state in
-                defer { state.spaceWaiters.removeAll() }
-                return state.spaceWaiters
+            rd_kafka_poll(handle.pointer, 100)
+            // Wake producers waiting for queue space whose low-water mark is
+            // reached. Checking after every iteration (not only when events
+            // were served) bounds how late a waiter can be woken.
+            let queued = Int(rd_kafka_outq_len(handle.pointer))
+            let ready = state.withLock { state in
+                let ready = state.spaceWaiters.filter { queued < $0.threshold }
+                state.spaceWaiters.removeAll { queued < $0.threshold }
+                return ready
             }
-            _ = served
-            for waiter in waiters { waiter.resume() }
+            for waiter in ready { waiter.continuation.resume() }
         }
         let waiters = state.withLock { state in
             defer { state.spaceWaiters.removeAll() }
             return state.spaceWaiters
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.continuation.resume() }
         stopped.signal()
     }
 
-    /// Suspends until the poll loop has served more events (freeing queue space) or stopped.
-    func waitForProgress() async {
+    /// Suspends until fewer than `threshold` messages are queued or in flight, or the loop stopped.
+    func waitUntilQueued(below threshold: Int) async {
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state in
                 if state.running {
-                    state.spaceWaiters.append(continuation)
+                    state.spaceWaiters.append((threshold, continuation))
                     return false
                 }
                 return true

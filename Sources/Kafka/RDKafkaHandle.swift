@@ -32,7 +32,7 @@ final class RDKafkaHandle: @unchecked Sendable {
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
                 throw .client(
-                    "invalid property \(key)=\(redacted(key, value)): \(String(cBuffer: errorText))",
+                    "invalid property \(key)=\(KafkaConfiguration.displayValue(of: key, value)): \(String(cBuffer: errorText))",
                     operation: operation)
             }
         }
@@ -145,11 +145,6 @@ struct ClusterMetadata: Sendable {
             return Topic(name: name, partitions: partitions, error: error)
         }
     }
-}
-
-/// Keeps secrets out of error messages and logs.
-func redacted(_ key: String, _ value: String) -> String {
-    key.contains("password") || key.contains("secret") || key.hasSuffix(".pem") ? "<redacted>" : value
 }
 
 private let logCallback:

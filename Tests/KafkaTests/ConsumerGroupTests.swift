@@ -17,6 +17,11 @@ final class ProcessingLog: Sendable {
         var entries: [Entry] = []
         var distinct: Set<String> = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Per member: records processed whose offsets no successful commit has covered yet.
+        var unconfirmed: [String: Set<KafkaPartitionOffset>] = [:]
+        /// Records whose first processing was never confirmed committed (their member moved on).
+        var atRisk: Set<KafkaPartitionOffset> = []
+        var failedCommits = 0
     }
 
     private let state = Mutex(State())
@@ -35,6 +40,33 @@ final class ProcessingLog: Sendable {
     }
 
     var all: [Entry] { state.withLock { $0.entries } }
+    var atRisk: Set<KafkaPartitionOffset> { state.withLock { $0.atRisk.union($0.unconfirmed.values.joined()) } }
+    var failedCommits: Int { state.withLock { $0.failedCommits } }
+
+    func processed(_ member: String, _ batch: [KafkaConsumerMessage]) {
+        state.withLock { state in
+            for message in batch {
+                state.unconfirmed[member, default: []].insert(
+                    KafkaPartitionOffset(topic: message.topic, partition: message.partition, offset: message.offset))
+            }
+        }
+    }
+
+    /// A commit succeeded: work on partitions the member still owns is committed.
+    /// Work on partitions it lost meanwhile stays unconfirmed: it was committed
+    /// only if the commit made before the revoke succeeded, which is not observable here.
+    func committed(_ member: String, stillAssigned: Set<KafkaTopicPartition>) {
+        state.withLock { state in
+            let pending = state.unconfirmed[member] ?? []
+            let lost = pending.filter { !stillAssigned.contains($0.topicPartition) }
+            state.atRisk.formUnion(lost)
+            state.unconfirmed[member] = []
+        }
+    }
+
+    func commitFailed() {
+        state.withLock { $0.failedCommits += 1 }
+    }
 
     /// Returns once `count` distinct records were processed, or after `timeout`.
     func waitForDistinct(_ count: Int, timeout: Duration = .seconds(90)) async {
@@ -64,10 +96,20 @@ final class ProcessingLog: Sendable {
 
 /// A worker loop as the pipeline's workers run it: poll, process, mark, commit.
 func runMember(_ name: String, _ consumer: KafkaConsumer, _ log: ProcessingLog) async throws {
+    // Commit failures librdkafka reports itself (the commit made before a revoke).
+    let watcher = Task {
+        for await error in consumer.errors where error.operation.contains("commit") { log.commitFailed() }
+    }
+    defer { watcher.cancel() }
     for try await batch in consumer.batches(maxMessages: 50, timeout: .milliseconds(200)) {
+        log.processed(name, batch)
         log.record(name, batch)
         try consumer.markProcessed(batch)
-        try await consumer.commit()
+        if try await consumer.commit() {
+            log.committed(name, stillAssigned: Set(try consumer.assignment()))
+        } else {
+            log.commitFailed()
+        }
     }
 }
 
@@ -120,13 +162,26 @@ struct ConsumerGroupTests {
             let entries = log.all
             let positions = entries.map { "\($0.partition)/\($0.offset)" }
             #expect(Set(positions).count == 600, "nothing lost")
-            #expect(positions.count == 600, "no record processed twice")
+            // At-least-once: a record may be processed again only if its first
+            // processing was never confirmed committed. The local broker bumps
+            // the group generation mid-rebalance, so commits can fail with
+            // ILLEGAL_GENERATION; when none failed, nothing may repeat at all.
+            let duplicates = Dictionary(grouping: entries, by: { KafkaPartitionOffset(topic: topic, partition: $0.partition, offset: $0.offset) })
+                .filter { $0.value.count > 1 }.keys
+            let atRisk = log.atRisk
+            #expect(duplicates.allSatisfy { atRisk.contains($0) }, "committed work processed twice: \(duplicates.filter { !atRisk.contains($0) }.sorted { $0.description < $1.description }.prefix(5))")
+            if log.failedCommits == 0 {
+                #expect(duplicates.isEmpty, "no commit failed, yet records were processed twice")
+            }
             #expect(entries.contains { $0.member == "c" }, "the new member processed records")
 
             // Every partition's committed offset is at its end.
             let verifier = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
             let lag = try await verifier.lag(partitions: (0..<Int32(partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) })
-            #expect(lag.map(\.lag).reduce(0, +) == 0)
+            // Committed offsets trail the end only by work never confirmed committed.
+            let totalLag = lag.map(\.lag).reduce(0, +)
+            #expect(totalLag <= Int64(atRisk.count), "lag \(totalLag) exceeds the \(atRisk.count) unconfirmed records")
+            if log.failedCommits == 0 { #expect(totalLag == 0) }
             #expect(lag.map(\.highWatermark).reduce(0, +) == 600)
             await verifier.close()
             await producer.shutdown()

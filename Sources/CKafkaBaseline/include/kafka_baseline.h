@@ -1,0 +1,27 @@
+#ifndef INTENT_PIPELINE_KAFKA_BASELINE_H
+#define INTENT_PIPELINE_KAFKA_BASELINE_H
+
+#include <stddef.h>
+
+/// What a baseline run measured.
+typedef struct {
+    double seconds;          /* from the first timed message to the last */
+    long long messages;      /* messages delivered or consumed */
+    long long errors;        /* delivery or consume errors */
+    long long bytes;         /* payload bytes seen (consume) */
+} kb_result;
+
+/// Produces `count` messages of `size` bytes with keys "user-<i % 1000>", the
+/// way a minimal C program would: rd_kafka_produceva, delivery reports served
+/// by rd_kafka_poll, flush at the end. One untimed warm-up message first.
+/// Returns 0, or -1 with a message in `errstr`.
+int kb_produce(const char *bootstrap, const char *topic, long long count, int size, int linger_ms,
+               kb_result *out, char *errstr, size_t errlen);
+
+/// Consumes `count` messages from `topic` in consumer group `group` (from the
+/// earliest offset); timing starts at the first message, so the group join is
+/// not measured. Gives up after `timeout_ms` without a message.
+int kb_consume(const char *bootstrap, const char *topic, const char *group, long long count, int timeout_ms,
+               kb_result *out, char *errstr, size_t errlen);
+
+#endif

@@ -1,0 +1,139 @@
+/* The raw-librdkafka baseline the Swift layer is measured against. Settings
+ * mirror the Swift defaults: idempotence, acks=all, linger.ms as given. */
+#include "kafka_baseline.h"
+
+#include <librdkafka/rdkafka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int set(rd_kafka_conf_t *conf, const char *key, const char *value, char *errstr, size_t errlen) {
+    if (rd_kafka_conf_set(conf, key, value, errstr, errlen) != RD_KAFKA_CONF_OK) {
+        rd_kafka_conf_destroy(conf);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    long long delivered;
+    long long errors;
+} delivery_counts;
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *message, void *opaque) {
+    (void)rk;
+    delivery_counts *counts = (delivery_counts *)opaque;
+    if (message->err) counts->errors++;
+    else counts->delivered++;
+}
+
+static rd_kafka_resp_err_t produce_one(rd_kafka_t *rk, const char *topic, const char *key, const char *value, size_t size) {
+    rd_kafka_vu_t vus[4];
+    vus[0].vtype = RD_KAFKA_VTYPE_TOPIC; vus[0].u.cstr = topic;
+    vus[1].vtype = RD_KAFKA_VTYPE_KEY; vus[1].u.mem.ptr = (void *)key; vus[1].u.mem.size = strlen(key);
+    vus[2].vtype = RD_KAFKA_VTYPE_VALUE; vus[2].u.mem.ptr = (void *)value; vus[2].u.mem.size = size;
+    vus[3].vtype = RD_KAFKA_VTYPE_MSGFLAGS; vus[3].u.i = RD_KAFKA_MSG_F_COPY;
+    rd_kafka_error_t *error = rd_kafka_produceva(rk, vus, 4);
+    if (!error) return RD_KAFKA_RESP_ERR_NO_ERROR;
+    rd_kafka_resp_err_t code = rd_kafka_error_code(error);
+    rd_kafka_error_destroy(error);
+    return code;
+}
+
+int kb_produce(const char *bootstrap, const char *topic, long long count, int size, int linger_ms,
+               kb_result *out, char *errstr, size_t errlen) {
+    char linger[32];
+    snprintf(linger, sizeof linger, "%d", linger_ms);
+    delivery_counts counts = {0, 0};
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (set(conf, "bootstrap.servers", bootstrap, errstr, errlen) || set(conf, "enable.idempotence", "true", errstr, errlen) ||
+        set(conf, "acks", "all", errstr, errlen) || set(conf, "linger.ms", linger, errstr, errlen) ||
+        set(conf, "message.timeout.ms", "30000", errstr, errlen))
+        return -1;
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    rd_kafka_conf_set_opaque(conf, &counts);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, errlen);
+    if (!rk) { rd_kafka_conf_destroy(conf); return -1; }
+
+    char *value = malloc((size_t)size);
+    memset(value, 'x', (size_t)size);
+    char key[32];
+
+    /* Warm-up: connection, metadata and producer id are not measured. */
+    produce_one(rk, topic, "warm-up", value, (size_t)size);
+    rd_kafka_flush(rk, 30000);
+    counts.delivered = 0;
+    counts.errors = 0;
+
+    double start = now_seconds();
+    for (long long i = 0; i < count; i++) {
+        snprintf(key, sizeof key, "user-%lld", i % 1000);
+        rd_kafka_resp_err_t err;
+        while ((err = produce_one(rk, topic, key, value, (size_t)size)) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+            rd_kafka_poll(rk, 10);
+        if (err) counts.errors++;
+        if ((i & 1023) == 0) rd_kafka_poll(rk, 0);
+    }
+    rd_kafka_flush(rk, 60000);
+    out->seconds = now_seconds() - start;
+    out->messages = counts.delivered;
+    out->errors = counts.errors;
+    out->bytes = counts.delivered * size;
+    free(value);
+    rd_kafka_destroy(rk);
+    return 0;
+}
+
+int kb_consume(const char *bootstrap, const char *topic, const char *group, long long count, int timeout_ms,
+               kb_result *out, char *errstr, size_t errlen) {
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (set(conf, "bootstrap.servers", bootstrap, errstr, errlen) || set(conf, "group.id", group, errstr, errlen) ||
+        set(conf, "auto.offset.reset", "earliest", errstr, errlen) || set(conf, "enable.auto.commit", "false", errstr, errlen) ||
+        set(conf, "enable.auto.offset.store", "false", errstr, errlen) ||
+        set(conf, "partition.assignment.strategy", "cooperative-sticky", errstr, errlen) ||
+        set(conf, "session.timeout.ms", "6000", errstr, errlen))
+        return -1;
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, errlen);
+    if (!rk) { rd_kafka_conf_destroy(conf); return -1; }
+    rd_kafka_poll_set_consumer(rk);
+    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(topics, topic, RD_KAFKA_PARTITION_UA);
+    rd_kafka_subscribe(rk, topics);
+    rd_kafka_topic_partition_list_destroy(topics);
+
+    long long received = 0, errors = 0, bytes = 0;
+    double start = 0, last_message = now_seconds();
+    while (received < count) {
+        rd_kafka_message_t *message = rd_kafka_consumer_poll(rk, 100);
+        if (!message) {
+            if ((now_seconds() - last_message) * 1000 > timeout_ms) break;
+            continue;
+        }
+        last_message = now_seconds();
+        if (message->err) errors++;
+        else {
+            if (received == 0) start = now_seconds();
+            received++;
+            bytes += (long long)message->len;
+        }
+        rd_kafka_message_destroy(message);
+    }
+    out->seconds = received ? now_seconds() - start : 0;
+    out->messages = received;
+    out->errors = errors;
+    out->bytes = bytes;
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+    if (received < count) {
+        snprintf(errstr, errlen, "consumed %lld of %lld messages before %d ms passed without one", received, count, timeout_ms);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import LocalBroker
+import ServiceLifecycle
+
+struct BrokerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "broker",
+        abstract: "Run a local Kafka-compatible broker (Tansu) for development and tests.",
+        subcommands: [Start.self, Stop.self, Status.self]
+    )
+
+    struct Start: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start the local broker on loopback and print its bootstrap address.",
+            discussion: """
+                Prints host:port on standard output, so scripts can use
+                  export KAFKA_BOOTSTRAP_SERVERS=$(intentctl broker start)
+                With --durable, records live in S3 storage on a local S3 server (moto) and
+                survive a restart of the broker; `intentctl broker stop` stops both.
+                """)
+
+        @Option(help: "Port to listen on. Default: a free port.")
+        var port: Int?
+
+        @Flag(help: "Keep records in S3 storage on a local S3 server instead of memory.")
+        var durable = false
+
+        @Flag(help: "Stay in the foreground until Ctrl-C or SIGTERM instead of detaching.")
+        var foreground = false
+
+        @OptionGroup var state: StateOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let logger = try logging.makeLogger(label: "intentctl.broker")
+            if let existing = try BrokerState.load(from: state.directory), !existing.runningChildren.isEmpty {
+                throw ValidationError(
+                    "A local broker is already running at \(existing.bootstrapServers) (stop it with `intentctl broker stop`).")
+            }
+            let options = LocalBroker.Options(
+                port: port, durable: durable, logDirectory: state.directory.appendingPathComponent("logs"),
+                detached: !foreground)
+            let broker = try await LocalBroker.start(options)
+            logger.info(
+                "local broker started",
+                metadata: [
+                    "bootstrap": "\(broker.bootstrapServers)", "durable": "\(durable)",
+                    "logs": "\(options.logDirectory.path)",
+                ])
+            print(broker.bootstrapServers)
+            if foreground {
+                let group = ServiceGroup(
+                    configuration: .init(
+                        services: [LocalBrokerService(broker: broker)], gracefulShutdownSignals: [.sigterm, .sigint],
+                        logger: logger))
+                try await group.run()
+            } else {
+                try BrokerState(broker: broker).save(in: state.directory)
+            }
+        }
+    }
+
+    struct Stop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop the local broker (and its S3 server) started by `broker start`.")
+
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            guard let recorded = try BrokerState.load(from: state.directory) else {
+                print("no local broker recorded in \(state.directory.path)")
+                return
+            }
+            let stopped = await recorded.stop(stateDirectory: state.directory)
+            print(stopped.isEmpty ? "local broker was not running" : "stopped: \(stopped.joined(separator: ", "))")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show whether the local broker runs. Exit status 0: running, 3: not running.")
+
+        @OptionGroup var state: StateOptions
+
+        func run() async throws {
+            guard let recorded = try BrokerState.load(from: state.directory) else {
+                print("not running (nothing recorded in \(state.directory.path))")
+                throw ExitCode(3)
+            }
+            let running = recorded.runningChildren
+            let accepting = recorded.isAccepting
+            print("bootstrap: \(recorded.bootstrapServers)")
+            print("accepting connections: \(accepting ? "yes" : "no")")
+            print("storage: \(recorded.durable ? "s3 at \(recorded.s3Endpoint ?? "?")" : "memory")")
+            for child in recorded.children {
+                print("\(child.name) (pid \(child.pid)): \(running.contains(child) ? "running" : "stopped")")
+            }
+            print("logs: \(recorded.logDirectory)")
+            if !accepting { throw ExitCode(3) }
+        }
+    }
+}

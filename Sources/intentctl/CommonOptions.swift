@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Kafka
+import LocalBroker
+import Logging
+
+/// Kafka connection options shared by every command that talks to a cluster.
+struct KafkaOptions: ParsableArguments {
+    @Option(name: .long, help: "Comma-separated host:port list. Default: $KAFKA_BOOTSTRAP_SERVERS, else the broker `intentctl broker start` left running.")
+    var bootstrapServers: String?
+
+    @Option(name: .customLong("kafka-property"), help: ArgumentHelp("Any librdkafka property, as key=value. Repeatable; wins over the environment.", valueName: "key=value"))
+    var kafkaProperties: [String] = []
+
+    @OptionGroup var state: StateOptions
+
+    /// Flags over environment over the running local broker.
+    func configuration(clientID: String = "intentctl") throws -> KafkaConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration =
+            KafkaConfiguration.fromEnvironment(environment, clientID: clientID)
+            ?? KafkaConfiguration(bootstrapServers: [], clientID: clientID)
+        if let bootstrapServers {
+            configuration.bootstrapServers = bootstrapServers.split(separator: ",").map(String.init)
+        }
+        if configuration.bootstrapServers.isEmpty {
+            guard let running = try BrokerState.load(from: state.directory) else {
+                throw ValidationError(
+                    "No Kafka brokers given: pass --bootstrap-servers, set KAFKA_BOOTSTRAP_SERVERS, or run `intentctl broker start`.")
+            }
+            configuration.bootstrapServers = [running.bootstrapServers]
+        }
+        configuration.properties.merge(try KafkaConfiguration.parseProperties(kafkaProperties)) { $1 }
+        return configuration
+    }
+}
+
+/// Where `intentctl broker` keeps its state and logs.
+struct StateOptions: ParsableArguments {
+    @Option(name: .long, help: "State directory for the local broker. Default: $INTENT_STATE_DIR, else .intent in the checkout.")
+    var stateDir: String?
+
+    var directory: URL {
+        if let stateDir { return URL(fileURLWithPath: stateDir) }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["INTENT_STATE_DIR"], !fromEnvironment.isEmpty {
+            return URL(fileURLWithPath: fromEnvironment)
+        }
+        let root = ToolLocator.projectRoot() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return root.appendingPathComponent(".intent")
+    }
+}
+
+struct LoggingOptions: ParsableArguments {
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical. Default: $LOG_LEVEL, else info.")
+    var logLevel: String?
+
+    func makeLogger(label: String) throws -> Logger {
+        let text = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("Unknown log level \(text).")
+        }
+        LoggingBootstrap.once
+        var logger = Logger(label: label)
+        logger.logLevel = level
+        return logger
+    }
+}
+
+/// Logs go to standard error, so standard output stays for results that scripts read.
+enum LoggingBootstrap {
+    static let once: Void = LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// The operator and developer command line: the local broker, topics,
+/// effective Kafka configuration, and the demo.
+@main
+struct IntentCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intentctl",
+        abstract: "Operate intent-pipeline: local broker, topics, configuration and the demo.",
+        discussion: """
+            Kafka settings come from flags or the environment: KAFKA_BOOTSTRAP_SERVERS names
+            the brokers and any other KAFKA_FOO_BAR=x sets the librdkafka property foo.bar=x
+            (for example KAFKA_SECURITY_PROTOCOL=sasl_ssl, KAFKA_SASL_USERNAME=...).
+            """,
+        subcommands: [BrokerCommand.self, TopicsCommand.self, KafkaConfigCommand.self, DemoCommand.self]
+    )
+}
