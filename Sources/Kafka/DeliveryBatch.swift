@@ -18,6 +18,8 @@ final class DeliveryBatch: Sendable {
         var offset: Int64 = -1
         var error: rd_kafka_resp_err_t = RD_KAFKA_RESP_ERR_NO_ERROR
         var completed = false
+        /// Never handed to librdkafka; its error is in `detailedErrors`.
+        var refused = false
     }
 
     private struct Completion {
@@ -68,6 +70,7 @@ final class DeliveryBatch: Sendable {
     /// Records that librdkafka refused a message it had been given an opaque for.
     func rollBackEnqueue(_ index: Int, _ error: KafkaError) {
         detailedErrors.withLock { $0[index] = error }
+        slots[index].refused = true
         slots[index].completed = true
         failures.wrappingAdd(1, ordering: .relaxed)
         finishOne()
@@ -112,7 +115,7 @@ final class DeliveryBatch: Sendable {
     func result(_ index: Int) -> Result<KafkaDeliveryReport, KafkaError> {
         let slot = slots[index]
         let topic = messages[index].topic
-        if slot.completed, slot.error == RD_KAFKA_RESP_ERR_NO_ERROR {
+        if slot.completed, !slot.refused, slot.error == RD_KAFKA_RESP_ERR_NO_ERROR {
             return .success(KafkaDeliveryReport(topic: topic, partition: slot.partition, offset: slot.offset))
         }
         if let error = detailedErrors.withLock({ $0[index] }) { return .failure(error) }

@@ -61,6 +61,30 @@ public final class KafkaAdminClient: Sendable {
 
     public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
 
+    /// Runs `body` with a new admin client and closes it afterwards, whether `body` returns or throws.
+    public static func with<Result>(
+        configuration: KafkaConfiguration, logger: Logger, _ body: (KafkaAdminClient) async throws -> Result
+    ) async throws -> Result {
+        let admin = try KafkaAdminClient(configuration: configuration, logger: logger)
+        do {
+            let result = try await body(admin)
+            await admin.close()
+            return result
+        } catch {
+            await admin.close()
+            throw error
+        }
+    }
+
+    /// Stops the client and destroys its librdkafka instance. Safe to call twice.
+    public func close() async {
+        let (handle, pollThread) = (self.handle, self.pollThread)
+        await executor.run {
+            pollThread.stopAndWait()
+            handle.destroy()
+        }
+    }
+
     /// Creates topics. With `ifNotExists`, an existing topic is not an error
     /// (its partitions and configuration are left as they are).
     public func createTopics(_ topics: [KafkaTopicSpecification], ifNotExists: Bool = true) async throws(KafkaError) {
@@ -68,6 +92,7 @@ public final class KafkaAdminClient: Sendable {
         let timeout = configuration.requestTimeout
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("admin request")
                 try Self.createTopicsBlocking(handle, topics, ifNotExists: ifNotExists, timeout: timeout)
             }
         }
@@ -116,6 +141,7 @@ public final class KafkaAdminClient: Sendable {
         let timeout = configuration.requestTimeout
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("admin request")
                 var deletes: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
                 defer { deletes.forEach { rd_kafka_DeleteTopic_destroy($0) } }
                 let event = try AdminRequest(
@@ -140,6 +166,7 @@ public final class KafkaAdminClient: Sendable {
         let timeout = configuration.requestTimeout
         let result = await executor.run { () -> Result<KafkaTopicDescription, KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("admin request")
                 let metadata = try handle.metadata(topic: name, timeout: timeout)
                 guard let topic = metadata.topics.first(where: { $0.name == name }) else {
                     throw .client("topic \(name) not in metadata", operation: "describe topic", code: .unknownTopicOrPartition)
@@ -157,6 +184,7 @@ public final class KafkaAdminClient: Sendable {
         let timeout = configuration.requestTimeout
         let result = await executor.run { () -> Result<[String: String], KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("admin request")
                 let operation = "describe configuration of topic \(name)"
                 var resources: [OpaquePointer?] = [rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name)]
                 defer { resources.forEach { rd_kafka_ConfigResource_destroy($0) } }
@@ -195,7 +223,8 @@ public final class KafkaAdminClient: Sendable {
         let timeout = configuration.requestTimeout
         let result = await executor.run { () -> Result<[String], KafkaError> in
             Result { () throws(KafkaError) in
-                try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
+                try handle.ensureOpen("admin request")
+                return try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
             }
         }
         return try result.get()

@@ -1,3 +1,5 @@
+internal import CRdkafka
+
 /// Settings every Kafka client shares: where the brokers are, how to reach them
 /// securely, and an escape hatch for any other librdkafka property.
 ///
@@ -98,6 +100,11 @@ public struct KafkaConfiguration: Sendable, Hashable {
             "reconnect.backoff.ms": "100",
             "reconnect.backoff.max.ms": "1000",
         ]
+        // KIP-714 client metrics (librdkafka >= 2.5): off by default. Few
+        // brokers collect them, and destroying a client waits for the final push.
+        if rd_kafka_version() >= 0x0205_0000 {
+            result["enable.metrics.push"] = "false"
+        }
         result.merge(security.properties) { $1 }
         if !debugContexts.isEmpty { result["debug"] = debugContexts.joined(separator: ",") }
         result.merge(properties) { $1 }

@@ -53,6 +53,7 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// Joins the group for these topics. Assignment happens during later polls.
     public func subscribe(topics: [String]) throws(KafkaError) {
+        try handle.ensureOpen("subscribe")
         let list = TopicPartitionList(topics.map { KafkaTopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) })
         try KafkaError.check(rd_kafka_subscribe(handle.pointer, list.pointer), "subscribe to \(topics)")
     }
@@ -61,6 +62,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// rebalancing (used to replay topics). Offsets may be
     /// ``KafkaConsumer/beginning`` or ``KafkaConsumer/end``.
     public func assign(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
+        try handle.ensureOpen("assign")
         let list = TopicPartitionList(offsets)
         try KafkaError.check(rd_kafka_assign(handle.pointer, list.pointer), "assign \(offsets)")
     }
@@ -88,6 +90,7 @@ public final class KafkaConsumer: Service, Sendable {
     private static func pollBlocking(
         _ handle: RDKafkaHandle, _ topicNames: TopicNameCache, maxMessages: Int, timeout: Duration
     ) throws(KafkaError) -> [KafkaConsumerMessage] {
+        try handle.ensureOpen("poll")
         var batch: [KafkaConsumerMessage] = []
         batch.reserveCapacity(min(maxMessages, 1024))
         var wait = timeout.timeoutMilliseconds
@@ -178,6 +181,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// no longer assigned are skipped: their work is redone by the new owner.
     public func storeOffsets(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
         guard !offsets.isEmpty else { return }
+        try handle.ensureOpen("store offsets")
         let list = TopicPartitionList(offsets)
         let code = rd_kafka_offsets_store(handle.pointer, list.pointer)
         for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
@@ -201,6 +205,7 @@ public final class KafkaConsumer: Service, Sendable {
     @discardableResult
     public func commit() async throws(KafkaError) -> Bool {
         let handle = self.handle
+        try handle.ensureOpen("commit offsets")
         let code = await executor.run { rd_kafka_commit(handle.pointer, nil, 0) }
         if code == RD_KAFKA_RESP_ERR__NO_OFFSET { return true }
         let error = KafkaError(rawCode: code, operation: "commit offsets")
@@ -217,6 +222,7 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("commit offsets")
                 let list = TopicPartitionList(offsets)
                 try KafkaError.check(rd_kafka_commit(handle.pointer, list.pointer, 0), "commit \(offsets)")
                 try list.checkElements("commit")
@@ -233,6 +239,7 @@ public final class KafkaConsumer: Service, Sendable {
         let timeout = timeout ?? configuration.client.requestTimeout
         let result = await executor.run { () -> Result<[KafkaTopicPartition: Int64?], KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("fetch committed offsets")
                 let list = TopicPartitionList(partitions)
                 try KafkaError.check(
                     rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
@@ -251,6 +258,7 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// The partitions currently assigned to this member.
     public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
+        try handle.ensureOpen("read assignment")
         var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
         try KafkaError.check(rd_kafka_assignment(handle.pointer, &raw), "read assignment")
         guard let raw else { return [] }
@@ -259,12 +267,14 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// Stops fetching from these partitions (e.g. while a downstream is slow) without leaving the group.
     public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try handle.ensureOpen("pause")
         let list = TopicPartitionList(partitions)
         try KafkaError.check(rd_kafka_pause_partitions(handle.pointer, list.pointer), "pause \(partitions)")
         try list.checkElements("pause")
     }
 
     public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try handle.ensureOpen("resume")
         let list = TopicPartitionList(partitions)
         try KafkaError.check(rd_kafka_resume_partitions(handle.pointer, list.pointer), "resume \(partitions)")
         try list.checkElements("resume")
@@ -275,6 +285,7 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in
+                try handle.ensureOpen("seek")
                 let list = TopicPartitionList(offsets)
                 try KafkaError.check(
                     rd_kafka_seek_partitions(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
@@ -291,7 +302,14 @@ public final class KafkaConsumer: Service, Sendable {
     public func lag(partitions: [KafkaTopicPartition]? = nil) async throws(KafkaError) -> [KafkaPartitionLag] {
         let partitions = if let partitions { partitions } else { try assignment() }
         let lookup = try KafkaOffsetLookup(configuration: configuration.client, groupID: configuration.groupID, logger: logger)
-        return try await lookup.lag(partitions)
+        do {
+            let lag = try await lookup.lag(partitions)
+            await lookup.close()
+            return lag
+        } catch {
+            await lookup.close()
+            throw error
+        }
     }
 
     // MARK: Lifecycle
@@ -303,7 +321,8 @@ public final class KafkaConsumer: Service, Sendable {
     }
 
     /// Commits finished work (through the final revoke), leaves the group and
-    /// stops fetching. Safe to call twice.
+    /// destroys the librdkafka instance; later calls fail with `destroyed`.
+    /// Safe to call twice.
     public func close() async {
         let shouldClose = closed.withLock { closed in
             defer { closed = true }
@@ -323,6 +342,7 @@ public final class KafkaConsumer: Service, Sendable {
             if code != RD_KAFKA_RESP_ERR_NO_ERROR {
                 logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
             }
+            handle.destroy()
         }
     }
 }

@@ -59,6 +59,15 @@ public final class KafkaOffsetLookup: Sendable {
         handle.callbacks.finish()
     }
 
+    /// Destroys the librdkafka instance. Safe to call twice.
+    public func close() async {
+        let handle = self.handle
+        await executor.run {
+            if !handle.isDestroyed { rd_kafka_consumer_close(handle.pointer) }
+            handle.destroy()
+        }
+    }
+
     /// The partitions of a topic.
     public func partitions(of topic: String) async throws(KafkaError) -> [KafkaTopicPartition] {
         try await run { (reader) throws(KafkaError) in try reader.partitions(of: topic) }
@@ -105,7 +114,10 @@ public final class KafkaOffsetLookup: Sendable {
     ) async throws(KafkaError) -> Result {
         let reader = PartitionReader(handle: handle, timeout: timeout)
         let result = await executor.run { () -> Swift.Result<Result, KafkaError> in
-            Swift.Result { () throws(KafkaError) in try body(reader) }
+            Swift.Result { () throws(KafkaError) in
+                try reader.handle.ensureOpen("offset lookup")
+                return try body(reader)
+            }
         }
         return try result.get()
     }

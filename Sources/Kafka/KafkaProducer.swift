@@ -83,6 +83,15 @@ public final class KafkaProducer: Service, Sendable {
     /// the same key keep their relative order.
     public func send(batch messages: [KafkaProducerMessage]) async -> KafkaDeliveryResults {
         var instance = self.instance
+        if instance.handle.isDestroyed {
+            let batch = DeliveryBatch(messages: messages)
+            let closed = KafkaError.client("the producer has been shut down", operation: "produce", code: .destroyed)
+            for index in messages.indices {
+                _ = batch.opaque(forEnqueuing: index)
+                batch.rollBackEnqueue(index, closed)
+            }
+            return KafkaDeliveryResults(batch: batch)
+        }
         if instance.handle.fatalError(operation: "produce") != nil {
             replaceIfFatal(instance)
             instance = self.instance
@@ -164,6 +173,7 @@ public final class KafkaProducer: Service, Sendable {
     /// Waits until every queued record is delivered or failed, at most `timeout`.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let handle = instance.handle
+        if handle.isDestroyed { return }
         let result = await executor.run {
             rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds)
         }
@@ -177,6 +187,7 @@ public final class KafkaProducer: Service, Sendable {
     /// error instead of librdkafka's silent background retries.
     public func checkConnectivity(timeout: Duration? = nil) async throws(KafkaError) {
         let handle = instance.handle
+        try handle.ensureOpen("check connectivity")
         let timeout = timeout ?? configuration.client.requestTimeout
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in _ = try handle.metadata(topic: nil, timeout: timeout) }
@@ -190,15 +201,19 @@ public final class KafkaProducer: Service, Sendable {
         await shutdown()
     }
 
-    /// Flushes what is in flight and stops the poll thread. Safe to call twice.
+    /// Flushes what is in flight, stops the poll thread and destroys the
+    /// librdkafka instance; later sends fail with `destroyed`. Safe to call twice.
     public func shutdown(flushTimeout: Duration = .seconds(30)) async {
         do {
             try await flush(timeout: flushTimeout)
         } catch {
             logger.error("producer shut down with undelivered records", metadata: ["error": "\(error)"])
         }
-        let pollThread = instance.pollThread
-        await executor.run { pollThread.stopAndWait() }
+        let instance = self.instance
+        await executor.run {
+            instance.pollThread.stopAndWait()
+            instance.handle.destroy()
+        }
     }
 
     // MARK: Transactions
@@ -251,6 +266,7 @@ public final class KafkaProducer: Service, Sendable {
         _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
     ) async throws(KafkaError) {
         let handle = instance.handle
+        try handle.ensureOpen("transaction")
         let result = await executor.run { () -> Result<Void, KafkaError> in
             Result { () throws(KafkaError) in try call(handle.pointer) }
         }
@@ -282,6 +298,7 @@ final class ProducerInstance: Sendable {
         rd_kafka_purge(handle.pointer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
         _ = rd_kafka_flush(handle.pointer, 5000)
         pollThread.stopAndWait()
+        handle.destroy()
     }
 }
 

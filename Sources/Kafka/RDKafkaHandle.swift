@@ -17,6 +17,7 @@ final class RDKafkaHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     let callbacks: ClientCallbacks
     let name: String
+    private let destroyed = Mutex(false)
 
     init(
         kind: Kind, properties: [String: String], callbacks: ClientCallbacks,
@@ -53,7 +54,28 @@ final class RDKafkaHandle: @unchecked Sendable {
     }
 
     deinit {
-        rd_kafka_destroy(pointer)
+        destroy()
+    }
+
+    /// Destroys the librdkafka instance (blocking: it stops librdkafka's
+    /// threads). Clients call this from `close()`/`shutdown()` so that no
+    /// instance outlives its owner or is torn down by whichever thread happens
+    /// to drop the last reference, possibly while the process exits.
+    func destroy() {
+        let first = destroyed.withLock { destroyed in
+            defer { destroyed = true }
+            return !destroyed
+        }
+        if first { rd_kafka_destroy(pointer) }
+    }
+
+    var isDestroyed: Bool { destroyed.withLock { $0 } }
+
+    /// Throws instead of touching a destroyed instance.
+    func ensureOpen(_ operation: @autoclosure () -> String) throws(KafkaError) {
+        if isDestroyed {
+            throw .client("the client has been closed", operation: operation(), code: .destroyed)
+        }
     }
 
     /// The fatal error raised by this instance, if any (idempotent/transactional producers).

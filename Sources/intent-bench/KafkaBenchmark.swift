@@ -15,12 +15,13 @@ struct KafkaBenchmark: AsyncParsableCommand {
         commandName: "kafka",
         abstract: "Swift Kafka layer versus raw librdkafka (C), produce and consume throughput.",
         discussion: """
-            Starts an embedded local broker unless --bootstrap-servers is given. Each round
-            produces --messages messages of --size bytes (keys user-0..999) with C and with
-            Swift, each to its own topic, then consumes each topic in a new consumer group.
-            Production is timed from the first message to the last acknowledgement (one
-            untimed warm-up message first); consumption from the first message received
-            (so the group join is not timed) to the last.
+            Starts an embedded local broker unless --bootstrap-servers is given. Each round \
+            produces --messages messages of --size bytes (keys user-0..999) with C and with \
+            Swift, each to its own topic, then consumes each topic in a new consumer group. \
+            Production is timed from the first message to the last acknowledgement (one \
+            untimed warm-up message first); consumption from the first message received (so \
+            the group join is not timed) to the last. The C side is plain C on the same \
+            librdkafka (CKafkaBaseline; also runnable alone as kafka-c-baseline).
             """)
 
     @Option(help: "Messages per run.") var messages = 200_000
@@ -49,7 +50,6 @@ struct KafkaBenchmark: AsyncParsableCommand {
             broker = started
             bootstrap = started.bootstrapServers
         }
-        defer { if let broker { Task { await broker.stop() } } }
         print("broker \(bootstrap); \(messages) messages of \(size) bytes, linger.ms=\(lingerMs), \(partitions) partitions, \(rounds) rounds")
 
         let client = KafkaConfiguration(bootstrapServers: [bootstrap], clientID: "intent-bench")
@@ -75,12 +75,14 @@ struct KafkaBenchmark: AsyncParsableCommand {
             )
             try await admin.deleteTopics([cTopic, swiftTopic])
         }
+        await admin.close()
         let result: [(String, Double)] = [
             ("swift_produce_per_s", median(rates.swiftProduce)), ("c_produce_per_s", median(rates.cProduce)),
             ("swift_consume_per_s", median(rates.swiftConsume)), ("c_consume_per_s", median(rates.cConsume)),
         ]
         print(
             "ratios (Swift/C, medians): produce \(ratio(result[0].1, result[1].1)), consume \(ratio(result[2].1, result[3].1))")
+        if let broker { await broker.stop() }
         print("{" + result.map { "\"\($0.0)\": \(Int($0.1))" }.joined(separator: ", ") + "}")
     }
 

@@ -14,10 +14,10 @@ struct BrokerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start the local broker on loopback and print its bootstrap address.",
             discussion: """
-                Prints host:port on standard output, so scripts can use
-                  export KAFKA_BOOTSTRAP_SERVERS=$(intentctl broker start)
-                With --durable, records live in S3 storage on a local S3 server (moto) and
-                survive a restart of the broker; `intentctl broker stop` stops both.
+                Prints host:port on standard output, so scripts can use \
+                `export KAFKA_BOOTSTRAP_SERVERS=$(intentctl broker start)`. With --durable, records \
+                live in S3 storage on a local S3 server (moto) and survive a restart of the broker; \
+                `intentctl broker stop` stops both.
                 """)
 
         @Option(help: "Port to listen on. Default: a free port.")
@@ -48,7 +48,7 @@ struct BrokerCommand: AsyncParsableCommand {
                     "bootstrap": "\(broker.bootstrapServers)", "durable": "\(durable)",
                     "logs": "\(options.logDirectory.path)",
                 ])
-            print(broker.bootstrapServers)
+            output(broker.bootstrapServers)
             if foreground {
                 let group = ServiceGroup(
                     configuration: .init(
@@ -68,11 +68,11 @@ struct BrokerCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let recorded = try BrokerState.load(from: state.directory) else {
-                print("no local broker recorded in \(state.directory.path)")
+                output("no local broker recorded in \(state.directory.path)")
                 return
             }
             let stopped = await recorded.stop(stateDirectory: state.directory)
-            print(stopped.isEmpty ? "local broker was not running" : "stopped: \(stopped.joined(separator: ", "))")
+            output(stopped.isEmpty ? "local broker was not running" : "stopped: \(stopped.joined(separator: ", "))")
         }
     }
 
@@ -84,18 +84,18 @@ struct BrokerCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let recorded = try BrokerState.load(from: state.directory) else {
-                print("not running (nothing recorded in \(state.directory.path))")
+                output("not running (nothing recorded in \(state.directory.path))")
                 throw ExitCode(3)
             }
             let running = recorded.runningChildren
             let accepting = recorded.isAccepting
-            print("bootstrap: \(recorded.bootstrapServers)")
-            print("accepting connections: \(accepting ? "yes" : "no")")
-            print("storage: \(recorded.durable ? "s3 at \(recorded.s3Endpoint ?? "?")" : "memory")")
+            output("bootstrap: \(recorded.bootstrapServers)")
+            output("accepting connections: \(accepting ? "yes" : "no")")
+            output("storage: \(recorded.durable ? "s3 at \(recorded.s3Endpoint ?? "?")" : "memory")")
             for child in recorded.children {
-                print("\(child.name) (pid \(child.pid)): \(running.contains(child) ? "running" : "stopped")")
+                output("\(child.name) (pid \(child.pid)): \(running.contains(child) ? "running" : "stopped")")
             }
-            print("logs: \(recorded.logDirectory)")
+            output("logs: \(recorded.logDirectory)")
             if !accepting { throw ExitCode(3) }
         }
     }

@@ -60,6 +60,7 @@ struct LoggingOptions: ParsableArguments {
             throw ValidationError("Unknown log level \(text).")
         }
         LoggingBootstrap.once
+        IgnoreBrokenPipe.once
         var logger = Logger(label: label)
         logger.logLevel = level
         return logger
@@ -69,4 +70,17 @@ struct LoggingOptions: ParsableArguments {
 /// Logs go to standard error, so standard output stays for results that scripts read.
 enum LoggingBootstrap {
     static let once: Void = LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+}
+
+/// Writes a line to standard output unbuffered, so transcripts appear as
+/// they happen even through a pipe.
+/// A closed pipe (`intentctl … | head`) makes writes fail instead of killing
+/// the process with SIGPIPE, so child brokers are still stopped on the way out.
+func output(_ line: String) {
+    IgnoreBrokenPipe.once
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+}
+
+enum IgnoreBrokenPipe {
+    static let once: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 }

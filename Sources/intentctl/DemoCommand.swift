@@ -11,10 +11,10 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run the demo on an embedded local broker (or the cluster you name).",
         discussion: """
-            Until the workers exist this is a smoke flow: start a local broker, create a
-            topic, publish signed-off envelopes for three users, consume them in a consumer
-            group, check every event arrived once, in order per user, and decodes strictly.
-            Exits 0 only if it all went as expected. Ctrl-C stops it cleanly.
+            Until the workers exist this is a smoke flow: start a local broker, create a topic, \
+            publish envelopes for three users, consume them in a consumer group, and check that \
+            every event arrived once, in order per user, and decodes strictly. Exits 0 only if \
+            it all went as expected. Ctrl-C stops it cleanly.
             """)
 
     @Option(help: "Events per user.") var events = 5
@@ -30,7 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
         } else {
             let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("intent-demo-\(getpid())")
             let broker = try await LocalBroker.start(LocalBroker.Options(logDirectory: logDirectory))
-            print("▶ embedded broker (Tansu) at \(broker.bootstrapServers), logs in \(logDirectory.path)")
+            output("▶ embedded broker (Tansu) at \(broker.bootstrapServers), logs in \(logDirectory.path)")
             services.append(.init(service: LocalBrokerService(broker: broker)))
             bootstrap = broker.bootstrapServers
         }
@@ -42,9 +42,9 @@ struct DemoCommand: AsyncParsableCommand {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         guard flow.outcome.succeeded else {
-            print("✘ demo failed: \(flow.outcome.failure ?? "interrupted")")
+            output("✘ demo failed: \(flow.outcome.failure ?? "interrupted")")
             throw ExitCode.failure
         }
-        print("✔ demo finished: every event arrived once, in order per user, and decoded strictly")
+        output("✔ demo finished: every event arrived once, in order per user, and decoded strictly")
     }
 }

@@ -8,10 +8,12 @@ struct IntentCtl: AsyncParsableCommand {
         commandName: "intentctl",
         abstract: "Operate intent-pipeline: local broker, topics, configuration and the demo.",
         discussion: """
-            Kafka settings come from flags or the environment: KAFKA_BOOTSTRAP_SERVERS names
-            the brokers and any other KAFKA_FOO_BAR=x sets the librdkafka property foo.bar=x
-            (for example KAFKA_SECURITY_PROTOCOL=sasl_ssl, KAFKA_SASL_USERNAME=...).
+            Kafka settings come from flags or the environment: KAFKA_BOOTSTRAP_SERVERS names the brokers, \
+            and any other KAFKA_FOO_BAR=x sets the librdkafka property foo.bar=x (for example \
+            KAFKA_SECURITY_PROTOCOL=sasl_ssl, KAFKA_SASL_USERNAME=svc). Logs go to standard error; \
+            results to standard output.
             """,
         subcommands: [BrokerCommand.self, TopicsCommand.self, KafkaConfigCommand.self, DemoCommand.self]
     )
+
 }

@@ -16,12 +16,13 @@ struct KafkaConfigCommand: AsyncParsableCommand {
         let configuration = try kafka.configuration(clientID: "intent-pipeline")
         let producer = KafkaProducerConfiguration(client: configuration)
         for (key, value) in producer.librdkafkaProperties.sorted(by: { $0.key < $1.key }) {
-            print("\(key)=\(KafkaConfiguration.displayValue(of: key, value))")
+            output("\(key)=\(KafkaConfiguration.displayValue(of: key, value))")
         }
         if check {
-            let admin = try KafkaAdminClient(configuration: configuration, logger: logging.makeLogger(label: "intentctl"))
-            let topics = try await admin.listTopics()
-            print("# connected: \(topics.count) topics")
+            let topics = try await KafkaAdminClient.with(configuration: configuration, logger: logging.makeLogger(label: "intentctl")) {
+                try await $0.listTopics()
+            }
+            output("# connected: \(topics.count) topics")
         }
     }
 }

@@ -41,9 +41,10 @@ final class SmokeFlow: Service, Sendable {
     private func play() async throws {
         let client = KafkaConfiguration(bootstrapServers: [bootstrapServers], clientID: "intent-demo")
         let topic = "demo.smoke.\(UUID().uuidString.prefix(8).lowercased())"
-        let admin = try KafkaAdminClient(configuration: client, logger: logger)
-        try await admin.createTopic(KafkaTopicSpecification(name: topic, partitions: 3))
-        print("▶ created topic \(topic) (3 partitions)")
+        try await KafkaAdminClient.with(configuration: client, logger: logger) {
+            try await $0.createTopic(KafkaTopicSpecification(name: topic, partitions: 3))
+        }
+        output("▶ created topic \(topic) (3 partitions)")
 
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         var messages: [KafkaProducerMessage] = []
@@ -61,12 +62,29 @@ final class SmokeFlow: Service, Sendable {
             }
         }
         let reports = try await producer.sendAll(messages)
-        print("▶ published \(reports.count) events for \(Self.users.joined(separator: ", "))")
+        output("▶ published \(reports.count) events for \(Self.users.joined(separator: ", "))")
         await producer.shutdown()
 
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: client, groupID: "\(topic)-readers", sessionTimeout: .seconds(6)),
             logger: logger)
+        let seen: [String: [Int]]
+        do {
+            seen = try await readBack(consumer, topic: topic, expected: messages.count)
+            await consumer.close()
+        } catch {
+            await consumer.close()
+            throw error
+        }
+
+        for user in Self.users where seen[user] != Array(0..<eventsPerUser) {
+            throw SmokeFlowError(message: "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
+        }
+        try await KafkaAdminClient.with(configuration: client, logger: logger) { try await $0.deleteTopics([topic]) }
+    }
+
+    /// Reads `expected` events back, committing after each batch; returns each user's sequences in arrival order.
+    private func readBack(_ consumer: KafkaConsumer, topic: String, expected: Int) async throws -> [String: [Int]] {
         try consumer.subscribe(topics: [topic])
         var seen: [String: [Int]] = [:]
         var received = 0
@@ -75,19 +93,14 @@ final class SmokeFlow: Service, Sendable {
                 let envelope = try EventEnvelope.decode(message.value ?? [])
                 let ping = try envelope.decodeData(as: SmokePing.self)
                 seen[envelope.userID, default: []].append(ping.sequence)
-                print("  ← \(message.topicPartition)@\(message.offset) \(envelope.userID): #\(ping.sequence) \(ping.message)")
+                output("  ← \(message.topicPartition)@\(message.offset) \(envelope.userID): #\(ping.sequence) \(ping.message)")
             }
             received += batch.count
             try consumer.markProcessed(batch)
             try await consumer.commit()
-            if received >= messages.count { break }
+            if received >= expected { break }
         }
-        await consumer.close()
-
-        for user in Self.users where seen[user] != Array(0..<eventsPerUser) {
-            throw SmokeFlowError(message: "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
-        }
-        try await admin.deleteTopics([topic])
+        return seen
     }
 }
 

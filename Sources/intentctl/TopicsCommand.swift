@@ -20,12 +20,13 @@ struct TopicsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            let admin = try KafkaAdminClient(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics"))
             var config = try KafkaConfiguration.parseProperties(configs)
             if compact { config["cleanup.policy"] = "compact" }
-            try await admin.createTopic(
-                KafkaTopicSpecification(name: name, partitions: partitions, replicationFactor: replicationFactor, config: config))
-            print("created \(name) (\(partitions) partitions\(compact ? ", compacted" : ""))")
+            let topic = KafkaTopicSpecification(name: name, partitions: partitions, replicationFactor: replicationFactor, config: config)
+            try await KafkaAdminClient.with(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")) {
+                try await $0.createTopic(topic)
+            }
+            output("created \(name) (\(partitions) partitions\(compact ? ", compacted" : ""))")
         }
     }
 
@@ -35,8 +36,10 @@ struct TopicsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            let admin = try KafkaAdminClient(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics"))
-            for topic in try await admin.listTopics() { print(topic) }
+            let topics = try await KafkaAdminClient.with(
+                configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
+            ) { try await $0.listTopics() }
+            for topic in topics { output(topic) }
         }
     }
 
@@ -49,14 +52,16 @@ struct TopicsCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.makeLogger(label: "intentctl.topics")
             let configuration = try kafka.configuration()
-            let admin = try KafkaAdminClient(configuration: configuration, logger: logger)
-            let description = try await admin.describeTopic(name)
+            let description = try await KafkaAdminClient.with(configuration: configuration, logger: logger) {
+                try await $0.describeTopic(name)
+            }
             let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
             let watermarks = try await lookup.watermarks(description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) })
-            print("topic \(name): \(description.partitions.count) partitions")
+            await lookup.close()
+            output("topic \(name): \(description.partitions.count) partitions")
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {
                 let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]
-                print("  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")")
+                output("  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")")
             }
         }
     }
@@ -68,9 +73,10 @@ struct TopicsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            let admin = try KafkaAdminClient(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics"))
-            try await admin.deleteTopics(names)
-            print("deleted \(names.joined(separator: ", "))")
+            try await KafkaAdminClient.with(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")) {
+                try await $0.deleteTopics(names)
+            }
+            output("deleted \(names.joined(separator: ", "))")
         }
     }
 }

@@ -24,6 +24,8 @@ struct AdminAndOffsetTests {
             try await admin.deleteTopics([name])
             #expect(try await !admin.listTopics().contains(name))
             try await admin.deleteTopics([name])  // missing: fine with ifExists
+            await admin.close()
+            await #expect(throws: KafkaError.self, "a closed client refuses work") { try await admin.listTopics() }
         }
     }
 
@@ -55,7 +57,10 @@ struct AdminAndOffsetTests {
             let watermarks = try #require(try await lookup.watermarks([KafkaTopicPartition(topic: topic, partition: 0)]).values.first)
             #expect(watermarks.high == 30)
             #expect(watermarks.low == 0)
+            await lookup.close()
             await producer.shutdown()
+            let refused = await producer.send(batch: [KafkaProducerMessage(topic: topic, key: "k", value: [])])
+            #expect(refused.failures.map(\.code) == [.destroyed], "a shut-down producer refuses to send")
         }
     }
 

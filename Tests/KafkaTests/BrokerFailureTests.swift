@@ -54,6 +54,7 @@ struct BrokerFailureTests {
             let report = try #require(try attempts.last?.get())
             #expect(report.topic == topic)
             #expect(try await consume(consumer, count: 1).map(\.value) == [bytes("after")])
+            await admin.close()
             await consumer.close()
             await producer.shutdown()
         }
@@ -74,6 +75,7 @@ struct BrokerFailureTests {
             #expect(error.description.contains("fetch cluster metadata"))
         }
         #expect(ContinuousClock.now - started < .seconds(10))
+        await admin.close()
     }
 
     @Test("in durable mode a broker restart loses nothing")

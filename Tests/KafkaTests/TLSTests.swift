@@ -37,6 +37,7 @@ struct TLSTests {
             try consumer.subscribe(topics: [topic])
             let received = try await consume(consumer, count: 1)
             #expect(received.first?.value == bytes("encrypted"))
+            await admin.close()
             await consumer.close()
             await producer.shutdown()
         }
@@ -53,6 +54,8 @@ struct TLSTests {
             await #expect(throws: KafkaError.self) { try await untrusted.checkConnectivity() }
             let plaintext = try KafkaAdminClient(configuration: clientConfiguration(broker), logger: testLogger)
             await #expect(throws: KafkaError.self) { try await plaintext.checkConnectivity() }
+            await untrusted.close()
+            await plaintext.close()
         }
     }
 }

@@ -53,8 +53,9 @@ func consumerConfiguration(_ broker: LocalBroker, group: String) -> KafkaConsume
 }
 
 func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) async throws {
-    let admin = try KafkaAdminClient(configuration: clientConfiguration(broker), logger: testLogger)
-    try await admin.createTopic(KafkaTopicSpecification(name: name, partitions: partitions))
+    try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+        try await $0.createTopic(KafkaTopicSpecification(name: name, partitions: partitions))
+    }
 }
 
 /// Polls until `count` messages arrived, or fails after `timeout`. Each poll
