@@ -15,7 +15,8 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable {
             ERR_error_string_n(code, &buffer, buffer.count)
             messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return CryptoError(operation: operation, detail: messages.isEmpty ? "unknown OpenSSL error" : messages.joined(separator: "; "))
+        return CryptoError(
+            operation: operation, detail: messages.isEmpty ? "unknown OpenSSL error" : messages.joined(separator: "; "))
     }
 
     static func check(_ result: Int32, _ operation: String) throws(CryptoError) {

@@ -105,10 +105,12 @@ public struct EventEnvelope: Sendable, Hashable {
         let reader = AttributeReader(object: object)
         let specVersion = try reader.string(.specversion)
         guard specVersion == Self.specVersion else {
-            throw EventDecodingError(.unsupportedSpecVersion, field: "$.specversion", "expected 1.0, got \(specVersion)")
+            throw EventDecodingError(
+                .unsupportedSpecVersion, field: "$.specversion", "expected 1.0, got \(specVersion)")
         }
         if let contentType = try reader.optionalString(.datacontenttype), contentType != Self.contentType {
-            throw EventDecodingError(.schemaInvalid, field: "$.datacontenttype", "expected \(Self.contentType), got \(contentType)")
+            throw EventDecodingError(
+                .schemaInvalid, field: "$.datacontenttype", "expected \(Self.contentType), got \(contentType)")
         }
         let timeText = try reader.string(.time)
         guard let time = EventTime.parse(timeText) else {
@@ -151,7 +153,8 @@ private struct AttributeReader {
         case .none, .null?: return nil
         case .string(let value)?: return value
         case let other?:
-            throw EventDecodingError(.schemaInvalid, field: "$.\(attribute.rawValue)", "expected a string, got \(other.typeName)")
+            throw EventDecodingError(
+                .schemaInvalid, field: "$.\(attribute.rawValue)", "expected a string, got \(other.typeName)")
         }
     }
 

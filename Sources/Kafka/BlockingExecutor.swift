@@ -27,6 +27,21 @@ final class BlockingExecutor: Sendable {
         }
     }
 
+    /// Runs a librdkafka call on this executor, first checking that the client
+    /// is still open, and passes its typed error through.
+    func perform<Result: Sendable>(
+        on handle: RDKafkaHandle, _ operation: String,
+        _ body: @escaping @Sendable () throws(KafkaError) -> Result
+    ) async throws(KafkaError) -> Result {
+        let outcome = await run { () -> Swift.Result<Result, KafkaError> in
+            Swift.Result { () throws(KafkaError) in
+                try handle.ensureOpen(operation)
+                return try body()
+            }
+        }
+        return try outcome.get()
+    }
+
     /// Blocks the calling (non-cooperative) thread; for deinitializers and shutdown paths.
     func runSynchronously<Result>(_ body: () throws -> Result) rethrows -> Result {
         try queue.sync(execute: body)

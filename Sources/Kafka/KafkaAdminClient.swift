@@ -34,7 +34,9 @@ public struct KafkaTopicSpecification: Sendable, Hashable {
     /// A compacted topic keeps the newest record per key: for materialized state
     /// such as contacts, where a tombstone (null value) deletes a key.
     public static func compacted(name: String, partitions: Int = 1, replicationFactor: Int = -1) -> Self {
-        Self(name: name, partitions: partitions, replicationFactor: replicationFactor, config: ["cleanup.policy": "compact"])
+        Self(
+            name: name, partitions: partitions, replicationFactor: replicationFactor,
+            config: ["cleanup.policy": "compact"])
     }
 }
 
@@ -90,13 +92,9 @@ public final class KafkaAdminClient: Sendable {
     public func createTopics(_ topics: [KafkaTopicSpecification], ifNotExists: Bool = true) async throws(KafkaError) {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("admin request")
-                try Self.createTopicsBlocking(handle, topics, ifNotExists: ifNotExists, timeout: timeout)
-            }
+        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> Void in
+            try Self.createTopicsBlocking(handle, topics, ifNotExists: ifNotExists, timeout: timeout)
         }
-        try result.get()
     }
 
     public func createTopic(_ topic: KafkaTopicSpecification, ifNotExists: Bool = true) async throws(KafkaError) {
@@ -108,7 +106,7 @@ public final class KafkaAdminClient: Sendable {
     ) throws(KafkaError) {
         let operation = "create topics \(topics.map(\.name))"
         var newTopics: [OpaquePointer?] = []
-        defer { newTopics.forEach { rd_kafka_NewTopic_destroy($0) } }
+        defer { for newTopic in newTopics { rd_kafka_NewTopic_destroy(newTopic) } }
         var errorText = [CChar](repeating: 0, count: 512)
         for topic in topics {
             guard
@@ -139,95 +137,90 @@ public final class KafkaAdminClient: Sendable {
     public func deleteTopics(_ names: [String], ifExists: Bool = true) async throws(KafkaError) {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("admin request")
-                var deletes: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
-                defer { deletes.forEach { rd_kafka_DeleteTopic_destroy($0) } }
-                let event = try AdminRequest(
-                    handle, RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout: timeout, operation: "delete topics \(names)"
-                ).run { options, queue in
-                    rd_kafka_DeleteTopics(handle.pointer, &deletes, deletes.count, options, queue)
-                }
-                defer { rd_kafka_event_destroy(event) }
-                var count = 0
-                let results = rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(event), &count)
-                try checkTopicResults(results, count: count, operation: "delete topic") {
-                    ifExists && $0 == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
-                }
+        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> Void in
+            var deletes: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
+            defer { for delete in deletes { rd_kafka_DeleteTopic_destroy(delete) } }
+            let event = try AdminRequest(
+                handle, RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout: timeout, operation: "delete topics \(names)"
+            ).run { options, queue in
+                rd_kafka_DeleteTopics(handle.pointer, &deletes, deletes.count, options, queue)
+            }
+            defer { rd_kafka_event_destroy(event) }
+            var count = 0
+            let results = rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(event), &count)
+            try checkTopicResults(results, count: count, operation: "delete topic") {
+                ifExists && $0 == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART
             }
         }
-        try result.get()
     }
 
     /// Partitions and leaders of one topic; throws `unknownTopicOrPartition` when it does not exist.
     public func describeTopic(_ name: String) async throws(KafkaError) -> KafkaTopicDescription {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        let result = await executor.run { () -> Result<KafkaTopicDescription, KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("admin request")
-                let metadata = try handle.metadata(topic: name, timeout: timeout)
-                guard let topic = metadata.topics.first(where: { $0.name == name }) else {
-                    throw .client("topic \(name) not in metadata", operation: "describe topic", code: .unknownTopicOrPartition)
-                }
-                if let error = topic.error { throw error }
-                return KafkaTopicDescription(name: topic.name, partitions: topic.partitions)
+        return try await executor.perform(on: handle, "admin request") {
+            () throws(KafkaError) -> KafkaTopicDescription in
+            let metadata = try handle.metadata(topic: name, timeout: timeout)
+            guard let topic = metadata.topics.first(where: { $0.name == name }) else {
+                throw .client(
+                    "topic \(name) not in metadata", operation: "describe topic", code: .unknownTopicOrPartition)
             }
+            if let error = topic.error { throw error }
+            return KafkaTopicDescription(name: topic.name, partitions: topic.partitions)
         }
-        return try result.get()
     }
 
     /// A topic's configuration as the broker reports it (e.g. `cleanup.policy`).
     public func topicConfiguration(_ name: String) async throws(KafkaError) -> [String: String] {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        let result = await executor.run { () -> Result<[String: String], KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("admin request")
-                let operation = "describe configuration of topic \(name)"
-                var resources: [OpaquePointer?] = [rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name)]
-                defer { resources.forEach { rd_kafka_ConfigResource_destroy($0) } }
-                let event = try AdminRequest(handle, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout: timeout, operation: operation)
-                    .run { options, queue in
-                        rd_kafka_DescribeConfigs(handle.pointer, &resources, resources.count, options, queue)
-                    }
-                defer { rd_kafka_event_destroy(event) }
-                var count = 0
-                guard let described = rd_kafka_DescribeConfigs_result_resources(
-                    rd_kafka_event_DescribeConfigs_result(event), &count), count > 0, let resource = described[0]
-                else { throw .client("no configuration returned", operation: operation, code: .unknownTopicOrPartition) }
-                let code = rd_kafka_ConfigResource_error(resource)
-                if code != RD_KAFKA_RESP_ERR_NO_ERROR {
-                    throw KafkaError(
-                        rawCode: code, operation: operation,
-                        message: rd_kafka_ConfigResource_error_string(resource).map { String(cString: $0) })
-                }
-                var entryCount = 0
-                var configuration: [String: String] = [:]
-                if let entries = rd_kafka_ConfigResource_configs(resource, &entryCount) {
-                    for index in 0..<entryCount {
-                        guard let entry = entries[index], let entryName = rd_kafka_ConfigEntry_name(entry) else { continue }
-                        configuration[String(cString: entryName)] = rd_kafka_ConfigEntry_value(entry).map { String(cString: $0) }
-                    }
-                }
-                return configuration
+        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> [String: String] in
+            let operation = "describe configuration of topic \(name)"
+            var resources: [OpaquePointer?] = [rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name)]
+            defer { for resource in resources { rd_kafka_ConfigResource_destroy(resource) } }
+            let event = try AdminRequest(
+                handle, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout: timeout, operation: operation
+            )
+            .run { options, queue in
+                rd_kafka_DescribeConfigs(handle.pointer, &resources, resources.count, options, queue)
             }
+            defer { rd_kafka_event_destroy(event) }
+            var count = 0
+            guard
+                let described = rd_kafka_DescribeConfigs_result_resources(
+                    rd_kafka_event_DescribeConfigs_result(event), &count), count > 0, let resource = described[0]
+            else {
+                throw .client("no configuration returned", operation: operation, code: .unknownTopicOrPartition)
+            }
+            let code = rd_kafka_ConfigResource_error(resource)
+            if code != RD_KAFKA_RESP_ERR_NO_ERROR {
+                throw KafkaError(
+                    rawCode: code, operation: operation,
+                    message: rd_kafka_ConfigResource_error_string(resource).map { String(cString: $0) })
+            }
+            var entryCount = 0
+            var configuration: [String: String] = [:]
+            if let entries = rd_kafka_ConfigResource_configs(resource, &entryCount) {
+                for index in 0..<entryCount {
+                    guard let entry = entries[index], let entryName = rd_kafka_ConfigEntry_name(entry) else {
+                        continue
+                    }
+                    configuration[String(cString: entryName)] = rd_kafka_ConfigEntry_value(entry).map {
+                        String(cString: $0)
+                    }
+                }
+            }
+            return configuration
         }
-        return try result.get()
     }
 
     /// Names of all topics in the cluster.
     public func listTopics() async throws(KafkaError) -> [String] {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        let result = await executor.run { () -> Result<[String], KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("admin request")
-                return try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
-            }
+        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> [String] in
+            return try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
         }
-        return try result.get()
     }
 
     /// Fails within the request timeout with a clear error when no broker answers.
@@ -256,7 +249,8 @@ private struct AdminRequest {
         defer { rd_kafka_AdminOptions_destroy(options) }
         var errorText = [CChar](repeating: 0, count: 512)
         try KafkaError.check(
-            rd_kafka_AdminOptions_set_request_timeout(options, timeout.timeoutMilliseconds, &errorText, errorText.count),
+            rd_kafka_AdminOptions_set_request_timeout(
+                options, timeout.timeoutMilliseconds, &errorText, errorText.count),
             operation)
         let queue = rd_kafka_queue_new(handle.pointer)
         defer { rd_kafka_queue_destroy(queue) }

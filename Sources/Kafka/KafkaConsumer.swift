@@ -79,18 +79,14 @@ public final class KafkaConsumer: Service, Sendable {
     ) async throws(KafkaError) -> [KafkaConsumerMessage] {
         let handle = self.handle
         let topicNames = self.topicNames
-        let result = await executor.run { () -> Result<[KafkaConsumerMessage], KafkaError> in
-            Result { () throws(KafkaError) in
-                try Self.pollBlocking(handle, topicNames, maxMessages: maxMessages, timeout: timeout)
-            }
+        return try await executor.perform(on: handle, "poll") { () throws(KafkaError) -> [KafkaConsumerMessage] in
+            try Self.pollBlocking(handle, topicNames, maxMessages: maxMessages, timeout: timeout)
         }
-        return try result.get()
     }
 
     private static func pollBlocking(
         _ handle: RDKafkaHandle, _ topicNames: TopicNameCache, maxMessages: Int, timeout: Duration
     ) throws(KafkaError) -> [KafkaConsumerMessage] {
-        try handle.ensureOpen("poll")
         var batch: [KafkaConsumerMessage] = []
         batch.reserveCapacity(min(maxMessages, 1024))
         var wait = timeout.timeoutMilliseconds
@@ -170,7 +166,8 @@ public final class KafkaConsumer: Service, Sendable {
         for message in messages {
             latest[message.topicPartition] = max(latest[message.topicPartition] ?? -1, message.offset + 1)
         }
-        try storeOffsets(latest.map { KafkaPartitionOffset(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value) })
+        try storeOffsets(
+            latest.map { KafkaPartitionOffset(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value) })
     }
 
     public func markProcessed(_ message: KafkaConsumerMessage) throws(KafkaError) {
@@ -187,7 +184,10 @@ public final class KafkaConsumer: Service, Sendable {
         for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.debug(
                 "offset not stored; partition no longer assigned",
-                metadata: ["partition": "\(element.topicPartition)", "reason": "\(KafkaError(rawCode: element.error, operation: "store offset"))"])
+                metadata: [
+                    "partition": "\(element.topicPartition)",
+                    "reason": "\(KafkaError(rawCode: element.error, operation: "store offset"))",
+                ])
         }
         if code != RD_KAFKA_RESP_ERR_NO_ERROR, code != RD_KAFKA_RESP_ERR__STATE,
             code != RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION
@@ -220,15 +220,11 @@ public final class KafkaConsumer: Service, Sendable {
     /// Synchronously commits exactly these positions.
     public func commit(_ offsets: [KafkaPartitionOffset]) async throws(KafkaError) {
         let handle = self.handle
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("commit offsets")
-                let list = TopicPartitionList(offsets)
-                try KafkaError.check(rd_kafka_commit(handle.pointer, list.pointer, 0), "commit \(offsets)")
-                try list.checkElements("commit")
-            }
+        try await executor.perform(on: handle, "commit offsets") { () throws(KafkaError) in
+            let list = TopicPartitionList(offsets)
+            try KafkaError.check(rd_kafka_commit(handle.pointer, list.pointer, 0), "commit \(offsets)")
+            try list.checkElements("commit")
         }
-        try result.get()
     }
 
     /// The group's committed positions; nil where nothing is committed.
@@ -237,21 +233,18 @@ public final class KafkaConsumer: Service, Sendable {
     ) async throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
         let handle = self.handle
         let timeout = timeout ?? configuration.client.requestTimeout
-        let result = await executor.run { () -> Result<[KafkaTopicPartition: Int64?], KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("fetch committed offsets")
-                let list = TopicPartitionList(partitions)
-                try KafkaError.check(
-                    rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
-                    "fetch committed offsets")
-                var offsets: [KafkaTopicPartition: Int64?] = [:]
-                for element in list.elements {
-                    offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
-                }
-                return offsets
+        return try await executor.perform(on: handle, "fetch committed offsets") {
+            () throws(KafkaError) -> [KafkaTopicPartition: Int64?] in
+            let list = TopicPartitionList(partitions)
+            try KafkaError.check(
+                rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
+                "fetch committed offsets")
+            var offsets: [KafkaTopicPartition: Int64?] = [:]
+            for element in list.elements {
+                offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
             }
+            return offsets
         }
-        return try result.get()
     }
 
     // MARK: Flow control
@@ -267,33 +260,35 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// Stops fetching from these partitions (e.g. while a downstream is slow) without leaving the group.
     public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
-        try handle.ensureOpen("pause")
-        let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_pause_partitions(handle.pointer, list.pointer), "pause \(partitions)")
-        try list.checkElements("pause")
+        try setPaused(partitions, true)
     }
 
     public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
-        try handle.ensureOpen("resume")
+        try setPaused(partitions, false)
+    }
+
+    private func setPaused(_ partitions: [KafkaTopicPartition], _ paused: Bool) throws(KafkaError) {
+        let operation = paused ? "pause" : "resume"
+        try handle.ensureOpen(operation)
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(rd_kafka_resume_partitions(handle.pointer, list.pointer), "resume \(partitions)")
-        try list.checkElements("resume")
+        let code =
+            paused
+            ? rd_kafka_pause_partitions(handle.pointer, list.pointer)
+            : rd_kafka_resume_partitions(handle.pointer, list.pointer)
+        try KafkaError.check(code, "\(operation) \(partitions)")
+        try list.checkElements(operation)
     }
 
     /// Moves the fetch position of assigned partitions.
     public func seek(_ offsets: [KafkaPartitionOffset], timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let handle = self.handle
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in
-                try handle.ensureOpen("seek")
-                let list = TopicPartitionList(offsets)
-                try KafkaError.check(
-                    rd_kafka_seek_partitions(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
-                    "seek \(offsets)")
-                try list.checkElements("seek")
-            }
+        return try await executor.perform(on: handle, "seek") { () throws(KafkaError) -> Void in
+            let list = TopicPartitionList(offsets)
+            try KafkaError.check(
+                rd_kafka_seek_partitions(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
+                "seek \(offsets)")
+            try list.checkElements("seek")
         }
-        try result.get()
     }
 
     /// Lag of this consumer's group on the given partitions (default: the
@@ -301,7 +296,8 @@ public final class KafkaConsumer: Service, Sendable {
     /// ``KafkaOffsetLookup``).
     public func lag(partitions: [KafkaTopicPartition]? = nil) async throws(KafkaError) -> [KafkaPartitionLag] {
         let partitions = if let partitions { partitions } else { try assignment() }
-        let lookup = try KafkaOffsetLookup(configuration: configuration.client, groupID: configuration.groupID, logger: logger)
+        let lookup = try KafkaOffsetLookup(
+            configuration: configuration.client, groupID: configuration.groupID, logger: logger)
         do {
             let lag = try await lookup.lag(partitions)
             await lookup.close()
@@ -336,7 +332,8 @@ public final class KafkaConsumer: Service, Sendable {
             // rebalances and a later commit may be refused as stale.
             let committed = rd_kafka_commit(handle.pointer, nil, 0)
             if committed != RD_KAFKA_RESP_ERR_NO_ERROR, committed != RD_KAFKA_RESP_ERR__NO_OFFSET {
-                logger.warning("commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
+                logger.warning(
+                    "commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
             }
             let code = rd_kafka_consumer_close(handle.pointer)
             if code != RD_KAFKA_RESP_ERR_NO_ERROR {

@@ -74,7 +74,9 @@ public final class KafkaOffsetLookup: Sendable {
     }
 
     /// Low and verified high watermarks.
-    public func watermarks(_ partitions: [KafkaTopicPartition]) async throws(KafkaError) -> [KafkaTopicPartition: KafkaWatermarks] {
+    public func watermarks(_ partitions: [KafkaTopicPartition]) async throws(KafkaError) -> [KafkaTopicPartition:
+        KafkaWatermarks]
+    {
         try await run { (reader) throws(KafkaError) in
             var result: [KafkaTopicPartition: KafkaWatermarks] = [:]
             for partition in partitions {
@@ -86,7 +88,8 @@ public final class KafkaOffsetLookup: Sendable {
 
     /// The group's committed positions (nil where it has committed nothing).
     /// Requires the `groupID` this lookup was made with.
-    public func committed(_ partitions: [KafkaTopicPartition]) async throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
+    public func committed(_ partitions: [KafkaTopicPartition]) async throws(KafkaError) -> [KafkaTopicPartition: Int64?]
+    {
         try await run { (reader) throws(KafkaError) in try reader.committed(partitions) }
     }
 
@@ -113,13 +116,9 @@ public final class KafkaOffsetLookup: Sendable {
         _ body: @escaping @Sendable (PartitionReader) throws(KafkaError) -> Result
     ) async throws(KafkaError) -> Result {
         let reader = PartitionReader(handle: handle, timeout: timeout)
-        let result = await executor.run { () -> Swift.Result<Result, KafkaError> in
-            Swift.Result { () throws(KafkaError) in
-                try reader.handle.ensureOpen("offset lookup")
-                return try body(reader)
-            }
+        return try await executor.perform(on: handle, "offset lookup") { () throws(KafkaError) -> Result in
+            try body(reader)
         }
-        return try result.get()
     }
 }
 
@@ -171,7 +170,9 @@ private struct PartitionReader: Sendable {
         return try query.elements.map { (element) throws(KafkaError) in
             let bounds = try watermarks(element.topicPartition)
             let candidate = element.error == RD_KAFKA_RESP_ERR_NO_ERROR ? element.offset : nil
-            if let candidate, try isFirst(atOrAfter: milliseconds, offset: candidate, in: element.topicPartition, bounds) {
+            if let candidate,
+                try isFirst(atOrAfter: milliseconds, offset: candidate, in: element.topicPartition, bounds)
+            {
                 return KafkaTimestampOffset(
                     offset: position(element.topicPartition, candidate < 0 ? bounds.high : candidate), source: .broker)
             }

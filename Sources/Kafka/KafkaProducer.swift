@@ -1,8 +1,8 @@
 internal import CRdkafka
 import Foundation
-import Synchronization
 public import Logging
 public import ServiceLifecycle
+import Synchronization
 
 /// Produces records and reports, per record, where it was stored or why not.
 ///
@@ -187,12 +187,10 @@ public final class KafkaProducer: Service, Sendable {
     /// error instead of librdkafka's silent background retries.
     public func checkConnectivity(timeout: Duration? = nil) async throws(KafkaError) {
         let handle = instance.handle
-        try handle.ensureOpen("check connectivity")
         let timeout = timeout ?? configuration.client.requestTimeout
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in _ = try handle.metadata(topic: nil, timeout: timeout) }
+        try await executor.perform(on: handle, "check connectivity") { () throws(KafkaError) in
+            _ = try handle.metadata(topic: nil, timeout: timeout)
         }
-        try result.get()
     }
 
     /// Runs until the service group shuts down, then flushes records in flight.
@@ -222,7 +220,8 @@ public final class KafkaProducer: Service, Sendable {
     /// instances. Requires ``KafkaProducerConfiguration/transactionalID``.
     public func initTransactions(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         try await transactionCall { (producer) throws(KafkaError) in
-            try KafkaError.check(rd_kafka_init_transactions(producer, timeout.timeoutMilliseconds), "initialize transactions")
+            try KafkaError.check(
+                rd_kafka_init_transactions(producer, timeout.timeoutMilliseconds), "initialize transactions")
         }
     }
 
@@ -252,7 +251,8 @@ public final class KafkaProducer: Service, Sendable {
 
     public func commitTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         try await transactionCall { (producer) throws(KafkaError) in
-            try KafkaError.check(rd_kafka_commit_transaction(producer, timeout.timeoutMilliseconds), "commit transaction")
+            try KafkaError.check(
+                rd_kafka_commit_transaction(producer, timeout.timeoutMilliseconds), "commit transaction")
         }
     }
 
@@ -266,11 +266,7 @@ public final class KafkaProducer: Service, Sendable {
         _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
     ) async throws(KafkaError) {
         let handle = instance.handle
-        try handle.ensureOpen("transaction")
-        let result = await executor.run { () -> Result<Void, KafkaError> in
-            Result { () throws(KafkaError) in try call(handle.pointer) }
-        }
-        try result.get()
+        try await executor.perform(on: handle, "transaction") { () throws(KafkaError) in try call(handle.pointer) }
     }
 }
 
@@ -310,7 +306,9 @@ extension Optional where Wrapped == [UInt8] {
         case .some(let bytes):
             // An empty array may have no base address, but empty is not null in Kafka.
             if bytes.isEmpty {
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) { body(UnsafeBufferPointer(rebasing: $0[0..<0])) }
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1) {
+                    body(UnsafeBufferPointer(rebasing: $0[0..<0]))
+                }
             }
             return bytes.withUnsafeBufferPointer { body($0) }
         }

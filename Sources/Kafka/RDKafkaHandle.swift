@@ -169,8 +169,8 @@ struct ClusterMetadata: Sendable {
     }
 }
 
-private let logCallback:
-    @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void =
+    {
         handle, level, facility, text in
         guard let handle, let callbacks = ClientCallbacks.from(rd_kafka_opaque(handle)) else { return }
         let facility = facility.map { String(cString: $0) } ?? "?"

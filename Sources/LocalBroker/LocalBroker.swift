@@ -74,7 +74,8 @@ public final class LocalBroker: Sendable {
             name: "Tansu broker", executable: tansu, arguments: arguments,
             environment: storage?.clientEnvironment ?? [:],
             logFile: options.logDirectory.appendingPathComponent("tansu-\(port).log"), detached: options.detached)
-        try await Loopback.waitUntilAccepting(port: brokerPort, process: broker, name: broker.name, timeout: .seconds(30))
+        try await Loopback.waitUntilAccepting(
+            port: brokerPort, process: broker, name: broker.name, timeout: .seconds(30))
         guard let tls = options.tls else { return [broker] }
         let terminator = try ManagedProcess(
             name: "TLS terminator (socat)", executable: try ToolLocator.executable(named: "socat"),
@@ -83,7 +84,8 @@ public final class LocalBroker: Sendable {
                 "TCP:\(Loopback.host):\(brokerPort)",
             ],
             logFile: options.logDirectory.appendingPathComponent("tls-\(port).log"), detached: options.detached)
-        try await Loopback.waitUntilAccepting(port: port, process: terminator, name: terminator.name, timeout: .seconds(30))
+        try await Loopback.waitUntilAccepting(
+            port: port, process: terminator, name: terminator.name, timeout: .seconds(30))
         return [broker, terminator]
     }
 

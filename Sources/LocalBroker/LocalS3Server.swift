@@ -40,7 +40,6 @@ public final class LocalS3Server: Sendable {
         return server
     }
 
-
     func createBucket() throws {
         let status = try Loopback.httpStatus(method: "PUT", port: port, path: "/\(bucket)")
         // 409: the bucket exists already, which is what we want.

@@ -7,15 +7,21 @@ public enum ToolLocator {
     public static let setupHint = "Run `make setup` in the intent-pipeline checkout, or set the variable."
 
     public static func tansu(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        try locate(variable: "INTENT_TANSU_BIN", relativePath: ".venv/bin/tansu", name: "the Tansu broker", environment: environment)
+        try locate(
+            variable: "INTENT_TANSU_BIN", relativePath: ".venv/bin/tansu", name: "the Tansu broker",
+            environment: environment)
     }
 
     public static func python(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        try locate(variable: "INTENT_PYTHON", relativePath: ".venv/bin/python", name: "the project's Python", environment: environment)
+        try locate(
+            variable: "INTENT_PYTHON", relativePath: ".venv/bin/python", name: "the project's Python",
+            environment: environment)
     }
 
     /// A program on `PATH`, such as `socat`.
-    public static func executable(named name: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+    public static func executable(
+        named name: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> String {
         let directories = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for directory in directories {
             let candidate = "\(directory)/\(name)"

@@ -50,7 +50,9 @@ struct KafkaBenchmark: AsyncParsableCommand {
             broker = started
             bootstrap = started.bootstrapServers
         }
-        print("broker \(bootstrap); \(messages) messages of \(size) bytes, linger.ms=\(lingerMs), \(partitions) partitions, \(rounds) rounds")
+        print(
+            "broker \(bootstrap); \(messages) messages of \(size) bytes, linger.ms=\(lingerMs), \(partitions) partitions, \(rounds) rounds"
+        )
 
         let client = KafkaConfiguration(bootstrapServers: [bootstrap], clientID: "intent-bench")
         let admin = try KafkaAdminClient(configuration: client, logger: logger)
@@ -81,7 +83,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
             ("swift_consume_per_s", median(rates.swiftConsume)), ("c_consume_per_s", median(rates.cConsume)),
         ]
         print(
-            "ratios (Swift/C, medians): produce \(ratio(result[0].1, result[1].1)), consume \(ratio(result[2].1, result[3].1))")
+            "ratios (Swift/C, medians): produce \(ratio(result[0].1, result[1].1)), consume \(ratio(result[2].1, result[3].1))"
+        )
         if let broker { await broker.stop() }
         print("{" + result.map { "\"\($0.0)\": \(Int($0.1))" }.joined(separator: ", ") + "}")
     }
@@ -98,7 +101,9 @@ struct KafkaBenchmark: AsyncParsableCommand {
         let started = ContinuousClock.now
         let results = await producer.send(batch: batch)
         let elapsed = ContinuousClock.now - started
-        guard results.allSucceeded else { throw ValidationError("Swift producer: \(results.failureCount) deliveries failed") }
+        guard results.allSucceeded else {
+            throw ValidationError("Swift producer: \(results.failureCount) deliveries failed")
+        }
         await producer.shutdown()
         return Double(messages) / elapsed.seconds
     }
@@ -107,7 +112,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
         // The topic holds the warm-up message too.
         let expected = messages + 1
         let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(client: client, groupID: "bench-\(UUID())", sessionTimeout: .seconds(6)),
+            configuration: KafkaConsumerConfiguration(
+                client: client, groupID: "bench-\(UUID())", sessionTimeout: .seconds(6)),
             logger: logger)
         try consumer.subscribe(topics: [topic])
         var received = 0
@@ -166,7 +172,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
                 if status == 0 {
                     continuation.resume(returning: result)
                 } else {
-                    let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    let message = String(
+                        decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                     continuation.resume(throwing: ValidationError("C baseline: \(message)"))
                 }
             }.start()
@@ -177,7 +184,8 @@ struct KafkaBenchmark: AsyncParsableCommand {
 private func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return 0 }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 private func ratio(_ swift: Double, _ c: Double) -> String {

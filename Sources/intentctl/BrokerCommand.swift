@@ -36,7 +36,8 @@ struct BrokerCommand: AsyncParsableCommand {
             let logger = try logging.makeLogger(label: "intentctl.broker")
             if let existing = try BrokerState.load(from: state.directory), !existing.runningChildren.isEmpty {
                 throw ValidationError(
-                    "A local broker is already running at \(existing.bootstrapServers) (stop it with `intentctl broker stop`).")
+                    "A local broker is already running at \(existing.bootstrapServers) (stop it with `intentctl broker stop`)."
+                )
             }
             let options = LocalBroker.Options(
                 port: port, durable: durable, logDirectory: state.directory.appendingPathComponent("logs"),
@@ -62,7 +63,8 @@ struct BrokerCommand: AsyncParsableCommand {
     }
 
     struct Stop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the local broker (and its S3 server) started by `broker start`.")
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the local broker (and its S3 server) started by `broker start`.")
 
         @OptionGroup var state: StateOptions
 

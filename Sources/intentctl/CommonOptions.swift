@@ -6,10 +6,17 @@ import Logging
 
 /// Kafka connection options shared by every command that talks to a cluster.
 struct KafkaOptions: ParsableArguments {
-    @Option(name: .long, help: "Comma-separated host:port list. Default: $KAFKA_BOOTSTRAP_SERVERS, else the broker `intentctl broker start` left running.")
+    @Option(
+        name: .long,
+        help:
+            "Comma-separated host:port list. Default: $KAFKA_BOOTSTRAP_SERVERS, else the broker `intentctl broker start` left running."
+    )
     var bootstrapServers: String?
 
-    @Option(name: .customLong("kafka-property"), help: ArgumentHelp("Any librdkafka property, as key=value. Repeatable; wins over the environment.", valueName: "key=value"))
+    @Option(
+        name: .customLong("kafka-property"),
+        help: ArgumentHelp(
+            "Any librdkafka property, as key=value. Repeatable; wins over the environment.", valueName: "key=value"))
     var kafkaProperties: [String] = []
 
     @OptionGroup var state: StateOptions
@@ -26,7 +33,8 @@ struct KafkaOptions: ParsableArguments {
         if configuration.bootstrapServers.isEmpty {
             guard let running = try BrokerState.load(from: state.directory) else {
                 throw ValidationError(
-                    "No Kafka brokers given: pass --bootstrap-servers, set KAFKA_BOOTSTRAP_SERVERS, or run `intentctl broker start`.")
+                    "No Kafka brokers given: pass --bootstrap-servers, set KAFKA_BOOTSTRAP_SERVERS, or run `intentctl broker start`."
+                )
             }
             configuration.bootstrapServers = [running.bootstrapServers]
         }
@@ -37,7 +45,9 @@ struct KafkaOptions: ParsableArguments {
 
 /// Where `intentctl broker` keeps its state and logs.
 struct StateOptions: ParsableArguments {
-    @Option(name: .long, help: "State directory for the local broker. Default: $INTENT_STATE_DIR, else .intent in the checkout.")
+    @Option(
+        name: .long,
+        help: "State directory for the local broker. Default: $INTENT_STATE_DIR, else .intent in the checkout.")
     var stateDir: String?
 
     var directory: URL {
@@ -51,7 +61,8 @@ struct StateOptions: ParsableArguments {
 }
 
 struct LoggingOptions: ParsableArguments {
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical. Default: $LOG_LEVEL, else info.")
+    @Option(
+        name: .long, help: "trace, debug, info, notice, warning, error or critical. Default: $LOG_LEVEL, else info.")
     var logLevel: String?
 
     func makeLogger(label: String) throws -> Logger {

@@ -37,7 +37,9 @@ struct DemoCommand: AsyncParsableCommand {
         let flow = SmokeFlow(bootstrapServers: bootstrap, eventsPerUser: events, logger: logger)
         // The flow ends the group when it finishes or fails; the broker stops last.
         services.append(
-            .init(service: flow, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup))
+            .init(
+                service: flow, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -4,7 +4,9 @@ import Kafka
 struct KafkaConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kafka-config",
-        abstract: "Print the effective librdkafka properties a worker would use (secrets redacted), and check the brokers answer.")
+        abstract:
+            "Print the effective librdkafka properties a worker would use (secrets redacted), and check the brokers answer."
+    )
 
     @Flag(help: "Also connect and list the topics, failing within the request timeout if no broker answers.")
     var check = false
@@ -19,7 +21,9 @@ struct KafkaConfigCommand: AsyncParsableCommand {
             output("\(key)=\(KafkaConfiguration.displayValue(of: key, value))")
         }
         if check {
-            let topics = try await KafkaAdminClient.with(configuration: configuration, logger: logging.makeLogger(label: "intentctl")) {
+            let topics = try await KafkaAdminClient.with(
+                configuration: configuration, logger: logging.makeLogger(label: "intentctl")
+            ) {
                 try await $0.listTopics()
             }
             output("# connected: \(topics.count) topics")

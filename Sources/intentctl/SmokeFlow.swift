@@ -66,7 +66,8 @@ final class SmokeFlow: Service, Sendable {
         await producer.shutdown()
 
         let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(client: client, groupID: "\(topic)-readers", sessionTimeout: .seconds(6)),
+            configuration: KafkaConsumerConfiguration(
+                client: client, groupID: "\(topic)-readers", sessionTimeout: .seconds(6)),
             logger: logger)
         let seen: [String: [Int]]
         do {
@@ -78,7 +79,8 @@ final class SmokeFlow: Service, Sendable {
         }
 
         for user in Self.users where seen[user] != Array(0..<eventsPerUser) {
-            throw SmokeFlowError(message: "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
+            throw SmokeFlowError(
+                message: "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
         }
         try await KafkaAdminClient.with(configuration: client, logger: logger) { try await $0.deleteTopics([topic]) }
     }
@@ -93,7 +95,9 @@ final class SmokeFlow: Service, Sendable {
                 let envelope = try EventEnvelope.decode(message.value ?? [])
                 let ping = try envelope.decodeData(as: SmokePing.self)
                 seen[envelope.userID, default: []].append(ping.sequence)
-                output("  ← \(message.topicPartition)@\(message.offset) \(envelope.userID): #\(ping.sequence) \(ping.message)")
+                output(
+                    "  ← \(message.topicPartition)@\(message.offset) \(envelope.userID): #\(ping.sequence) \(ping.message)"
+                )
             }
             received += batch.count
             try consumer.markProcessed(batch)

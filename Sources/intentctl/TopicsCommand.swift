@@ -14,7 +14,9 @@ struct TopicsCommand: AsyncParsableCommand {
         @Option(help: "Number of partitions.") var partitions = 6
         @Option(help: "Replication factor; -1 uses the broker default.") var replicationFactor = -1
         @Flag(help: "cleanup.policy=compact: keep the newest record per key.") var compact = false
-        @Option(name: .customLong("config"), help: ArgumentHelp("Topic configuration key=value. Repeatable.", valueName: "key=value"))
+        @Option(
+            name: .customLong("config"),
+            help: ArgumentHelp("Topic configuration key=value. Repeatable.", valueName: "key=value"))
         var configs: [String] = []
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
@@ -22,8 +24,11 @@ struct TopicsCommand: AsyncParsableCommand {
         func run() async throws {
             var config = try KafkaConfiguration.parseProperties(configs)
             if compact { config["cleanup.policy"] = "compact" }
-            let topic = KafkaTopicSpecification(name: name, partitions: partitions, replicationFactor: replicationFactor, config: config)
-            try await KafkaAdminClient.with(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")) {
+            let topic = KafkaTopicSpecification(
+                name: name, partitions: partitions, replicationFactor: replicationFactor, config: config)
+            try await KafkaAdminClient.with(
+                configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
+            ) {
                 try await $0.createTopic(topic)
             }
             output("created \(name) (\(partitions) partitions\(compact ? ", compacted" : ""))")
@@ -56,12 +61,15 @@ struct TopicsCommand: AsyncParsableCommand {
                 try await $0.describeTopic(name)
             }
             let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
-            let watermarks = try await lookup.watermarks(description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) })
+            let watermarks = try await lookup.watermarks(
+                description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) })
             await lookup.close()
             output("topic \(name): \(description.partitions.count) partitions")
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {
                 let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]
-                output("  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")")
+                output(
+                    "  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")"
+                )
             }
         }
     }
@@ -73,7 +81,9 @@ struct TopicsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            try await KafkaAdminClient.with(configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")) {
+            try await KafkaAdminClient.with(
+                configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
+            ) {
                 try await $0.deleteTopics(names)
             }
             output("deleted \(names.joined(separator: ", "))")

@@ -5,7 +5,9 @@ import Testing
 struct DigestTests {
     @Test("SHA-256 matches the FIPS 180-2 test vector")
     func sha256() {
-        #expect(Digest.hex(Digest.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Digest.hex(Digest.sha256(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test("HMAC-SHA256 matches RFC 4231 test case 2")

@@ -4,7 +4,9 @@ import Testing
 
 let sampleTime = Date(timeIntervalSince1970: 1_763_726_400.25)
 
-func sampleEnvelope(data: JSONValue = .object(["sequence": .integer(1), "message": .string("hello 小明")])) -> EventEnvelope {
+func sampleEnvelope(data: JSONValue = .object(["sequence": .integer(1), "message": .string("hello 小明")]))
+    -> EventEnvelope
+{
     EventEnvelope(
         id: "evt-1", source: "/voice/test", type: SmokePing.type, time: sampleTime, subject: "intent-1",
         dataSchema: SmokePing.dataSchema, userID: "user-1", conversationID: "conv-1", intentID: "intent-1",
@@ -37,7 +39,9 @@ struct EventEnvelopeTests {
     @Test("encoding is canonical: sorted keys, stable bytes")
     func canonical() throws {
         let text = String(decoding: sampleEnvelope().encoded(), as: UTF8.self)
-        #expect(text.hasPrefix(#"{"causationid":"evt-0","conversationid":"conv-1","data":{"message":"hello 小明","sequence":1}"#))
+        #expect(
+            text.hasPrefix(
+                #"{"causationid":"evt-0","conversationid":"conv-1","data":{"message":"hello 小明","sequence":1}"#))
         #expect(text.contains(#""time":"2025-11-21T12:00:00.250Z""#))
         #expect(sampleEnvelope().encoded() == sampleEnvelope().encoded())
     }
@@ -67,14 +71,25 @@ struct EventEnvelopeTests {
         return [
             Rejection(name: "not JSON", bytes: Array("{not json".utf8), reason: .unparseable, field: nil),
             Rejection(name: "a JSON array", bytes: Array("[1,2]".utf8), reason: .unparseable, field: nil),
-            Rejection(name: "missing userid", bytes: mutated { $0["userid"] = nil }, reason: .schemaInvalid, field: "$.userid"),
+            Rejection(
+                name: "missing userid", bytes: mutated { $0["userid"] = nil }, reason: .schemaInvalid, field: "$.userid"
+            ),
             Rejection(name: "empty id", bytes: mutated { $0["id"] = "" }, reason: .schemaInvalid, field: "$.id"),
-            Rejection(name: "numeric source", bytes: mutated { $0["source"] = 7 }, reason: .schemaInvalid, field: "$.source"),
-            Rejection(name: "unknown attribute", bytes: mutated { $0["amount"] = "1" }, reason: .schemaInvalid, field: "$.amount"),
-            Rejection(name: "bad time", bytes: mutated { $0["time"] = "yesterday" }, reason: .schemaInvalid, field: "$.time"),
-            Rejection(name: "missing data", bytes: mutated { $0["data"] = nil }, reason: .schemaInvalid, field: "$.data"),
-            Rejection(name: "spec version 0.3", bytes: mutated { $0["specversion"] = "0.3" }, reason: .unsupportedSpecVersion, field: "$.specversion"),
-            Rejection(name: "XML content", bytes: mutated { $0["datacontenttype"] = "text/xml" }, reason: .schemaInvalid, field: "$.datacontenttype"),
+            Rejection(
+                name: "numeric source", bytes: mutated { $0["source"] = 7 }, reason: .schemaInvalid, field: "$.source"),
+            Rejection(
+                name: "unknown attribute", bytes: mutated { $0["amount"] = "1" }, reason: .schemaInvalid,
+                field: "$.amount"),
+            Rejection(
+                name: "bad time", bytes: mutated { $0["time"] = "yesterday" }, reason: .schemaInvalid, field: "$.time"),
+            Rejection(
+                name: "missing data", bytes: mutated { $0["data"] = nil }, reason: .schemaInvalid, field: "$.data"),
+            Rejection(
+                name: "spec version 0.3", bytes: mutated { $0["specversion"] = "0.3" }, reason: .unsupportedSpecVersion,
+                field: "$.specversion"),
+            Rejection(
+                name: "XML content", bytes: mutated { $0["datacontenttype"] = "text/xml" }, reason: .schemaInvalid,
+                field: "$.datacontenttype"),
         ]
     }()
 

@@ -21,10 +21,14 @@ struct SchemaCheck {
 
     /// Runs scripts/check_schemas.py (jsonschema, draft 2020-12) over schemas/ and the given events.
     static func run(events: [EventEnvelope], extraEvents: [[UInt8]] = []) throws -> SchemaCheck {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-check-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "schema-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var arguments = [projectRoot.appendingPathComponent("scripts/check_schemas.py").path, projectRoot.appendingPathComponent("schemas").path]
+        var arguments = [
+            projectRoot.appendingPathComponent("scripts/check_schemas.py").path,
+            projectRoot.appendingPathComponent("schemas").path,
+        ]
         for (index, bytes) in (events.map { $0.encoded() } + extraEvents).enumerated() {
             let file = directory.appendingPathComponent("event-\(index).json")
             try Data(bytes).write(to: file)

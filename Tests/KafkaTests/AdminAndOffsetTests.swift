@@ -38,11 +38,12 @@ struct AdminAndOffsetTests {
             let base = Date(timeIntervalSince1970: 1_800_000_000)
             // Three batches, ten records each, one minute apart.
             for minute in 0..<3 {
-                try await producer.sendAll((0..<10).map { index in
-                    KafkaProducerMessage(
-                        topic: topic, key: "k", value: bytes("\(minute)-\(index)"),
-                        timestamp: base.addingTimeInterval(Double(minute * 60) + Double(index) / 100))
-                })
+                try await producer.sendAll(
+                    (0..<10).map { index in
+                        KafkaProducerMessage(
+                            topic: topic, key: "k", value: bytes("\(minute)-\(index)"),
+                            timestamp: base.addingTimeInterval(Double(minute * 60) + Double(index) / 100))
+                    })
             }
             let lookup = try KafkaOffsetLookup(configuration: clientConfiguration(broker), logger: testLogger)
             func offset(at time: Date) async throws -> Int64 {
@@ -54,7 +55,8 @@ struct AdminAndOffsetTests {
             #expect(try await offset(at: base.addingTimeInterval(120)) == 20)
             #expect(try await offset(at: base.addingTimeInterval(3600)) == 30, "after the last record: the end")
 
-            let watermarks = try #require(try await lookup.watermarks([KafkaTopicPartition(topic: topic, partition: 0)]).values.first)
+            let watermarks = try #require(
+                try await lookup.watermarks([KafkaTopicPartition(topic: topic, partition: 0)]).values.first)
             #expect(watermarks.high == 30)
             #expect(watermarks.low == 0)
             await lookup.close()
@@ -75,7 +77,8 @@ struct AdminAndOffsetTests {
             try await plain.send(KafkaProducerMessage(topic: input, key: "k", value: bytes("request")))
 
             let group = uniqueName("group")
-            let consumer = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            let consumer = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: group), logger: testLogger)
             try consumer.subscribe(topics: [input])
             let request = try #require(try await consume(consumer, count: 1, commit: false).first)
 
@@ -90,7 +93,8 @@ struct AdminAndOffsetTests {
 
             let committed = try await consumer.committed([request.topicPartition])
             #expect(committed[request.topicPartition] == 1)
-            let reader = try KafkaConsumer(configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
+            let reader = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
             try reader.subscribe(topics: [output])
             #expect(try await consume(reader, count: 1).first?.value == bytes("response"))
             await reader.close()

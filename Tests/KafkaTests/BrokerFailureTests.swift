@@ -15,7 +15,8 @@ struct BrokerFailureTests {
             try await createTopic(broker, topic)
             let producer = try KafkaProducer(
                 configuration: producerConfiguration(broker, deliveryTimeout: .seconds(4)), logger: testLogger)
-            let consumer = try KafkaConsumer(configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
+            let consumer = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
             try consumer.subscribe(topics: [topic])
             try await producer.send(KafkaProducerMessage(topic: topic, key: "k", value: bytes("before")))
             #expect(try await consume(consumer, count: 1).map(\.value) == [bytes("before")])
@@ -24,12 +25,14 @@ struct BrokerFailureTests {
 
             // A send fails once its delivery timeout passes, with a connectivity error.
             let started = ContinuousClock.now
-            let failed = await producer.send(batch: [KafkaProducerMessage(topic: topic, key: "k", value: bytes("lost"))])
+            let failed = await producer.send(batch: [KafkaProducerMessage(topic: topic, key: "k", value: bytes("lost"))]
+            )
             let elapsed = ContinuousClock.now - started
-            let error = try #require(failed.first.flatMap { result -> KafkaError? in
-                if case .failure(let error) = result { return error }
-                return nil
-            })
+            let error = try #require(
+                failed.first.flatMap { result -> KafkaError? in
+                    if case .failure(let error) = result { return error }
+                    return nil
+                })
             #expect(error.code.isConnectivity, "\(error)")
             #expect(elapsed < .seconds(15))
             // The background error streams told us too.
@@ -49,7 +52,9 @@ struct BrokerFailureTests {
             try await producer.checkConnectivity()
             var attempts: [Result<KafkaDeliveryReport, KafkaError>] = []
             while attempts.count < 3, attempts.last.map({ if case .success = $0 { false } else { true } }) ?? true {
-                attempts += await producer.send(batch: [KafkaProducerMessage(topic: topic, key: "k", value: bytes("after"))])
+                attempts += await producer.send(batch: [
+                    KafkaProducerMessage(topic: topic, key: "k", value: bytes("after"))
+                ])
             }
             let report = try #require(try attempts.last?.get())
             #expect(report.topic == topic)
@@ -85,13 +90,15 @@ struct BrokerFailureTests {
             try await createTopic(broker, topic, partitions: 2)
             let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
             let values = (0..<500).map { "record \($0)" }
-            try await producer.sendAll(values.map { KafkaProducerMessage(topic: topic, key: "user-\($0.count % 7)", value: bytes($0)) })
+            try await producer.sendAll(
+                values.map { KafkaProducerMessage(topic: topic, key: "user-\($0.count % 7)", value: bytes($0)) })
             await producer.shutdown()
 
             await broker.kill()
             try await broker.restart()
 
-            let consumer = try KafkaConsumer(configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
+            let consumer = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
             try consumer.subscribe(topics: [topic])
             let received = try await consume(consumer, count: values.count)
             #expect(Set(received.compactMap { $0.value.map { String(decoding: $0, as: UTF8.self) } }) == Set(values))

@@ -19,7 +19,10 @@ struct ConfigurationTests {
 
     @Test("key=value properties parse, and malformed ones are rejected with the culprit named")
     func propertyAssignments() throws {
-        #expect(try KafkaConfiguration.parseProperties(["linger.ms=7", "sasl.password=a=b"]) == ["linger.ms": "7", "sasl.password": "a=b"])
+        #expect(
+            try KafkaConfiguration.parseProperties(["linger.ms=7", "sasl.password=a=b"]) == [
+                "linger.ms": "7", "sasl.password": "a=b",
+            ])
         #expect {
             try KafkaConfiguration.parseProperties(["nonsense"])
         } throws: { ($0 as? KafkaError)?.message.contains("nonsense") == true }

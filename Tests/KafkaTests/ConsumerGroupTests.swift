@@ -126,7 +126,8 @@ struct ConsumerGroupTests {
             let log = ProcessingLog()
 
             func produce(_ range: Range<Int>) async throws {
-                try await producer.sendAll(range.map { KafkaProducerMessage(topic: topic, key: "user-\($0)", value: bytes("\($0)")) })
+                try await producer.sendAll(
+                    range.map { KafkaProducerMessage(topic: topic, key: "user-\($0)", value: bytes("\($0)")) })
             }
             let consumers = try ["a", "b", "c"].map { _ in
                 try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
@@ -166,18 +167,26 @@ struct ConsumerGroupTests {
             // processing was never confirmed committed. The local broker bumps
             // the group generation mid-rebalance, so commits can fail with
             // ILLEGAL_GENERATION; when none failed, nothing may repeat at all.
-            let duplicates = Dictionary(grouping: entries, by: { KafkaPartitionOffset(topic: topic, partition: $0.partition, offset: $0.offset) })
-                .filter { $0.value.count > 1 }.keys
+            let duplicates = Dictionary(
+                grouping: entries,
+                by: { KafkaPartitionOffset(topic: topic, partition: $0.partition, offset: $0.offset) }
+            )
+            .filter { $0.value.count > 1 }.keys
             let atRisk = log.atRisk
-            #expect(duplicates.allSatisfy { atRisk.contains($0) }, "committed work processed twice: \(duplicates.filter { !atRisk.contains($0) }.sorted { $0.description < $1.description }.prefix(5))")
+            #expect(
+                duplicates.allSatisfy { atRisk.contains($0) },
+                "committed work processed twice: \(duplicates.filter { !atRisk.contains($0) }.sorted { $0.description < $1.description }.prefix(5))"
+            )
             if log.failedCommits == 0 {
                 #expect(duplicates.isEmpty, "no commit failed, yet records were processed twice")
             }
             #expect(entries.contains { $0.member == "c" }, "the new member processed records")
 
             // Every partition's committed offset is at its end.
-            let verifier = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
-            let lag = try await verifier.lag(partitions: (0..<Int32(partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) })
+            let verifier = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            let lag = try await verifier.lag(
+                partitions: (0..<Int32(partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) })
             // Committed offsets trail the end only by work never confirmed committed.
             let totalLag = lag.map(\.lag).reduce(0, +)
             #expect(totalLag <= Int64(atRisk.count), "lag \(totalLag) exceeds the \(atRisk.count) unconfirmed records")
@@ -195,9 +204,11 @@ struct ConsumerGroupTests {
             let group = uniqueName("group")
             try await createTopic(broker, topic)
             let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
-            try await producer.sendAll((0..<100).map { KafkaProducerMessage(topic: topic, key: "k", value: bytes("\($0)")) })
+            try await producer.sendAll(
+                (0..<100).map { KafkaProducerMessage(topic: topic, key: "k", value: bytes("\($0)")) })
 
-            let first = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            let first = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: group), logger: testLogger)
             try first.subscribe(topics: [topic])
             var processed: [KafkaConsumerMessage] = []
             while processed.count < 40 {
@@ -208,7 +219,8 @@ struct ConsumerGroupTests {
             try await first.commit()
             await first.close()
 
-            let second = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            let second = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: group), logger: testLogger)
             try second.subscribe(topics: [topic])
             let rest = try await consume(second, count: 60)
             #expect(rest.first?.offset == 40)
@@ -224,8 +236,10 @@ struct ConsumerGroupTests {
             let topic = uniqueName("pause")
             try await createTopic(broker, topic)
             let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
-            try await producer.sendAll((0..<10).map { KafkaProducerMessage(topic: topic, key: "k", value: bytes("\($0)")) })
-            let consumer = try KafkaConsumer(configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
+            try await producer.sendAll(
+                (0..<10).map { KafkaProducerMessage(topic: topic, key: "k", value: bytes("\($0)")) })
+            let consumer = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: uniqueName("group")), logger: testLogger)
             let partition = KafkaTopicPartition(topic: topic, partition: 0)
             try consumer.assign([KafkaPartitionOffset(topic: topic, partition: 0, offset: KafkaConsumer.beginning)])
             let firstFive = try await consume(consumer, count: 5, commit: false)

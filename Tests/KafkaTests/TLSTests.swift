@@ -8,7 +8,8 @@ import Testing
 struct TLSTests {
     /// Writes a freshly generated certificate and key to a private directory.
     func writeCertificate() throws -> (certificate: String, key: String) {
-        let generated = try SelfSignedCertificate.generate(commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        let generated = try SelfSignedCertificate.generate(
+            commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("tls"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("broker.pem")
@@ -25,7 +26,8 @@ struct TLSTests {
         try await withBroker(LocalBroker.Options(tls: files)) { broker in
             let security = KafkaSecurity.tls(KafkaTLS(caLocation: files.certificate))
             let topic = uniqueName("tls")
-            let admin = try KafkaAdminClient(configuration: clientConfiguration(broker, security: security), logger: testLogger)
+            let admin = try KafkaAdminClient(
+                configuration: clientConfiguration(broker, security: security), logger: testLogger)
             try await admin.createTopic(KafkaTopicSpecification(name: topic))
             let producer = try KafkaProducer(
                 configuration: KafkaProducerConfiguration(client: clientConfiguration(broker, security: security)),

@@ -8,7 +8,8 @@ import Testing
 /// trouble still shows up next to a failing test.
 let testLogger: Logger = {
     var logger = Logger(label: "kafka-tests") { StreamLogHandler.standardError(label: $0) }
-    logger.logLevel = ProcessInfo.processInfo.environment["INTENT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+    logger.logLevel =
+        ProcessInfo.processInfo.environment["INTENT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
     return logger
 }()
 
@@ -38,11 +39,15 @@ func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plain
     KafkaConfiguration(
         bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,
         connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10),
-        debugContexts: ProcessInfo.processInfo.environment["INTENT_TEST_KAFKA_DEBUG"]?.split(separator: ",").map(String.init) ?? [])
+        debugContexts: ProcessInfo.processInfo.environment["INTENT_TEST_KAFKA_DEBUG"]?.split(separator: ",").map(
+            String.init) ?? [])
 }
 
-func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20)) -> KafkaProducerConfiguration {
-    KafkaProducerConfiguration(client: clientConfiguration(broker), linger: .milliseconds(1), deliveryTimeout: deliveryTimeout)
+func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20))
+    -> KafkaProducerConfiguration
+{
+    KafkaProducerConfiguration(
+        client: clientConfiguration(broker), linger: .milliseconds(1), deliveryTimeout: deliveryTimeout)
 }
 
 /// A group member with a short session timeout: joins take about 3 s on the local broker.
