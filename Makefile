@@ -10,7 +10,8 @@ export INTENT_TANSU_BIN ?= $(ROOT)/.venv/bin/tansu
 export INTENT_PYTHON ?= $(ROOT)/.venv/bin/python
 
 SWIFT ?= swift
-SWIFT_BUILD_FLAGS ?=
+# One set of flags for every build, so demo, test and build share one cache.
+SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
@@ -28,8 +29,8 @@ build: setup ## Build every target (debug)
 demo: build ## Run the pipeline demo on an embedded local broker
 	$(SWIFT) run $(SWIFT_BUILD_FLAGS) intentctl demo
 
-test: setup ## Run every test (unit and integration, against a real local broker)
-	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS) -Xswiftc -warnings-as-errors
+test: setup lint ## Run every test (unit and integration, against a real local broker)
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
 
 bench: setup ## Benchmark the Swift Kafka layer against raw librdkafka
