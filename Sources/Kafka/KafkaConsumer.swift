@@ -18,6 +18,8 @@ public final class KafkaConsumer: Service, Sendable {
     let handle: RDKafkaHandle
     private let executor: BlockingExecutor
     private let topicNames: TopicNameCache
+    /// The consumer queue, for taking already-fetched records in one call.
+    private let queue: ConsumerQueue
     private let logger: Logger
     private let closed = Mutex(false)
 
@@ -41,6 +43,7 @@ public final class KafkaConsumer: Service, Sendable {
         try KafkaError.check(rd_kafka_poll_set_consumer(handle.pointer), "route events to consumer queue")
         executor = BlockingExecutor(label: "\(handle.name)-blocking")
         topicNames = TopicNameCache()
+        queue = ConsumerQueue(handle: handle)
     }
 
     deinit {
@@ -48,6 +51,9 @@ public final class KafkaConsumer: Service, Sendable {
         if !closed.withLock({ $0 }) {
             rd_kafka_consumer_close(handle.pointer)
         }
+        // The queue reference must go before the instance it belongs to.
+        queue.destroy()
+        handle.destroy()
         handle.callbacks.finish()
     }
 
@@ -79,35 +85,65 @@ public final class KafkaConsumer: Service, Sendable {
     ) async throws(KafkaError) -> [KafkaConsumerMessage] {
         let handle = self.handle
         let topicNames = self.topicNames
+        let queue = self.queue
         return try await executor.perform(on: handle, "poll") { () throws(KafkaError) -> [KafkaConsumerMessage] in
-            try Self.pollBlocking(handle, topicNames, maxMessages: maxMessages, timeout: timeout)
+            try Self.pollBlocking(handle, queue, topicNames, maxMessages: maxMessages, timeout: timeout)
         }
     }
 
     private static func pollBlocking(
-        _ handle: RDKafkaHandle, _ topicNames: TopicNameCache, maxMessages: Int, timeout: Duration
+        _ handle: RDKafkaHandle, _ queue: ConsumerQueue, _ topicNames: TopicNameCache, maxMessages: Int,
+        timeout: Duration
     ) throws(KafkaError) -> [KafkaConsumerMessage] {
         var batch: [KafkaConsumerMessage] = []
         batch.reserveCapacity(min(maxMessages, 1024))
-        var wait = timeout.timeoutMilliseconds
-        while batch.count < maxMessages, let raw = rd_kafka_consumer_poll(handle.pointer, wait) {
-            wait = 0
-            defer { rd_kafka_message_destroy(raw) }
-            let message = raw.pointee
-            if message.err != RD_KAFKA_RESP_ERR_NO_ERROR {
-                if message.err == RD_KAFKA_RESP_ERR__PARTITION_EOF { continue }
-                let error = KafkaError(
-                    rawCode: message.err, operation: "consume",
-                    message: message.payload.map {
-                        String(decoding: UnsafeRawBufferPointer(start: $0, count: message.len), as: UTF8.self)
-                    })
-                if let fatal = handle.fatalError(operation: "consume") { throw fatal }
-                handle.callbacks.report(error)
-                continue
+        // Wait for the first record; rebalance and error callbacks are served here too.
+        guard let first = rd_kafka_consumer_poll(handle.pointer, timeout.timeoutMilliseconds) else { return batch }
+        try accept(first, into: &batch, handle, topicNames)
+        // Then take what is already fetched in one call, under one queue lock.
+        let wanted = maxMessages - batch.count
+        guard wanted > 0 else { return batch }
+        try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<rd_kafka_message_t>?.self, capacity: wanted) {
+            (raw) throws(KafkaError) in
+            let count = rd_kafka_consume_batch_queue(queue.pointer, 0, raw.baseAddress, wanted)
+            guard count > 0 else { return }
+            var failure: KafkaError?
+            for index in 0..<count {
+                guard let message = raw[index] else { continue }
+                if failure == nil {
+                    do throws(KafkaError) {
+                        try accept(message, into: &batch, handle, topicNames)
+                    } catch {
+                        failure = error
+                    }
+                } else {
+                    rd_kafka_message_destroy(message)
+                }
             }
-            batch.append(makeMessage(raw, topicNames))
+            if let failure { throw failure }
         }
         return batch
+    }
+
+    /// Appends a record, or reports a consumer error; destroys the librdkafka message either way.
+    private static func accept(
+        _ raw: UnsafeMutablePointer<rd_kafka_message_t>, into batch: inout [KafkaConsumerMessage],
+        _ handle: RDKafkaHandle, _ topicNames: TopicNameCache
+    ) throws(KafkaError) {
+        defer { rd_kafka_message_destroy(raw) }
+        let message = raw.pointee
+        guard message.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            if message.err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
+            let error = KafkaError(
+                rawCode: message.err, operation: "consume",
+                message: message.payload.map {
+                    String(decoding: UnsafeRawBufferPointer(start: $0, count: message.len), as: UTF8.self)
+                })
+            if let fatal = handle.fatalError(operation: "consume") { throw fatal }
+            handle.callbacks.report(error)
+            return
+        }
+        batch.append(makeMessage(raw, topicNames))
     }
 
     /// Copies a librdkafka message into Swift values; the C memory is freed right after.
@@ -327,6 +363,7 @@ public final class KafkaConsumer: Service, Sendable {
         guard shouldClose else { return }
         let handle = self.handle
         let logger = self.logger
+        let queue = self.queue
         await executor.run {
             // Commit before leaving: once this member leaves, the group
             // rebalances and a later commit may be refused as stale.
@@ -339,6 +376,7 @@ public final class KafkaConsumer: Service, Sendable {
             if code != RD_KAFKA_RESP_ERR_NO_ERROR {
                 logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
             }
+            queue.destroy()
             handle.destroy()
         }
     }
@@ -368,6 +406,27 @@ public struct KafkaConsumerBatches: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(consumer: consumer, maxMessages: maxMessages, timeout: timeout)
     }
+}
+
+/// The handle's consumer queue (`rd_kafka_queue_get_consumer`), released
+/// before the handle is destroyed.
+final class ConsumerQueue: @unchecked Sendable {
+    let pointer: OpaquePointer
+    private let released = Mutex(false)
+
+    init(handle: RDKafkaHandle) {
+        pointer = rd_kafka_queue_get_consumer(handle.pointer)
+    }
+
+    func destroy() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        if first { rd_kafka_queue_destroy(pointer) }
+    }
+
+    deinit { destroy() }
 }
 
 /// Topic names by librdkafka topic handle, so consuming does not build a new

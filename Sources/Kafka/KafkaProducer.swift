@@ -149,9 +149,9 @@ public final class KafkaProducer: Service, Sendable {
     private func produce(
         _ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer, handle: RDKafkaHandle
     ) -> KafkaError? {
-        let operation = "produce to \(message.topic)"
+        // The operation text is built only on failure: this runs per message.
         if message.headers.count > 64 {
-            return .client("at most 64 headers per message", operation: operation)
+            return .client("at most 64 headers per message", operation: "produce to \(message.topic)")
         }
         let timestamp = message.timestamp.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? 0
         let partition = message.partition ?? RD_KAFKA_PARTITION_UA
@@ -167,7 +167,7 @@ public final class KafkaProducer: Service, Sendable {
                 }
             }
         }
-        return error.map { KafkaError(consuming: $0, operation: operation) }
+        return error.map { KafkaError(consuming: $0, operation: "produce to \(message.topic)") }
     }
 
     /// Waits until every queued record is delivered or failed, at most `timeout`.
