@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "IntentEvents", targets: ["IntentEvents"]),
+        .library(name: "ContactResolution", targets: ["ContactResolution"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
         .executable(name: "intent-bench", targets: ["intent-bench"]),
         .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
@@ -59,6 +60,11 @@ let package = Package(
             dependencies: ["IntentCrypto"],
             swiftSettings: swiftSettings
         ),
+        /// Matching people by spoken name across scripts; pure, no broker.
+        .target(
+            name: "ContactResolution",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LocalBroker",
             dependencies: [
@@ -72,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "intentctl",
             dependencies: [
-                "Kafka", "IntentEvents", "LocalBroker",
+                "Kafka", "IntentEvents", "LocalBroker", "ContactResolution",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,6 +114,11 @@ let package = Package(
         .testTarget(
             name: "IntentEventsTests",
             dependencies: ["IntentEvents", "LocalBroker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ContactResolutionTests",
+            dependencies: ["ContactResolution"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

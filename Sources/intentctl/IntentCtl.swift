@@ -13,7 +13,9 @@ struct IntentCtl: AsyncParsableCommand {
             KAFKA_SECURITY_PROTOCOL=sasl_ssl, KAFKA_SASL_USERNAME=svc). Logs go to standard error; \
             results to standard output.
             """,
-        subcommands: [BrokerCommand.self, TopicsCommand.self, KafkaConfigCommand.self, DemoCommand.self]
+        subcommands: [
+            BrokerCommand.self, TopicsCommand.self, KafkaConfigCommand.self, ContactsCommand.self, DemoCommand.self,
+        ]
     )
 
 }

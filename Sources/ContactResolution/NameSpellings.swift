@@ -1,0 +1,117 @@
+import Foundation
+
+/// Turns a name in any script into the Latin spellings people use for it, so
+/// that 孙波, "Sun Bo", "sunbo" and "Bo Sun" meet, as do Юлия Щукина, "Yulia
+/// Shchukina" and "Iuliia Shchukina".
+///
+/// Spellings are lowercase ASCII words separated by single spaces. For Han
+/// names: toneless pinyin with surname readings, surname-first and
+/// given-name-first, spaced and joined. For Cyrillic: several
+/// transliteration schemes, because people write Russian names in whichever
+/// one their documents used.
+enum NameSpellings {
+    static func of(_ name: String) -> Set<String> {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return [] }
+        var spellings: Set<String> = []
+        if trimmed.unicodeScalars.contains(where: isHan) {
+            spellings.formUnion(hanSpellings(trimmed))
+        }
+        if trimmed.unicodeScalars.contains(where: isCyrillic) {
+            spellings.formUnion(cyrillicSpellings(trimmed))
+        }
+        spellings.insert(normalizedLatin(trimmed))
+        return Set(spellings.filter { !$0.isEmpty })
+    }
+
+    /// Lowercase ASCII words: diacritics removed, punctuation dropped, spaces collapsed.
+    static func normalizedLatin(_ text: String) -> String {
+        // Plain ASCII needs no ICU round trip, which dominates the cost of a query.
+        let ascii =
+            text.utf8.allSatisfy { $0 < 0x80 }
+            ? text.lowercased()
+            : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII; Lower"), reverse: false)
+                ?? text.lowercased()
+        return words(ascii).joined(separator: " ")
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.split { !$0.isLetter && !$0.isNumber }.map { String($0) }
+    }
+
+    // MARK: Han
+
+    private static func hanSpellings(_ name: String) -> Set<String> {
+        let characters = Array(name.filter { !$0.isWhitespace })
+        let syllables = characters.map { pinyin(String($0)) }
+        guard !syllables.isEmpty else { return [] }
+        // The surname reading, and how many characters the surname has.
+        var surname = syllables[0]
+        var surnameLength = 1
+        if characters.count >= 3, let reading = SurnameReadings.compound[String(characters[0...1])] {
+            surname = reading
+            surnameLength = 2
+        } else if let reading = SurnameReadings.single[characters[0]] {
+            surname = reading
+        }
+        let given = syllables.dropFirst(surnameLength)
+        var spellings: Set<String> = [
+            ([surname] + given).joined(separator: " "),
+            ([surname] + given).joined(),
+            // ICU's own reading too: it may be what the user typed.
+            syllables.joined(separator: " "),
+        ]
+        if !given.isEmpty {
+            spellings.insert("\(surname) \(given.joined())")
+            spellings.insert("\(given.joined()) \(surname)")
+        }
+        return spellings
+    }
+
+    private static func pinyin(_ text: String) -> String {
+        (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
+            .filter { $0.isLetter }
+    }
+
+    private static func isHan(_ scalar: Unicode.Scalar) -> Bool {
+        (0x4E00...0x9FFF).contains(scalar.value) || (0x3400...0x4DBF).contains(scalar.value)
+    }
+
+    // MARK: Cyrillic
+
+    /// Schemes in common use: BGN/PCGN (Yuliya Shchukina), ICU's ISO 9-like
+    /// Any-Latin, and the passport style (Iuliia), plus the forms people type
+    /// (Yulia).
+    private static func cyrillicSpellings(_ name: String) -> Set<String> {
+        var spellings: Set<String> = []
+        if let bgn = name.applyingTransform(StringTransform("Russian-Latin/BGN; Latin-ASCII; Lower"), reverse: false) {
+            let bgnWords = words(bgn).joined(separator: " ")
+            spellings.insert(bgnWords)
+            // Common simplifications of BGN: -iya/-iy endings and "yu"/"ya" written as "iu"/"ia".
+            spellings.insert(
+                bgnWords.replacingOccurrences(of: "iya", with: "ia").replacingOccurrences(of: "iy", with: "y"))
+            spellings.insert(
+                bgnWords.replacingOccurrences(of: "iya", with: "ya").replacingOccurrences(of: "iy", with: "i"))
+            spellings.insert(
+                bgnWords.replacingOccurrences(of: "yu", with: "iu").replacingOccurrences(of: "ya", with: "ia"))
+        }
+        spellings.insert(passportStyle(name))
+        return spellings
+    }
+
+    /// Russian passports (ICAO 9303): ю iu, я ia, й i, х kh, ц ts, щ shch, ы y, ъ ie, ё e.
+    private static func passportStyle(_ name: String) -> String {
+        let table: [Character: String] = [
+            "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i",
+            "й": "i", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
+            "у": "u", "ф": "f", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "ie", "ы": "y",
+            "ь": "", "э": "e", "ю": "iu", "я": "ia",
+        ]
+        let latin = name.lowercased().map { table[$0] ?? String($0) }.joined()
+        return normalizedLatin(latin)
+    }
+
+    private static func isCyrillic(_ scalar: Unicode.Scalar) -> Bool {
+        (0x0400...0x04FF).contains(scalar.value)
+    }
+}
