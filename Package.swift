@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "intent-bench",
             dependencies: [
-                "Kafka", "LocalBroker", "CKafkaBaseline",
+                "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

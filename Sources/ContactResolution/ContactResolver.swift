@@ -44,15 +44,32 @@ public struct ContactResolver: Sendable {
     private let entries: [Entry]
     /// Spelling → contacts having it, with the kind of key it is for them.
     private let exact: [String: [(index: Int, kind: MatchKind)]]
-    /// For fuzzy matching, spellings grouped by first letter (typos rarely change it).
-    private let byInitial: [Character: [(spelling: String, index: Int)]]
+    /// For fuzzy matching, spellings (as UTF-8) grouped by first letter (typos rarely change it).
+    private let byInitial: [UInt8: FuzzyBucket]
+
+    /// Spellings prepared for fuzzy comparison, stored column-wise so the
+    /// cheap bound checks read plain values, without reference counting.
+    private struct FuzzyBucket: Sendable {
+        var lengths: [Int] = []
+        var histograms: [SIMD32<UInt8>] = []
+        var spellings: [[UInt8]] = []
+        var owners: [Int] = []
+
+        mutating func append(_ spelling: String, owner: Int) {
+            let bytes = Array(spelling.utf8)
+            lengths.append(bytes.count)
+            histograms.append(StringSimilarity.histogram(bytes))
+            spellings.append(bytes)
+            owners.append(owner)
+        }
+    }
     public let thresholds: Thresholds
 
     public init(contacts: [Contact], now: Date = Date(), thresholds: Thresholds = Thresholds()) {
         self.thresholds = thresholds
         var entries: [Entry] = []
         var exact: [String: [(index: Int, kind: MatchKind)]] = [:]
-        var byInitial: [Character: [(spelling: String, index: Int)]] = [:]
+        var byInitial: [UInt8: FuzzyBucket] = [:]
         for (index, contact) in contacts.enumerated() {
             entries.append(
                 Entry(
@@ -60,7 +77,9 @@ public struct ContactResolver: Sendable {
                     affinity: Self.affinity(contact, now: now)))
             for (spelling, kind) in Self.keys(of: contact) {
                 exact[spelling, default: []].append((index, kind))
-                if let initial = spelling.first { byInitial[initial, default: []].append((spelling, index)) }
+                if let initial = spelling.utf8.first {
+                    byInitial[initial, default: FuzzyBucket()].append(spelling, owner: index)
+                }
             }
         }
         self.entries = entries
@@ -147,16 +166,35 @@ public struct ContactResolver: Sendable {
             }
         }
         // Typos and phonetic variants: similar spellings with the same initial.
+        // Skipped when a strong match exists: weak ones cannot change the outcome.
+        guard !best.values.contains(where: { $0 >= thresholds.strong }) else {
+            return best.map { (index: $0.key, score: $0.value) }
+        }
+        let needed = thresholds.weak + Self.fuzzyPenalty
         for spelling in spellings {
-            guard let initial = spelling.first else { continue }
-            for candidate in byInitial[initial] ?? [] where best[candidate.index] ?? 0 < thresholds.strong {
-                let similarity = StringSimilarity.jaroWinkler(spelling, candidate.spelling)
-                // Scaled so that even a near-identical spelling stays a weak match.
-                offer(candidate.index, similarity - 0.1)
+            let query = Array(spelling.utf8)
+            guard let initial = query.first, let bucket = byInitial[initial] else { continue }
+            let histogram = StringSimilarity.histogram(query)
+            bucket.lengths.withUnsafeBufferPointer { lengths in
+                bucket.histograms.withUnsafeBufferPointer { histograms in
+                    for position in lengths.indices
+                    where StringSimilarity.upperBound(query.count, lengths[position]) >= needed
+                        && StringSimilarity.upperBound(
+                            query.count, histogram, lengths[position], histograms[position]) >= needed
+                    {
+                        let similarity = StringSimilarity.jaroWinkler(query, bucket.spellings[position])
+                        // Scaled so that even a near-identical spelling stays a weak match.
+                        offer(bucket.owners[position], similarity - Self.fuzzyPenalty)
+                    }
+                }
             }
         }
         return best.map { (index: $0.key, score: $0.value) }
     }
+
+    /// Subtracted from a fuzzy similarity: a spelling that only resembles a
+    /// name is at best a weak match, which the user is asked to confirm.
+    private static let fuzzyPenalty = 0.1
 
     /// The phrase with nicknames replaced by the formal names they stand for.
     private func nicknameExpansions(of spelling: String) -> [String] {
