@@ -2,10 +2,6 @@
 /// names, where typos and phonetic variants keep the start ("Jonh", "Shchukina"
 /// / "Schukina").
 enum StringSimilarity {
-    static func jaroWinkler(_ lhs: String, _ rhs: String) -> Double {
-        jaroWinkler(Array(lhs.utf8), Array(rhs.utf8))
-    }
-
     /// The highest Jaro-Winkler similarity two strings of these lengths can
     /// reach: lets callers skip pairs that cannot reach a threshold.
     static func upperBound(_ lhsCount: Int, _ rhsCount: Int) -> Double {

@@ -41,9 +41,4 @@ final class BlockingExecutor: Sendable {
         }
         return try outcome.get()
     }
-
-    /// Blocks the calling (non-cooperative) thread; for deinitializers and shutdown paths.
-    func runSynchronously<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try queue.sync(execute: body)
-    }
 }

@@ -88,7 +88,6 @@ public struct KafkaConfiguration: Sendable, Hashable {
         return result
     }
 
-    /// The librdkafka properties this configuration stands for.
     /// The effective librdkafka properties, e.g. for `intentctl kafka config`.
     public var librdkafkaProperties: [String: String] {
         var result: [String: String] = [

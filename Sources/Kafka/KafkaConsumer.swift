@@ -243,9 +243,8 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         try handle.ensureOpen("commit offsets")
         let code = await executor.run { rd_kafka_commit(handle.pointer, nil, 0) }
-        if code == RD_KAFKA_RESP_ERR__NO_OFFSET { return true }
+        if code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR__NO_OFFSET { return true }
         let error = KafkaError(rawCode: code, operation: "commit offsets")
-        if error.code == .noError { return true }
         if error.code.isRebalance {
             logger.info("commit deferred until the group has rebalanced", metadata: ["reason": "\(error.name)"])
             return false
@@ -271,15 +270,7 @@ public final class KafkaConsumer: Service, Sendable {
         let timeout = timeout ?? configuration.client.requestTimeout
         return try await executor.perform(on: handle, "fetch committed offsets") {
             () throws(KafkaError) -> [KafkaTopicPartition: Int64?] in
-            let list = TopicPartitionList(partitions)
-            try KafkaError.check(
-                rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
-                "fetch committed offsets")
-            var offsets: [KafkaTopicPartition: Int64?] = [:]
-            for element in list.elements {
-                offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
-            }
-            return offsets
+            try handle.committedOffsets(partitions, timeout: timeout)
         }
     }
 

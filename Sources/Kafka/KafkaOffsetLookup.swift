@@ -137,14 +137,7 @@ private struct PartitionReader: Sendable {
     }
 
     func committed(_ partitions: [KafkaTopicPartition]) throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
-        let list = TopicPartitionList(partitions)
-        try KafkaError.check(
-            rd_kafka_committed(handle.pointer, list.pointer, timeout.timeoutMilliseconds), "fetch committed offsets")
-        var offsets: [KafkaTopicPartition: Int64?] = [:]
-        for element in list.elements {
-            offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
-        }
-        return offsets
+        try handle.committedOffsets(partitions, timeout: timeout)
     }
 
     func watermarks(_ partition: KafkaTopicPartition) throws(KafkaError) -> KafkaWatermarks {

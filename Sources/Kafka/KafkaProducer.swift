@@ -92,10 +92,8 @@ public final class KafkaProducer: Service, Sendable {
             }
             return KafkaDeliveryResults(batch: batch)
         }
-        if instance.handle.fatalError(operation: "produce") != nil {
-            replaceIfFatal(instance)
-            instance = self.instance
-        }
+        replaceIfFatal(instance)
+        instance = self.instance
         let batch = DeliveryBatch(messages: messages)
         var next = 0
         // Hand messages to librdkafka in a tight synchronous loop; suspend only

@@ -83,6 +83,21 @@ final class RDKafkaHandle: @unchecked Sendable {
         Self.fatalError(of: pointer, operation: operation)
     }
 
+    /// The group's committed positions for these partitions (nil where it has
+    /// committed nothing). Requires `group.id`; does not join the group. Blocking.
+    func committedOffsets(
+        _ partitions: [KafkaTopicPartition], timeout: Duration
+    ) throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
+        let list = TopicPartitionList(partitions)
+        try KafkaError.check(
+            rd_kafka_committed(pointer, list.pointer, timeout.timeoutMilliseconds), "fetch committed offsets")
+        var offsets: [KafkaTopicPartition: Int64?] = [:]
+        for element in list.elements {
+            offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
+        }
+        return offsets
+    }
+
     /// Asks the cluster for metadata: the cheapest round trip that proves the
     /// brokers are reachable (and that TLS/SASL work). Blocking.
     func metadata(topic: String?, timeout: Duration) throws(KafkaError) -> ClusterMetadata {

@@ -31,6 +31,8 @@ final class ProcessingLog: Sendable {
             for message in batch {
                 state.entries.append(Entry(member: member, partition: message.partition, offset: message.offset))
                 state.distinct.insert("\(message.partition)/\(message.offset)")
+                state.unconfirmed[member, default: []].insert(
+                    KafkaPartitionOffset(topic: message.topic, partition: message.partition, offset: message.offset))
             }
             let ready = state.waiters.filter { $0.count <= state.distinct.count }
             state.waiters.removeAll { $0.count <= state.distinct.count }
@@ -42,15 +44,6 @@ final class ProcessingLog: Sendable {
     var all: [Entry] { state.withLock { $0.entries } }
     var atRisk: Set<KafkaPartitionOffset> { state.withLock { $0.atRisk.union($0.unconfirmed.values.joined()) } }
     var failedCommits: Int { state.withLock { $0.failedCommits } }
-
-    func processed(_ member: String, _ batch: [KafkaConsumerMessage]) {
-        state.withLock { state in
-            for message in batch {
-                state.unconfirmed[member, default: []].insert(
-                    KafkaPartitionOffset(topic: message.topic, partition: message.partition, offset: message.offset))
-            }
-        }
-    }
 
     /// A commit succeeded: work on partitions the member still owns is committed.
     /// Work on partitions it lost meanwhile stays unconfirmed: it was committed
@@ -102,7 +95,6 @@ func runMember(_ name: String, _ consumer: KafkaConsumer, _ log: ProcessingLog) 
     }
     defer { watcher.cancel() }
     for try await batch in consumer.batches(maxMessages: 50, timeout: .milliseconds(200)) {
-        log.processed(name, batch)
         log.record(name, batch)
         try consumer.markProcessed(batch)
         if try await consumer.commit() {
