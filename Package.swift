@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "IntentEvents", targets: ["IntentEvents"]),
         .library(name: "ContactResolution", targets: ["ContactResolution"]),
+        .library(name: "Intents", targets: ["Intents"]),
+        .library(name: "IntentResolution", targets: ["IntentResolution"]),
+        .library(name: "IntentWorkers", targets: ["IntentWorkers"]),
+        .executable(name: "intent-resolve", targets: ["intent-resolve"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
         .executable(name: "intent-bench", targets: ["intent-bench"]),
         .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
@@ -65,6 +69,38 @@ let package = Package(
             name: "ContactResolution",
             swiftSettings: swiftSettings
         ),
+        /// The intents and their event payloads: what voice services publish.
+        .target(
+            name: "Intents",
+            dependencies: ["IntentEvents"],
+            swiftSettings: swiftSettings
+        ),
+        /// The resolve stage as pure functions: parameters, amounts, turns, contacts.
+        .target(
+            name: "IntentResolution",
+            dependencies: ["Intents", "IntentEvents", "ContactResolution"],
+            swiftSettings: swiftSettings
+        ),
+        /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
+        .target(
+            name: "IntentWorkers",
+            dependencies: [
+                "Kafka", "IntentEvents", "Intents", "IntentResolution",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// Options every executable shares: Kafka connection, logging, state directory.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "Kafka", "LocalBroker",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LocalBroker",
             dependencies: [
@@ -78,7 +114,17 @@ let package = Package(
         .executableTarget(
             name: "intentctl",
             dependencies: [
-                "Kafka", "IntentEvents", "LocalBroker", "ContactResolution",
+                "Kafka", "IntentEvents", "LocalBroker", "ContactResolution", "CommandLineSupport", "IntentWorkers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "intent-resolve",
+            dependencies: [
+                "CommandLineSupport", "IntentResolution", "IntentWorkers", "Kafka",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,6 +165,19 @@ let package = Package(
         .testTarget(
             name: "ContactResolutionTests",
             dependencies: ["ContactResolution"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntentResolutionTests",
+            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntentWorkersTests",
+            dependencies: [
+                "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
+                "LocalBroker",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

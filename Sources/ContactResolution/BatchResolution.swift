@@ -30,18 +30,8 @@ public enum BatchResolution {
 
     /// Parses the contacts file: a JSON array of contacts; `lastInteraction` is ISO-8601.
     public static func contacts(from data: Data) throws -> [Contact] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            if let date = (try? withFraction.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) {
-                return date
-            }
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "not an ISO-8601 time: \(text)"))
-        }
         do {
-            return try decoder.decode([Contact].self, from: data)
+            return try JSONDecoder().decode([Contact].self, from: data)
         } catch {
             throw Failure.unreadableContacts("\(error)")
         }

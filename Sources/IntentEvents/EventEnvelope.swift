@@ -133,13 +133,33 @@ public struct EventEnvelope: Sendable, Hashable {
             data: data)
     }
 
-    /// Decodes `data` as a typed payload, reporting the failing field.
-    public func decodeData<Payload: Decodable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+    /// Decodes `data` as a typed payload, strictly: a missing, mistyped or
+    /// unknown field is `schema_invalid`, with the field's path.
+    public func decodeData<Payload: Codable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+        let payload: Payload
+        let reencoded: JSONValue
         do {
-            return try JSONDecoder().decode(Payload.self, from: Data(CanonicalJSON.encode(data)))
+            payload = try JSONDecoder().decode(Payload.self, from: Data(CanonicalJSON.encode(data)))
+            reencoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(payload))
         } catch {
             throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
         }
+        if let unknown = StrictDecoding.firstUnknownField(original: data, reencoded: reencoded, path: "$.data") {
+            throw EventDecodingError(.schemaInvalid, field: unknown, "unknown field")
+        }
+        return payload
+    }
+
+    /// An envelope around a typed payload.
+    public init(
+        id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
+        userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
+        payload: some Encodable
+    ) {
+        self.init(
+            id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
+            conversationID: conversationID, intentID: intentID, causationID: causationID,
+            data: JSONValue(encoding: payload))
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Any JSON value. Event payloads travel as JSON; typed payloads decode from this.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
@@ -38,6 +40,16 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
+    }
+
+    /// The JSON form of a payload type (canonical encoding, then parsed).
+    public init(encoding value: some Encodable) {
+        let bytes = CanonicalJSON.encode(value)
+        // Parsing JSON this process just wrote cannot fail.
+        guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+            preconditionFailure("re-reading canonical JSON of \(type(of: value)) failed")
+        }
+        self = parsed
     }
 
     public var stringValue: String? {

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 import Foundation
 import LocalBroker

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import ArgumentParser
 import ContactResolution
 import Foundation

@@ -1,28 +1,30 @@
-import ArgumentParser
-import Foundation
-import Kafka
+public import ArgumentParser
+public import Foundation
+public import Kafka
 import LocalBroker
-import Logging
+public import Logging
 
 /// Kafka connection options shared by every command that talks to a cluster.
-struct KafkaOptions: ParsableArguments {
+public struct KafkaOptions: ParsableArguments {
+    public init() {}
+
     @Option(
         name: .long,
         help:
             "Comma-separated host:port list. Default: $KAFKA_BOOTSTRAP_SERVERS, else the broker `intentctl broker start` left running."
     )
-    var bootstrapServers: String?
+    public var bootstrapServers: String?
 
     @Option(
         name: .customLong("kafka-property"),
         help: ArgumentHelp(
             "Any librdkafka property, as key=value. Repeatable; wins over the environment.", valueName: "key=value"))
-    var kafkaProperties: [String] = []
+    public var kafkaProperties: [String] = []
 
-    @OptionGroup var state: StateOptions
+    @OptionGroup public var state: StateOptions
 
     /// Flags over environment over the running local broker.
-    func configuration(clientID: String = "intentctl") throws -> KafkaConfiguration {
+    public func configuration(clientID: String = "intentctl") throws -> KafkaConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration =
             KafkaConfiguration.fromEnvironment(environment, clientID: clientID)
@@ -44,13 +46,15 @@ struct KafkaOptions: ParsableArguments {
 }
 
 /// Where `intentctl broker` keeps its state and logs.
-struct StateOptions: ParsableArguments {
+public struct StateOptions: ParsableArguments {
+    public init() {}
+
     @Option(
         name: .long,
         help: "State directory for the local broker. Default: $INTENT_STATE_DIR, else .intent in the checkout.")
-    var stateDir: String?
+    public var stateDir: String?
 
-    var directory: URL {
+    public var directory: URL {
         if let stateDir { return URL(fileURLWithPath: stateDir) }
         if let fromEnvironment = ProcessInfo.processInfo.environment["INTENT_STATE_DIR"], !fromEnvironment.isEmpty {
             return URL(fileURLWithPath: fromEnvironment)
@@ -60,12 +64,14 @@ struct StateOptions: ParsableArguments {
     }
 }
 
-struct LoggingOptions: ParsableArguments {
+public struct LoggingOptions: ParsableArguments {
+    public init() {}
+
     @Option(
         name: .long, help: "trace, debug, info, notice, warning, error or critical. Default: $LOG_LEVEL, else info.")
-    var logLevel: String?
+    public var logLevel: String?
 
-    func makeLogger(label: String) throws -> Logger {
+    public func makeLogger(label: String) throws -> Logger {
         let text = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             throw ValidationError("Unknown log level \(text).")
@@ -87,7 +93,7 @@ enum LoggingBootstrap {
 /// they happen even through a pipe.
 /// A closed pipe (`intentctl … | head`) makes writes fail instead of killing
 /// the process with SIGPIPE, so child brokers are still stopped on the way out.
-func output(_ line: String) {
+public func output(_ line: String) {
     IgnoreBrokenPipe.once
     try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

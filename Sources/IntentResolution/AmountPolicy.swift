@@ -1,0 +1,85 @@
+public import Intents
+
+/// Which currencies the app's payments support, and the limits per currency.
+/// Configuration, not code: operators set it with `--currencies` or
+/// `INTENT_CURRENCIES` (see ``parse(_:)``).
+public struct AmountPolicy: Sendable, Hashable {
+    public struct Limits: Sendable, Hashable {
+        public var minimum: DecimalAmount
+        public var maximum: DecimalAmount
+
+        public init(minimum: DecimalAmount, maximum: DecimalAmount) {
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+
+        /// Fraction digits an amount may have: those of the minimum's
+        /// (0.01 CNY allows fen, 1 JPY allows none).
+        public var fractionDigits: Int { minimum.scale }
+    }
+
+    /// By ISO 4217 code.
+    public var currencies: [String: Limits]
+
+    public init(currencies: [String: Limits]) {
+        self.currencies = currencies
+    }
+
+    /// CNY, EUR, GBP, RUB and USD with consumer-app limits.
+    public static let `default` = try! parse("CNY:0.01:50000,EUR:0.01:10000,GBP:0.01:10000,RUB:1:500000,USD:0.01:10000")
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Parses `CODE:MIN:MAX,CODE:MIN:MAX`, e.g. `CNY:0.01:50000,RUB:1:500000`.
+    public static func parse(_ text: String) throws(ParseError) -> AmountPolicy {
+        var currencies: [String: Limits] = [:]
+        for entry in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+            let fields = entry.split(separator: ":").map(String.init)
+            guard fields.count == 3, fields[0].count == 3, fields[0] == fields[0].uppercased(),
+                let minimum = DecimalAmount(fields[1]), let maximum = DecimalAmount(fields[2]), minimum <= maximum
+            else {
+                throw ParseError(
+                    description: "bad currency entry \"\(entry)\": expected CODE:MIN:MAX with MIN <= MAX, e.g. CNY:0.01:50000")
+            }
+            currencies[fields[0]] = Limits(minimum: minimum, maximum: maximum)
+        }
+        guard !currencies.isEmpty else { throw ParseError(description: "no currencies given") }
+        return AmountPolicy(currencies: currencies)
+    }
+
+    /// Supported codes, sorted: the alternatives offered for an unsupported currency.
+    public var supportedCurrencies: [String] { currencies.keys.sorted() }
+
+    /// SiriKit's currency-amount resolution.
+    func resolve(_ amount: CurrencyAmount?, parameter: String) -> ParameterResolution {
+        guard let amount else {
+            return ParameterResolution(parameter: parameter, outcome: .needsValue, message: "how much?")
+        }
+        guard let limits = currencies[amount.currency] else {
+            return ParameterResolution(
+                parameter: parameter, outcome: .unsupported, reason: "paymentsCurrencyUnsupported",
+                alternatives: supportedCurrencies,
+                message: "\(amount.currency) is not supported; supported: \(supportedCurrencies.joined(separator: ", "))")
+        }
+        if amount.amount.significantScale > limits.fractionDigits {
+            return ParameterResolution(
+                parameter: parameter, outcome: .unsupported, reason: "invalidAmountPrecision",
+                message: "\(amount.currency) amounts have at most \(limits.fractionDigits) fraction digits")
+        }
+        if amount.amount < limits.minimum {
+            return ParameterResolution(
+                parameter: parameter, outcome: .unsupported, reason: "paymentsAmountBelowMinimum",
+                alternatives: ["\(limits.minimum) \(amount.currency)"],
+                message: "the minimum is \(limits.minimum) \(amount.currency)")
+        }
+        if amount.amount > limits.maximum {
+            return ParameterResolution(
+                parameter: parameter, outcome: .unsupported, reason: "paymentsAmountAboveMaximum",
+                alternatives: ["\(limits.maximum) \(amount.currency)"],
+                message: "the maximum is \(limits.maximum) \(amount.currency)")
+        }
+        return ParameterResolution(parameter: parameter, outcome: .success)
+    }
+}

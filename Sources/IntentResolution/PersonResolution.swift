@@ -1,0 +1,68 @@
+import ContactResolution
+import Intents
+
+/// Resolves a person parameter against the user's contacts, the way SiriKit's
+/// `INPersonResolutionResult` does: a contact id the user picked wins; then a
+/// handle; then the spoken name through the contact resolver.
+struct PersonResolution {
+    let book: ContactBook
+
+    /// The result, and the person with `contactID` and `displayName` filled in on success.
+    func resolve(_ person: Person?, parameter: String) -> (ParameterResolution, Person?) {
+        guard let person else {
+            return (ParameterResolution(parameter: parameter, outcome: .needsValue, message: "who?"), nil)
+        }
+        if let contactID = person.contactID {
+            guard let contact = book.contact(id: contactID) else {
+                return (notFound(parameter, "contact \(contactID) is not in the user's contacts"), person)
+            }
+            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+        }
+        let spoken = person.spoken?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if spoken.isEmpty, let handle = person.handle, !handle.isEmpty {
+            guard let contact = book.contact(handle: handle) else {
+                return (notFound(parameter, "no contact has the handle \(handle)"), person)
+            }
+            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+        }
+        let resolution = book.resolver.resolve(spoken)
+        let candidates = resolution.candidates.compactMap { id in
+            book.contact(id: id).map { ContactCandidate(contactID: $0.id, displayName: $0.displayName) }
+        }
+        switch resolution.outcome {
+        case .success:
+            guard let contact = resolution.candidates.first.flatMap(book.contact(id:)) else {
+                return (notFound(parameter, "no contact matches \"\(spoken)\""), person)
+            }
+            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+        case .disambiguation:
+            return (
+                ParameterResolution(
+                    parameter: parameter, outcome: .disambiguation, candidates: candidates,
+                    message: "which \"\(spoken)\"?"), person
+            )
+        case .confirmationRequired:
+            return (
+                ParameterResolution(
+                    parameter: parameter, outcome: .confirmationRequired, candidates: candidates,
+                    message: "did you mean \(candidates.first?.displayName ?? "this contact")?"), person
+            )
+        case .needsValue:
+            return (ParameterResolution(parameter: parameter, outcome: .needsValue, message: "who?"), person)
+        case .unsupported:
+            return (notFound(parameter, "no contact matches \"\(spoken)\""), person)
+        }
+    }
+
+    private func notFound(_ parameter: String, _ message: String) -> ParameterResolution {
+        ParameterResolution(parameter: parameter, outcome: .unsupported, reason: "noContactFound", message: message)
+    }
+
+    private func filled(_ person: Person, with contact: Contact) -> Person {
+        var person = person
+        person.contactID = contact.id
+        person.displayName = contact.displayName
+        if person.handle == nil { person.handle = contact.handles?.first }
+        return person
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+public import IntentEvents
+import Intents
+
+/// What the resolve worker does with one record of the requests topic,
+/// without Kafka: read it strictly, skip stale turns, resolve, and say which
+/// event to publish. The worker only moves bytes in and out.
+public struct ResolveStage: Sendable {
+    public enum Output: Sendable {
+        /// Some parameter needs the user: publish to the prompts topic.
+        case prompt(EventEnvelope)
+        /// Everything resolved: publish to the resolved topic.
+        case resolved(EventEnvelope)
+        /// A stale or repeated turn; the reason goes to the log.
+        case ignored(String)
+        /// Bad input, for the dead-letter topic.
+        case rejected(EventDecodingError)
+    }
+
+    public var resolver: IntentResolver
+    public var tracker: TurnTracker
+    /// The `source` of the events this stage publishes.
+    public let source: String
+    public let maximumEventBytes: Int
+
+    public init(
+        resolver: IntentResolver, source: String = "/workers/resolve", tracker: TurnTracker = TurnTracker(),
+        maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes
+    ) {
+        self.resolver = resolver
+        self.source = source
+        self.tracker = tracker
+        self.maximumEventBytes = maximumEventBytes
+    }
+
+    /// Processes one record. `contacts` gives a user's contact book.
+    public mutating func process(
+        key: String?, value: [UInt8]?, now: Date = Date(), contacts: (String) -> ContactBook
+    ) -> Output {
+        let envelope: EventEnvelope
+        let request: IntentRequested
+        do throws(EventDecodingError) {
+            envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumEventBytes)
+            guard envelope.type == IntentRequested.type else {
+                throw EventDecodingError(
+                    .unknownType, field: "$.type", "the requests topic carries \(IntentRequested.type), not \(envelope.type)")
+            }
+            guard envelope.intentID != nil else {
+                throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent request needs an intent id")
+            }
+            guard key == envelope.userID else {
+                throw EventDecodingError(
+                    .schemaInvalid, field: "key",
+                    "the record key must be the user id \(envelope.userID), got \(key.map { "\"\($0)\"" } ?? "none")")
+            }
+            request = try envelope.decodeData(as: IntentRequested.self)
+        } catch {
+            return .rejected(error)
+        }
+        let intentID = envelope.intentID!
+        if case .ignore(let reason) = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn) {
+            return .ignored(reason)
+        }
+        let report = resolver.resolve(request, contacts: contacts(envelope.userID))
+        let needsUser = report.needsUser
+        let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
+        let event = EventEnvelope(
+            id: EventID.derived(type, envelope.userID, intentID, String(request.turn)), source: source, type: type,
+            time: now, subject: intentID,
+            dataSchema: needsUser ? IntentResolutionReport.promptDataSchema : IntentResolutionReport.resolvedDataSchema,
+            userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
+            causationID: envelope.id, payload: report)
+        if needsUser { return .prompt(event) }
+        tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
+        return .resolved(event)
+    }
+}
