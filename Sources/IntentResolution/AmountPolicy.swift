@@ -63,11 +63,6 @@ public struct AmountPolicy: Sendable, Hashable {
                 alternatives: supportedCurrencies,
                 message: "\(amount.currency) is not supported; supported: \(supportedCurrencies.joined(separator: ", "))")
         }
-        if amount.amount.significantScale > limits.fractionDigits {
-            return ParameterResolution(
-                parameter: parameter, outcome: .unsupported, reason: "invalidAmountPrecision",
-                message: "\(amount.currency) amounts have at most \(limits.fractionDigits) fraction digits")
-        }
         if amount.amount < limits.minimum {
             return ParameterResolution(
                 parameter: parameter, outcome: .unsupported, reason: "paymentsAmountBelowMinimum",
@@ -79,6 +74,11 @@ public struct AmountPolicy: Sendable, Hashable {
                 parameter: parameter, outcome: .unsupported, reason: "paymentsAmountAboveMaximum",
                 alternatives: ["\(limits.maximum) \(amount.currency)"],
                 message: "the maximum is \(limits.maximum) \(amount.currency)")
+        }
+        if amount.amount.significantScale > limits.fractionDigits {
+            return ParameterResolution(
+                parameter: parameter, outcome: .unsupported, reason: "invalidAmountPrecision",
+                message: "\(amount.currency) amounts have at most \(limits.fractionDigits) fraction digits")
         }
         return ParameterResolution(parameter: parameter, outcome: .success)
     }

@@ -1,0 +1,135 @@
+import Foundation
+import IntentEvents
+import IntentResolution
+import Intents
+import Testing
+
+@Suite("The resolve stage, record in and event out")
+struct ResolveStageTests {
+    func process(_ stage: inout ResolveStage, _ event: EventEnvelope, key: String? = "u1") -> ResolveStage.Output {
+        stage.process(key: key, value: event.encoded(), now: fixedNow) { $0 == "u1" ? sampleBook : .empty }
+    }
+
+    func process(_ stage: inout ResolveStage, bytes: [UInt8], key: String? = "u1") -> ResolveStage.Output {
+        stage.process(key: key, value: bytes, now: fixedNow) { _ in sampleBook }
+    }
+
+    @Test("a whole disambiguation round trip: prompt, re-sent turn with the pick, resolved, repeats ignored")
+    func roundTrip() throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        let first = requestEvent(
+            turn: 1,
+            intent: .sendPayment(SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
+        guard case .prompt(let prompt) = process(&stage, first) else { throw TestFailure("expected a prompt") }
+        #expect(prompt.type == "intent.prompt.v1")
+        #expect(prompt.intentID == "intent-1")
+        #expect(prompt.causationID == first.id)
+        #expect(prompt.userID == "u1")
+        let report = try prompt.decodeData(as: IntentResolutionReport.self)
+        #expect(report.turn == 1)
+        let payee = try #require(parameter(report, "payee"))
+        #expect(payee.outcome == .disambiguation)
+        let picked = try #require(payee.candidates?.last?.contactID)
+        #expect(picked == "brandon-lee")
+
+        let second = requestEvent(
+            turn: 2,
+            intent: .sendPayment(
+                SendPaymentIntent(
+                    payee: Person(spoken: "Brandon", contactID: picked), currencyAmount: amount("20", "CNY"))))
+        guard case .resolved(let resolved) = process(&stage, second) else { throw TestFailure("expected resolved") }
+        #expect(resolved.type == "intent.resolved.v1")
+        let final = try resolved.decodeData(as: IntentResolutionReport.self)
+        guard case .sendPayment(let payment) = final.intent else { throw TestFailure("kind changed") }
+        #expect(payment.payee?.contactID == "brandon-lee")
+        #expect(payment.currencyAmount == amount("20.00", "CNY"))
+
+        // Redelivery of either turn, and a later stray turn, change nothing.
+        for event in [first, second, requestEvent(turn: 3, intent: first.dataIntent)] {
+            guard case .ignored(let reason) = process(&stage, event) else {
+                throw TestFailure("turn resolved twice")
+            }
+            #expect(!reason.isEmpty)
+        }
+    }
+
+    @Test("derived event ids: processing the same turn again (e.g. after a restart) gives the same id")
+    func deterministicIDs() throws {
+        let event = requestEvent(turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "hi")))
+        var first = ResolveStage(resolver: IntentResolver())
+        var second = ResolveStage(resolver: IntentResolver())
+        guard case .resolved(let a) = process(&first, event), case .resolved(let b) = process(&second, event) else {
+            throw TestFailure("expected resolved twice")
+        }
+        #expect(a.id == b.id)
+        #expect(a.encoded() == b.encoded())
+    }
+
+    @Test("bad input is rejected with the machine-readable reason and the field", arguments: BadInput.all)
+    func rejects(_ input: BadInput) throws {
+        var stage = ResolveStage(resolver: IntentResolver(), maximumEventBytes: 4096)
+        guard case .rejected(let error) = process(&stage, bytes: input.bytes, key: input.key) else {
+            throw TestFailure("accepted \(input.name)")
+        }
+        #expect(error.reason == input.reason)
+        if let field = input.field { #expect(error.field == field) }
+    }
+}
+
+extension EventEnvelope {
+    /// The intent of a request event, for building later turns in tests.
+    var dataIntent: Intent { (try? decodeData(as: IntentRequested.self).intent) ?? .searchForMessages(.init()) }
+}
+
+struct BadInput: Sendable, CustomTestStringConvertible {
+    var name: String
+    var bytes: [UInt8]
+    var key: String? = "u1"
+    var reason: EventDecodingError.Reason
+    var field: String?
+    var testDescription: String { name }
+
+    static func request(editing edit: (inout [String: Any]) -> Void) -> [UInt8] {
+        let event = requestEvent(turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")])))
+        var object = (try? JSONSerialization.jsonObject(with: Data(event.encoded()))) as? [String: Any] ?? [:]
+        edit(&object)
+        return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+    }
+
+    static func editData(_ edit: @escaping (inout [String: Any]) -> Void) -> [UInt8] {
+        request { object in
+            var data = object["data"] as? [String: Any] ?? [:]
+            edit(&data)
+            object["data"] = data
+        }
+    }
+
+    static let all: [BadInput] = [
+        BadInput(name: "not JSON", bytes: Array("hello".utf8), reason: .unparseable),
+        BadInput(name: "empty value", bytes: [], reason: .unparseable),
+        BadInput(name: "oversized", bytes: Array(repeating: UInt8(ascii: " "), count: 5000), reason: .oversized),
+        BadInput(name: "another event type", bytes: request { $0["type"] = "intent.smoke.ping.v1" }, reason: .unknownType),
+        BadInput(name: "no intent id", bytes: request { $0["intentid"] = nil }, reason: .schemaInvalid, field: "$.intentid"),
+        BadInput(
+            name: "key is not the user id", bytes: request { _ in }, key: "someone-else", reason: .schemaInvalid,
+            field: "key"),
+        BadInput(name: "turn 0", bytes: editData { $0["turn"] = 0 }, reason: .schemaInvalid),
+        BadInput(
+            name: "unknown intent kind",
+            bytes: editData { $0["intent"] = ["kind": "orderPizza"] }, reason: .schemaInvalid),
+        BadInput(
+            name: "amount as a JSON number",
+            bytes: editData {
+                $0["intent"] = ["kind": "sendPayment", "currencyAmount": ["amount": 100.5, "currency": "CNY"]]
+            }, reason: .schemaInvalid),
+        BadInput(
+            name: "misspelled field (contactId)",
+            bytes: editData {
+                $0["intent"] = ["kind": "sendPayment", "payee": ["spoken": "Bob", "contactId": "robert"]]
+            }, reason: .schemaInvalid, field: "$.data.intent.payee.contactId"),
+        BadInput(
+            name: "unknown attribute value",
+            bytes: editData { $0["intent"] = ["kind": "setMessageAttribute", "messageIDs": ["m"], "attribute": "starred"] },
+            reason: .schemaInvalid),
+    ]
+}
