@@ -152,14 +152,21 @@ let package = Package(
             dependencies: ["CKafkaBaseline"]
         ),
 
+        /// Helpers every integration test uses: a broker per test, unique names, client settings.
+        .target(
+            name: "BrokerTestSupport",
+            dependencies: ["Kafka", "LocalBroker", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/BrokerTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "KafkaTests",
-            dependencies: ["Kafka", "LocalBroker", "IntentCrypto"],
+            dependencies: ["Kafka", "LocalBroker", "IntentCrypto", "BrokerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntentEventsTests",
-            dependencies: ["IntentEvents", "LocalBroker"],
+            dependencies: ["IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -176,7 +183,7 @@ let package = Package(
             name: "IntentWorkersTests",
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
-                "LocalBroker",
+                "LocalBroker", "BrokerTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

@@ -18,7 +18,8 @@ enum StrictDecoding {
             return nil
         case (.array(let given), .array(let known)):
             for (index, (element, knownElement)) in zip(given, known).enumerated() {
-                if let unknown = firstUnknownField(original: element, reencoded: knownElement, path: "\(path)[\(index)]")
+                if let unknown = firstUnknownField(
+                    original: element, reencoded: knownElement, path: "\(path)[\(index)]")
                 {
                     return unknown
                 }

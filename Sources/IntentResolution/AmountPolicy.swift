@@ -41,7 +41,8 @@ public struct AmountPolicy: Sendable, Hashable {
                 let minimum = DecimalAmount(fields[1]), let maximum = DecimalAmount(fields[2]), minimum <= maximum
             else {
                 throw ParseError(
-                    description: "bad currency entry \"\(entry)\": expected CODE:MIN:MAX with MIN <= MAX, e.g. CNY:0.01:50000")
+                    description:
+                        "bad currency entry \"\(entry)\": expected CODE:MIN:MAX with MIN <= MAX, e.g. CNY:0.01:50000")
             }
             currencies[fields[0]] = Limits(minimum: minimum, maximum: maximum)
         }
@@ -61,7 +62,8 @@ public struct AmountPolicy: Sendable, Hashable {
             return ParameterResolution(
                 parameter: parameter, outcome: .unsupported, reason: "paymentsCurrencyUnsupported",
                 alternatives: supportedCurrencies,
-                message: "\(amount.currency) is not supported; supported: \(supportedCurrencies.joined(separator: ", "))")
+                message:
+                    "\(amount.currency) is not supported; supported: \(supportedCurrencies.joined(separator: ", "))")
         }
         if amount.amount < limits.minimum {
             return ParameterResolution(

@@ -35,17 +35,20 @@ public enum ContactRecord: Sendable, Hashable {
         let contact = try envelope.decodeData(as: Contact.self)
         guard envelope.userID == ids[0], contact.id == ids[1] else {
             throw EventDecodingError(
-                .schemaInvalid, field: "key", "key \(ids) does not match userid \(envelope.userID) and contact id \(contact.id)")
+                .schemaInvalid, field: "key",
+                "key \(ids) does not match userid \(envelope.userID) and contact id \(contact.id)")
         }
         return .upsert(userID: ids[0], contact: contact)
     }
 
     /// The event for an upsert, as a producer (tests, `intentctl contacts publish`) writes it.
-    public static func upsertEvent(userID: String, contact: Contact, source: String, time: Date = Date()) -> EventEnvelope {
+    public static func upsertEvent(userID: String, contact: Contact, source: String, time: Date = Date())
+        -> EventEnvelope
+    {
         EventEnvelope(
-            id: EventID.derived("contact", userID, contact.id, String(decoding: CanonicalJSON.encode(contact), as: UTF8.self)),
+            id: EventID.derived(
+                "contact", userID, contact.id, String(decoding: CanonicalJSON.encode(contact), as: UTF8.self)),
             source: source, type: upsertedType, time: time, subject: contact.id, dataSchema: upsertedDataSchema,
             userID: userID, conversationID: "contacts", payload: contact)
     }
 }
-

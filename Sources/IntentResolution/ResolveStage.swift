@@ -43,7 +43,8 @@ public struct ResolveStage: Sendable {
             envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumEventBytes)
             guard envelope.type == IntentRequested.type else {
                 throw EventDecodingError(
-                    .unknownType, field: "$.type", "the requests topic carries \(IntentRequested.type), not \(envelope.type)")
+                    .unknownType, field: "$.type",
+                    "the requests topic carries \(IntentRequested.type), not \(envelope.type)")
             }
             guard envelope.intentID != nil else {
                 throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent request needs an intent id")

@@ -1,6 +1,6 @@
 import Foundation
-public import IntentResolution
 import IntentEvents
+public import IntentResolution
 public import Kafka
 public import Logging
 public import ServiceLifecycle

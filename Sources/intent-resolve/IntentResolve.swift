@@ -34,7 +34,10 @@ struct IntentResolve: AsyncParsableCommand {
     @Option(help: "Prefix of every topic name. Default: $INTENT_TOPIC_PREFIX, else none.")
     var topicPrefix: String?
 
-    @Option(help: "Consumer group; every instance of this worker uses the same. Default: $INTENT_RESOLVE_GROUP, else intent-resolve.")
+    @Option(
+        help:
+            "Consumer group; every instance of this worker uses the same. Default: $INTENT_RESOLVE_GROUP, else intent-resolve."
+    )
     var group: String?
 
     @Option(
@@ -49,7 +52,8 @@ struct IntentResolve: AsyncParsableCommand {
             valueName: "list"))
     var messagingServices: String?
 
-    @Flag(help: "Create the pipeline's topics if they do not exist (for development; production topics are provisioned).")
+    @Flag(
+        help: "Create the pipeline's topics if they do not exist (for development; production topics are provisioned).")
     var createTopics = false
 
     func run() async throws {
@@ -73,7 +77,8 @@ struct IntentResolve: AsyncParsableCommand {
         }
         let worker = ResolveWorker(
             configuration: ResolveWorker.Configuration(
-                kafka: client, topics: topics, groupID: group ?? environment["INTENT_RESOLVE_GROUP"] ?? "intent-resolve",
+                kafka: client, topics: topics,
+                groupID: group ?? environment["INTENT_RESOLVE_GROUP"] ?? "intent-resolve",
                 resolver: IntentResolver(amounts: amounts, messagingServices: services ?? ["sms", "chat"])),
             logger: logger)
         let serviceGroup = ServiceGroup(

@@ -1,5 +1,5 @@
-import CommandLineSupport
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import LocalBroker
 import ServiceLifecycle

@@ -1,5 +1,5 @@
-import CommandLineSupport
 import ArgumentParser
+import CommandLineSupport
 import ContactResolution
 import Foundation
 

@@ -16,7 +16,9 @@ struct DecimalAmountTests {
 
     @Test("rejects signs, exponents, leading zeros, empty parts and too many digits")
     func rejects() {
-        for text in ["", "-1", "+1", "1e3", "01", "1.", ".5", "1.2.3", "1,5", " 1", "1234567890123", "0.1234567", "NaN"] {
+        for text in [
+            "", "-1", "+1", "1e3", "01", "1.", ".5", "1.2.3", "1,5", " 1", "1234567890123", "0.1234567", "NaN",
+        ] {
             #expect(DecimalAmount(text) == nil, "\(text)")
         }
     }

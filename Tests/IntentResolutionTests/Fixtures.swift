@@ -22,7 +22,8 @@ let sampleContacts: [Contact] = [
     Contact(id: "mom", displayName: "Margaret Chen", relation: "mother", handles: ["margaret@example.com"]),
 ]
 
-let sampleBook = ContactBook(contacts: sampleContacts, resolver: ContactResolver(contacts: sampleContacts, now: fixedNow))
+let sampleBook = ContactBook(
+    contacts: sampleContacts, resolver: ContactResolver(contacts: sampleContacts, now: fixedNow))
 
 func amount(_ text: String, _ currency: String) -> CurrencyAmount {
     CurrencyAmount(amount: DecimalAmount(text)!, currency: currency)

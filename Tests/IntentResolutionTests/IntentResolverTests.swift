@@ -57,7 +57,8 @@ struct IntentResolverTests {
 
     @Test("a typo asks for confirmation with the one candidate")
     func confirmationRequired() {
-        let report = resolve(.sendMessage(SendMessageIntent(recipients: [Person(spoken: "Robret Johnson")], content: "x")))
+        let report = resolve(
+            .sendMessage(SendMessageIntent(recipients: [Person(spoken: "Robret Johnson")], content: "x")))
         #expect(parameter(report, "recipients[0]")?.outcome == .confirmationRequired)
         #expect(parameter(report, "recipients[0]")?.candidates?.map(\.contactID) == ["robert"])
     }
@@ -72,7 +73,9 @@ struct IntentResolverTests {
 
     @Test("no recipients and no group needs a value; a group alone does not")
     func recipientsNeeded() {
-        #expect(outcomes(resolve(.sendMessage(SendMessageIntent(recipients: [], content: "x"))))["recipients"] == .needsValue)
+        #expect(
+            outcomes(resolve(.sendMessage(SendMessageIntent(recipients: [], content: "x"))))["recipients"]
+                == .needsValue)
         let group = resolve(.sendMessage(SendMessageIntent(recipients: [], content: "x", groupName: "Family")))
         #expect(outcomes(group)["recipients"] == .notRequired)
         #expect(outcomes(group)["groupName"] == .success)
@@ -81,7 +84,8 @@ struct IntentResolverTests {
 
     @Test("a handle finds the contact that has it, in any formatting")
     func handle() throws {
-        let report = resolve(.sendMessage(SendMessageIntent(recipients: [Person(handle: "+8613800000001")], content: "x")))
+        let report = resolve(
+            .sendMessage(SendMessageIntent(recipients: [Person(handle: "+8613800000001")], content: "x")))
         guard case .sendMessage(let message) = report.intent else { throw TestFailure("kind changed") }
         #expect(message.recipients[0].contactID == "xiaoming")
         let email = resolve(.sendPayment(SendPaymentIntent(payee: Person(handle: "Margaret@Example.com"))))
@@ -91,7 +95,8 @@ struct IntentResolverTests {
     @Test("an unknown messaging service is unsupported with the available ones")
     func service() {
         let report = resolve(
-            .sendMessage(SendMessageIntent(recipients: [Person(spoken: "mom")], content: "x", serviceName: "Telegraph")))
+            .sendMessage(SendMessageIntent(recipients: [Person(spoken: "mom")], content: "x", serviceName: "Telegraph"))
+        )
         #expect(parameter(report, "serviceName")?.reason == "serviceUnavailable")
         #expect(parameter(report, "serviceName")?.alternatives == ["sms", "chat"])
         let known = resolve(
@@ -128,7 +133,8 @@ struct IntentResolverTests {
 
     @Test("send 100 CNY to 孙波 resolves; request 500 RUB from Yulia Shchukina (Latin for Cyrillic) resolves")
     func payments() throws {
-        let send = resolve(.sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: amount("100", "CNY"))))
+        let send = resolve(
+            .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: amount("100", "CNY"))))
         #expect(outcomes(send) == ["payee": .success, "currencyAmount": .success, "note": .notRequired])
         guard case .sendPayment(let payment) = send.intent else { throw TestFailure("kind changed") }
         #expect(payment.payee?.contactID == "sunbo")
@@ -143,8 +149,11 @@ struct IntentResolverTests {
 
     @Test("a payment with nobody named needs the payee; an empty spoken name too")
     func paymentNeedsPayee() {
-        #expect(outcomes(resolve(.sendPayment(SendPaymentIntent(currencyAmount: amount("1", "CNY")))))["payee"] == .needsValue)
         #expect(
-            outcomes(resolve(.requestPayment(RequestPaymentIntent(payer: Person(spoken: " ")))))["payer"] == .needsValue)
+            outcomes(resolve(.sendPayment(SendPaymentIntent(currencyAmount: amount("1", "CNY")))))["payee"]
+                == .needsValue)
+        #expect(
+            outcomes(resolve(.requestPayment(RequestPaymentIntent(payer: Person(spoken: " ")))))["payer"] == .needsValue
+        )
     }
 }

@@ -19,7 +19,8 @@ struct ResolveStageTests {
         var stage = ResolveStage(resolver: IntentResolver())
         let first = requestEvent(
             turn: 1,
-            intent: .sendPayment(SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
+            intent: .sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
         guard case .prompt(let prompt) = process(&stage, first) else { throw TestFailure("expected a prompt") }
         #expect(prompt.type == "intent.prompt.v1")
         #expect(prompt.intentID == "intent-1")
@@ -55,7 +56,8 @@ struct ResolveStageTests {
 
     @Test("derived event ids: processing the same turn again (e.g. after a restart) gives the same id")
     func deterministicIDs() throws {
-        let event = requestEvent(turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "hi")))
+        let event = requestEvent(
+            turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "hi")))
         var first = ResolveStage(resolver: IntentResolver())
         var second = ResolveStage(resolver: IntentResolver())
         guard case .resolved(let a) = process(&first, event), case .resolved(let b) = process(&second, event) else {
@@ -108,8 +110,10 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         BadInput(name: "not JSON", bytes: Array("hello".utf8), reason: .unparseable),
         BadInput(name: "empty value", bytes: [], reason: .unparseable),
         BadInput(name: "oversized", bytes: Array(repeating: UInt8(ascii: " "), count: 5000), reason: .oversized),
-        BadInput(name: "another event type", bytes: request { $0["type"] = "intent.smoke.ping.v1" }, reason: .unknownType),
-        BadInput(name: "no intent id", bytes: request { $0["intentid"] = nil }, reason: .schemaInvalid, field: "$.intentid"),
+        BadInput(
+            name: "another event type", bytes: request { $0["type"] = "intent.smoke.ping.v1" }, reason: .unknownType),
+        BadInput(
+            name: "no intent id", bytes: request { $0["intentid"] = nil }, reason: .schemaInvalid, field: "$.intentid"),
         BadInput(
             name: "key is not the user id", bytes: request { _ in }, key: "someone-else", reason: .schemaInvalid,
             field: "key"),
@@ -129,7 +133,9 @@ struct BadInput: Sendable, CustomTestStringConvertible {
             }, reason: .schemaInvalid, field: "$.data.intent.payee.contactId"),
         BadInput(
             name: "unknown attribute value",
-            bytes: editData { $0["intent"] = ["kind": "setMessageAttribute", "messageIDs": ["m"], "attribute": "starred"] },
+            bytes: editData {
+                $0["intent"] = ["kind": "setMessageAttribute", "messageIDs": ["m"], "attribute": "starred"]
+            },
             reason: .schemaInvalid),
     ]
 }

@@ -72,7 +72,8 @@ struct TurnAndDirectoryTests {
     @Test("bad contact records are refused with a machine-readable reason")
     func badRecords() {
         let good = upsert("u1", Contact(id: "a", displayName: "A"))
-        #expect(throws: EventDecodingError(.schemaInvalid, field: "key", "expected the key [\"userID\",\"contactID\"]")) {
+        #expect(throws: EventDecodingError(.schemaInvalid, field: "key", "expected the key [\"userID\",\"contactID\"]"))
+        {
             try ContactRecord.decode(key: Array("u1/a".utf8), value: good.value)
         }
         let mismatched = ContactRecord.key(userID: "u1", contactID: "other")

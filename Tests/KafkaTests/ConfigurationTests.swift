@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Kafka
 import Testing
 

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import Kafka
 import LocalBroker

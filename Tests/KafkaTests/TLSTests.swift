@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import IntentCrypto
 import Kafka

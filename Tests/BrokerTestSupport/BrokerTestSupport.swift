@@ -1,25 +1,25 @@
 import Foundation
-import Kafka
-import LocalBroker
-import Logging
+public import Kafka
+public import LocalBroker
+public import Logging
 import Testing
 
 /// Logs only warnings and worse, so test output stays readable but broker
 /// trouble still shows up next to a failing test.
-let testLogger: Logger = {
-    var logger = Logger(label: "kafka-tests") { StreamLogHandler.standardError(label: $0) }
+public let testLogger: Logger = {
+    var logger = Logger(label: "tests") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel =
         ProcessInfo.processInfo.environment["INTENT_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
     return logger
 }()
 
 /// A topic name no other test (or earlier run against the same broker) uses.
-func uniqueName(_ prefix: String) -> String {
+public func uniqueName(_ prefix: String) -> String {
     "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
 }
 
 /// Starts a real local broker on a free port for the duration of `body`.
-func withBroker<Result>(
+public func withBroker<Result>(
     _ options: LocalBroker.Options = LocalBroker.Options(),
     _ body: (LocalBroker) async throws -> Result
 ) async throws -> Result {
@@ -35,7 +35,7 @@ func withBroker<Result>(
 }
 
 /// Client settings for tests: fail fast, rejoin groups fast.
-func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
+public func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
     KafkaConfiguration(
         bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,
         connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10),
@@ -43,7 +43,7 @@ func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plain
             String.init) ?? [])
 }
 
-func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20))
+public func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20))
     -> KafkaProducerConfiguration
 {
     KafkaProducerConfiguration(
@@ -51,13 +51,13 @@ func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .s
 }
 
 /// A group member with a short session timeout: joins take about 3 s on the local broker.
-func consumerConfiguration(_ broker: LocalBroker, group: String) -> KafkaConsumerConfiguration {
+public func consumerConfiguration(_ broker: LocalBroker, group: String) -> KafkaConsumerConfiguration {
     KafkaConsumerConfiguration(
         client: clientConfiguration(broker), groupID: group, sessionTimeout: .seconds(6),
         heartbeatInterval: .milliseconds(500))
 }
 
-func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) async throws {
+public func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) async throws {
     try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
         try await $0.createTopic(KafkaTopicSpecification(name: name, partitions: partitions))
     }
@@ -65,7 +65,7 @@ func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) asy
 
 /// Polls until `count` messages arrived, or fails after `timeout`. Each poll
 /// blocks in librdkafka until a message arrives, so this waits on events.
-func consume(
+public func consume(
     _ consumer: KafkaConsumer, count: Int, timeout: Duration = .seconds(60), commit: Bool = true
 ) async throws -> [KafkaConsumerMessage] {
     var messages: [KafkaConsumerMessage] = []
@@ -86,7 +86,7 @@ func consume(
 }
 
 /// Waits for the first element of a stream that matches, or nil after `timeout`.
-func first<Element: Sendable>(
+public func first<Element: Sendable>(
     _ stream: AsyncStream<Element>, within timeout: Duration, where predicate: @escaping @Sendable (Element) -> Bool
 ) async -> Element? {
     await withTaskGroup(of: Element?.self) { group in
@@ -104,4 +104,4 @@ func first<Element: Sendable>(
     }
 }
 
-func bytes(_ string: String) -> [UInt8] { Array(string.utf8) }
+public func bytes(_ string: String) -> [UInt8] { Array(string.utf8) }

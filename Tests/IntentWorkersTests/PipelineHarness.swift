@@ -1,0 +1,157 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A local broker with the pipeline's topics under a unique prefix, a
+/// producer standing in for the voice service and the contacts service, a
+/// reader of everything the worker publishes, and the worker under test.
+final class PipelineHarness: Sendable {
+    let broker: LocalBroker
+    let topics: PipelineTopics
+    let groupID = uniqueName("resolve")
+    private let producer: KafkaProducer
+    private let reader: KafkaConsumer
+    private let received = Mutex<[KafkaConsumerMessage]>([])
+    private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
+
+    init(broker: LocalBroker) async throws {
+        self.broker = broker
+        let topics = PipelineTopics(prefix: uniqueName("t") + ".")
+        self.topics = topics
+        try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+            try await $0.createTopics(topics.specifications(partitions: 2))
+        }
+        producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+        reader = try KafkaConsumer(
+            configuration: consumerConfiguration(broker, group: uniqueName("reader")), logger: testLogger)
+        try reader.subscribe(topics: [topics.prompts, topics.resolved, topics.deadLetter])
+    }
+
+    func close() async {
+        try? await stopWorker()
+        await reader.close()
+        await producer.shutdown()
+    }
+
+    // MARK: The worker
+
+    func startWorker() async throws {
+        let worker = ResolveWorker(
+            configuration: ResolveWorker.Configuration(
+                kafka: clientConfiguration(broker), topics: topics, groupID: groupID, sessionTimeout: .seconds(6)),
+            logger: testLogger)
+        let group = ServiceGroup(services: [worker], logger: testLogger)
+        let task = Task { try await group.run() }
+        running.withLock { $0 = (group, task) }
+    }
+
+    /// Graceful shutdown, as on SIGTERM; waits until the worker has committed and closed.
+    func stopWorker() async throws {
+        guard
+            let current = running.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else { return }
+        await current.group.triggerGracefulShutdown()
+        try await current.task.value
+    }
+
+    // MARK: Publishing
+
+    func publishContacts(_ contacts: [Contact], user: String) async throws {
+        _ = try await producer.sendAll(
+            contacts.map {
+                KafkaProducerMessage(
+                    topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: $0.id),
+                    value: ContactRecord.upsertEvent(userID: user, contact: $0, source: "/contacts/test").encoded())
+            })
+    }
+
+    func deleteContact(_ contactID: String, user: String) async throws {
+        try await sendRaw(
+            topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: contactID), value: nil)
+    }
+
+    func sendRaw(topic: String, key: [UInt8], value: [UInt8]?) async throws {
+        _ = try await producer.send(KafkaProducerMessage(topic: topic, key: key, value: value))
+    }
+
+    func requestID(_ intentID: String, turn: Int) -> String { "req-\(intentID)-\(turn)" }
+
+    func requestEvent(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) -> EventEnvelope {
+        EventEnvelope(
+            id: requestID(intentID, turn: turn), source: "/voice/test", type: IntentRequested.type, time: Date(),
+            dataSchema: IntentRequested.dataSchema, userID: user, conversationID: "conversation-\(user)",
+            intentID: intentID, payload: IntentRequested(turn: turn, intent: intent))
+    }
+
+    func request(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) async throws {
+        try await request(event: requestEvent(intentID, user: user, turn: turn, intent))
+    }
+
+    func request(event: EventEnvelope) async throws {
+        _ = try await producer.send(KafkaProducerMessage(topic: topics.requested, event: event))
+    }
+
+    // MARK: Reading what the worker published
+
+    /// The prompt or resolved event answering this turn; waits for it (each
+    /// poll blocks until a record arrives), failing after `timeout`.
+    func output(for intentID: String, turn: Int, timeout: Duration = .seconds(60)) async throws -> EventEnvelope {
+        let causation = requestID(intentID, turn: turn)
+        return try await waitFor(timeout: timeout, "the output for \(intentID) turn \(turn)") {
+            self.outputs(for: intentID).first { $0.causationID == causation }
+        }
+    }
+
+    /// Every prompt and resolved event received so far for an intent.
+    func outputs(for intentID: String) -> [EventEnvelope] {
+        received.withLock { messages in
+            messages.filter { $0.topic != topics.deadLetter }.compactMap { try? EventEnvelope.decode($0.value ?? []) }
+                .filter { $0.intentID == intentID }
+        }
+    }
+
+    func deadLetters(count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaConsumerMessage] {
+        try await waitFor(timeout: timeout, "\(count) dead letters") {
+            let letters = self.received.withLock { $0.filter { $0.topic == self.topics.deadLetter } }
+            return letters.count >= count ? letters : nil
+        }
+    }
+
+    private func waitFor<Value>(
+        timeout: Duration, _ what: String, _ found: () -> Value?
+    ) async throws -> Value {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let value = found() { return value }
+            guard ContinuousClock.now < deadline else { throw Failure("timed out waiting for \(what)") }
+            let batch = try await reader.poll(timeout: .milliseconds(500))
+            received.withLock { $0 += batch }
+        }
+    }
+}
+
+/// A harness on a fresh broker for the duration of `body`.
+func withPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
+    try await withBroker { broker in
+        let pipeline = try await PipelineHarness(broker: broker)
+        do {
+            try await body(pipeline)
+            await pipeline.close()
+        } catch {
+            await pipeline.close()
+            throw error
+        }
+    }
+}
