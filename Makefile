@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
-.PHONY: setup build demo test bench lint format clean help
+.PHONY: setup build demo test bench eval lint format clean help
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -33,8 +33,14 @@ test: setup lint ## Run every test (unit and integration, against a real local b
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
 
-bench: setup ## Benchmark the Swift Kafka layer against raw librdkafka
+bench: setup ## Benchmark the Kafka layer against raw librdkafka, and the contact resolver
 	$(SWIFT) run -c release intent-bench kafka
+	$(SWIFT) run -c release intent-bench contacts
+
+eval: ## Contact-resolution accuracy on a dev set built from public data
+	@bash scripts/setup.sh --eval
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product intentctl
+	$(INTENT_PYTHON) scripts/evaluate_contacts.py $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/intentctl
 
 lint: ## Check formatting
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift

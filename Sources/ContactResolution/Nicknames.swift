@@ -1,5 +1,6 @@
 /// Short forms people say for given names: English nicknames (Bob for
-/// Robert) and Russian diminutives (Dima for Dmitry), as normalized Latin
+/// Robert; the public `nicknames` list in ``PublicNicknames`` plus the pairs
+/// below) and Russian diminutives (Dima for Dmitry), as normalized Latin
 /// spellings. A contact's own `nickname` and `aliases` extend this per person.
 enum Nicknames {
     /// Nickname → the formal names it can stand for.
@@ -7,6 +8,13 @@ enum Nicknames {
         var table: [String: Set<String>] = [:]
         for (formal, nicknames) in pairs {
             for nickname in nicknames { table[nickname, default: []].insert(formal) }
+        }
+        for line in PublicNicknames.lines.split(separator: "\n") {
+            let parts = line.split(separator: ":")
+            guard parts.count == 2 else { continue }
+            for nickname in parts[1].split(separator: ",") {
+                table[String(nickname), default: []].insert(String(parts[0]))
+            }
         }
         return table
     }()
@@ -40,10 +48,16 @@ enum Nicknames {
         ("natalya", ["natasha", "nata"]), ("natalia", ["natasha"]), ("yelena", ["lena", "lenochka"]),
         ("elena", ["lena"]), ("olga", ["olya"]), ("anastasiya", ["nastya", "asya"]), ("anastasia", ["nastya"]),
         ("tatyana", ["tanya"]), ("tatiana", ["tanya"]), ("vladimir", ["volodya", "vova", "vovka"]),
-        ("aleksey", ["alyosha", "lyosha"]), ("alexey", ["alyosha", "lyosha"]), ("andrey", ["andryusha"]),
+        ("aleksey", ["alyosha", "lyosha", "lesha", "alesha"]), ("alexey", ["alyosha", "lyosha"]),
+        ("andrey", ["andryusha"]),
         ("pavel", ["pasha"]), ("yevgeniy", ["zhenya"]), ("evgeny", ["zhenya"]), ("yuliya", ["yulya", "yulechka"]),
         ("yulia", ["yulya"]), ("svetlana", ["sveta"]), ("lyudmila", ["lyuda", "mila"]), ("irina", ["ira"]),
         ("konstantin", ["kostya"]), ("viktor", ["vitya"]), ("boris", ["borya"]), ("grigoriy", ["grisha"]),
         ("anna", ["anya", "anechka"]), ("galina", ["galya"]), ("valentina", ["valya"]), ("ludmila", ["lyuda"]),
+        ("yuriy", ["yura"]), ("anatoliy", ["tolya"]), ("kseniya", ["ksyusha"]), ("darya", ["dasha"]),
+        ("sofya", ["sonya"]), ("gennadiy", ["gena"]), ("vyacheslav", ["slava"]), ("stanislav", ["stas"]),
+        ("yaroslav", ["slava"]), ("valeriy", ["valera"]), ("leonid", ["lyonya"]), ("roman", ["roma"]),
+        ("vasiliy", ["vasya"]), ("petr", ["petya"]), ("fedor", ["fedya"]), ("zinaida", ["zina"]),
+        ("nadezhda", ["nadya"]), ("lyubov", ["lyuba"]), ("vera", ["verochka"]), ("larisa", ["lara"]),
     ]
 }

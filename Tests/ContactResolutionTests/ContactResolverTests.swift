@@ -47,6 +47,13 @@ struct ContactResolverTests {
         Case(spoken: "Yulia Shchukina", outcome: .success, candidates: ["yulia"]),
         Case(spoken: "Yuliya Shchukina", outcome: .success, candidates: ["yulia"]),
         Case(spoken: "Iuliia Shchukina", outcome: .success, candidates: ["yulia"]),
+        // Other schemes meet through the phonetic key: scientific, German-style, ISO 9 letters.
+        Case(spoken: "Julija Ščukina", outcome: .success, candidates: ["yulia"]),
+        Case(spoken: "Julia Schukina", outcome: .success, candidates: ["yulia"]),
+        Case(spoken: "Dmitrij Sokolov", outcome: .success, candidates: ["dmitry"]),
+        Case(spoken: "Юля Щукина", outcome: .success, candidates: ["yulia"]),
+        // A doubled consonant is a typo, not a transliteration.
+        Case(spoken: "Robertt Johnsonn", outcome: .confirmationRequired, candidates: ["robert"]),
         // Diminutives and nicknames.
         Case(spoken: "Dima", outcome: .success, candidates: ["dmitry"]),
         Case(spoken: "Dima Sokolov", outcome: .success, candidates: ["dmitry"]),

