@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "Kafka", "LocalBroker",
+                "Kafka", "LocalBroker", "IntentWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

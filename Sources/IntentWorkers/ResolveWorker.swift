@@ -91,6 +91,16 @@ public final class ResolveWorker: Service, Sendable {
     private func resolveRequests(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ contacts: ContactsFollower
     ) async throws {
+        try await withGracefulShutdownHandler {
+            try await resolveUntilShutdown(consumer, producer, contacts)
+        } onGracefulShutdown: { [logger] in
+            logger.info("shutdown requested: finishing the batch in flight, then committing")
+        }
+    }
+
+    private func resolveUntilShutdown(
+        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ contacts: ContactsFollower
+    ) async throws {
         var stage = ResolveStage(resolver: configuration.resolver)
         let topics = configuration.topics
         for try await batch in consumer.batches() {

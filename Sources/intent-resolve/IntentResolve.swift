@@ -31,8 +31,7 @@ struct IntentResolve: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
 
-    @Option(help: "Prefix of every topic name. Default: $INTENT_TOPIC_PREFIX, else none.")
-    var topicPrefix: String?
+    @OptionGroup var topicOptions: TopicOptions
 
     @Option(
         help:
@@ -60,7 +59,7 @@ struct IntentResolve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
-        let topics = PipelineTopics(prefix: topicPrefix ?? environment["INTENT_TOPIC_PREFIX"] ?? "")
+        let topics = topicOptions.topics
         let amounts: AmountPolicy
         do {
             amounts = try (currencies ?? environment["INTENT_CURRENCIES"]).map(AmountPolicy.parse) ?? .default
@@ -70,9 +69,17 @@ struct IntentResolve: AsyncParsableCommand {
         let services = (messagingServices ?? environment["INTENT_MESSAGING_SERVICES"]).map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        if createTopics {
-            try await KafkaAdminClient.with(configuration: client, logger: logger) {
-                try await $0.createTopics(topics.specifications())
+        try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
+            if createTopics {
+                try await admin.createTopics(topics.specifications())
+            }
+            let existing = Set(try await admin.listTopics())
+            let missing = [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter]
+                .filter { !existing.contains($0) }
+            if !missing.isEmpty {
+                throw ValidationError(
+                    "Missing topics: \(missing.joined(separator: ", ")). Provision them (see deploy/README.md), or pass --create-topics on a development broker."
+                )
             }
         }
         let worker = ResolveWorker(

@@ -2,12 +2,15 @@ import ArgumentParser
 import CommandLineSupport
 import ContactResolution
 import Foundation
+import IntentResolution
+import IntentWorkers
+import Kafka
 
 struct ContactsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contacts",
         abstract: "Contact resolution tools.",
-        subcommands: [Resolve.self]
+        subcommands: [Resolve.self, Publish.self]
     )
 
     struct Resolve: AsyncParsableCommand {
@@ -37,6 +40,65 @@ struct ContactsCommand: AsyncParsableCommand {
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
                 output(BatchResolution.encode(BatchResolution.answer(line: line, resolver: resolver)))
             }
+        }
+    }
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a user's contacts to the compacted contacts topic.",
+            discussion: """
+                Each contact of FILE (the same format as `contacts resolve`) becomes a contact.upserted.v1 \
+                event keyed ["USER","CONTACT-ID"]; each --delete ID becomes a tombstone. The resolve \
+                worker materializes the topic, so this is how a user's address book reaches it.
+                """)
+
+        @Option(help: "The user whose address book this is.") var user: String
+        @Option(name: .long, help: ArgumentHelp("Contacts as a JSON array.", valueName: "FILE"))
+        var contacts: String?
+        @Option(name: .customLong("delete"), help: ArgumentHelp("A contact id to delete. Repeatable.", valueName: "ID"))
+        var deletions: [String] = []
+        @OptionGroup var topicOptions: TopicOptions
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            if contacts == nil && deletions.isEmpty {
+                throw ValidationError("Give --contacts FILE, --delete ID, or both.")
+            }
+        }
+
+        func run() async throws {
+            let book: [Contact]
+            if let contacts {
+                do {
+                    book = try BatchResolution.contacts(from: Data(contentsOf: URL(fileURLWithPath: contacts)))
+                } catch {
+                    throw ValidationError("Cannot read \(contacts): \(error)")
+                }
+            } else {
+                book = []
+            }
+            let topic = topicOptions.topics.contacts
+            var records = book.map {
+                KafkaProducerMessage(
+                    topic: topic, key: ContactRecord.key(userID: user, contactID: $0.id),
+                    value: ContactRecord.upsertEvent(userID: user, contact: $0, source: "/intentctl/contacts").encoded()
+                )
+            }
+            records += deletions.map {
+                KafkaProducerMessage(topic: topic, key: ContactRecord.key(userID: user, contactID: $0), value: nil)
+            }
+            let logger = try logging.makeLogger(label: "intentctl.contacts")
+            let producer = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(client: kafka.configuration()), logger: logger)
+            do {
+                _ = try await producer.sendAll(records)
+                await producer.shutdown()
+            } catch {
+                await producer.shutdown()
+                throw error
+            }
+            output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")
         }
     }
 }

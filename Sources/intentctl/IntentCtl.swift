@@ -6,7 +6,7 @@ import ArgumentParser
 struct IntentCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intentctl",
-        abstract: "Operate intent-pipeline: local broker, topics, configuration and the demo.",
+        abstract: "Operate intent-pipeline: local broker, topics, events, contacts, configuration and the demo.",
         discussion: """
             Kafka settings come from flags or the environment: KAFKA_BOOTSTRAP_SERVERS names the brokers, \
             and any other KAFKA_FOO_BAR=x sets the librdkafka property foo.bar=x (for example \
@@ -14,7 +14,8 @@ struct IntentCtl: AsyncParsableCommand {
             results to standard output.
             """,
         subcommands: [
-            BrokerCommand.self, TopicsCommand.self, KafkaConfigCommand.self, ContactsCommand.self, DemoCommand.self,
+            BrokerCommand.self, TopicsCommand.self, EventsCommand.self, KafkaConfigCommand.self, ContactsCommand.self,
+            DemoCommand.self,
         ]
     )
 

@@ -6,8 +6,35 @@ struct TopicsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topics",
         abstract: "Create, list, describe and delete topics.",
-        subcommands: [Create.self, List.self, Describe.self, Delete.self]
+        subcommands: [Provision.self, Create.self, List.self, Describe.self, Delete.self]
     )
+
+    struct Provision: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create every pipeline topic that does not exist yet.",
+            discussion: """
+                <prefix>intents.requested, .prompts and .resolved (keyed by user id), <prefix>contacts \
+                (compacted), and <prefix>intents.deadletter.
+                """)
+        @Option(help: "Partitions of each user-keyed topic: the most worker instances that can share the load.")
+        var partitions = 6
+        @OptionGroup var topicOptions: TopicOptions
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let specifications = topicOptions.topics.specifications(partitions: partitions)
+            try await KafkaAdminClient.with(
+                configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
+            ) {
+                try await $0.createTopics(specifications)
+            }
+            for topic in specifications {
+                let compacted = topic.config["cleanup.policy"] == "compact"
+                output("\(topic.name) (\(topic.partitions) partitions\(compacted ? ", compacted" : ""))")
+            }
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a topic (no error if it exists).")

@@ -1,0 +1,128 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Kafka
+
+/// Publishing and reading raw events, for voice-service teams trying the
+/// pipeline by hand and for auditors reading topics.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Publish events from standard input, or print a topic's events.",
+        subcommands: [Publish.self, Read.self]
+    )
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish events (one JSON envelope per line on standard input), keyed by their userid.",
+            discussion: """
+                Each line is checked as an envelope (schemas/envelope/v1.json) before anything is sent; \\
+                a bad line stops the command with its line number and reason, and nothing is published.
+                """)
+        @Option(help: "Topic to publish to.") var topic: String
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            var records: [KafkaProducerMessage] = []
+            var lineNumber = 0
+            while let line = readLine(strippingNewline: true) {
+                lineNumber += 1
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                do {
+                    records.append(
+                        KafkaProducerMessage(topic: topic, event: try EventEnvelope.decode(Array(line.utf8))))
+                } catch {
+                    throw ValidationError("line \(lineNumber): \(error)")
+                }
+            }
+            let logger = try logging.makeLogger(label: "intentctl.events")
+            let producer = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(client: kafka.configuration()), logger: logger)
+            do {
+                _ = try await producer.sendAll(records)
+                await producer.shutdown()
+            } catch {
+                await producer.shutdown()
+                throw error
+            }
+            output("published \(records.count) events to \(topic)")
+        }
+    }
+
+    struct Read: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a topic's records as JSON lines, from the beginning, without joining a group.",
+            discussion: """
+                Each line: {"topic", "partition", "offset", "key", "headers", "event"} where event is the \\
+                envelope, or "value" (the raw text) for a record that is not one. Stops after --count \\
+                records, or when --idle seconds pass without a new one.
+                """)
+        @Argument(help: "Topics to read.") var topics: [String]
+        @Option(help: "Stop after this many records.") var count: Int?
+        @Option(help: "Stop after this many seconds without a record.") var idle = 5
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let logger = try logging.makeLogger(label: "intentctl.events")
+            let configuration = try kafka.configuration()
+            let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
+            var partitions: [KafkaTopicPartition] = []
+            do {
+                for topic in topics { partitions += try await lookup.partitions(of: topic) }
+                await lookup.close()
+            } catch {
+                await lookup.close()
+                throw error
+            }
+            let consumer = try KafkaConsumer(
+                configuration: KafkaConsumerConfiguration(client: configuration, groupID: "intentctl-read-\(UUID())"),
+                logger: logger)
+            try consumer.assign(
+                partitions.map {
+                    KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+                })
+            do {
+                try await printRecords(consumer)
+                await consumer.close()
+            } catch {
+                await consumer.close()
+                throw error
+            }
+        }
+
+        private func printRecords(_ consumer: KafkaConsumer) async throws {
+            var printed = 0
+            var lastRecord = ContinuousClock.now
+            while count.map({ printed < $0 }) ?? true, ContinuousClock.now - lastRecord < .seconds(idle) {
+                for message in try await consumer.poll(timeout: .milliseconds(250)) {
+                    output(Self.line(message))
+                    printed += 1
+                    lastRecord = ContinuousClock.now
+                    if let count, printed >= count { break }
+                }
+            }
+        }
+
+        static func line(_ message: KafkaConsumerMessage) -> String {
+            var object: [String: JSONValue] = [
+                "topic": .string(message.topic), "partition": .integer(Int64(message.partition)),
+                "offset": .integer(message.offset),
+                "headers": .object(
+                    Dictionary(
+                        message.headers.map { ($0.key, $0.stringValue.map(JSONValue.string) ?? .null) },
+                        uniquingKeysWith: { _, last in last })),
+            ]
+            object["key"] = message.keyString.map(JSONValue.string) ?? .null
+            if let value = message.value, let event = try? EventEnvelope.decode(value) {
+                object["event"] = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.encoded()))) ?? .null
+            } else {
+                object["value"] = message.value.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
+            }
+            return String(decoding: CanonicalJSON.encode(JSONValue.object(object)), as: UTF8.self)
+        }
+    }
+}
