@@ -31,16 +31,8 @@ public struct IntentResolver: Sendable {
             results.append(service(message.serviceName))
             intent = .sendMessage(message)
         case .searchForMessages(var search):
-            if let senders = search.senders, !senders.isEmpty {
-                search.senders = resolve(senders, "senders", people, into: &results)
-            } else {
-                results.append(ParameterResolution(parameter: "senders", outcome: .notRequired))
-            }
-            if let recipients = search.recipients, !recipients.isEmpty {
-                search.recipients = resolve(recipients, "recipients", people, into: &results)
-            } else {
-                results.append(ParameterResolution(parameter: "recipients", outcome: .notRequired))
-            }
+            search.senders = resolveOptional(search.senders, "senders", people, into: &results)
+            search.recipients = resolveOptional(search.recipients, "recipients", people, into: &results)
             results.append(dateRange(search.dateRange))
             results.append(optional(search.keywords.flatMap { $0.isEmpty ? nil : $0 }, "keywords"))
             results.append(optional(search.attributes.flatMap { $0.isEmpty ? nil : $0 }, "attributes"))
@@ -57,16 +49,12 @@ public struct IntentResolver: Sendable {
                     : ParameterResolution(parameter: "attribute", outcome: .success))
             intent = .setMessageAttribute(change)
         case .sendPayment(var payment):
-            let (payee, person) = people.resolve(payment.payee, parameter: "payee")
-            payment.payee = person
-            results += [payee, amounts.resolve(payment.currencyAmount, parameter: "currencyAmount")]
-            results.append(optional(payment.note, "note"))
+            payment.payee = resolvePayment(
+                payment.payee, "payee", payment.currencyAmount, payment.note, people, into: &results)
             intent = .sendPayment(payment)
         case .requestPayment(var request):
-            let (payer, person) = people.resolve(request.payer, parameter: "payer")
-            request.payer = person
-            results += [payer, amounts.resolve(request.currencyAmount, parameter: "currencyAmount")]
-            results.append(optional(request.note, "note"))
+            request.payer = resolvePayment(
+                request.payer, "payer", request.currencyAmount, request.note, people, into: &results)
             intent = .requestPayment(request)
         }
         return IntentResolutionReport(turn: request.turn, intent: intent, parameters: results)
@@ -81,6 +69,28 @@ public struct IntentResolver: Sendable {
             results.append(result)
             return resolved ?? person
         }
+    }
+
+    /// Optional people (a search's senders or recipients): notRequired when absent.
+    private func resolveOptional(
+        _ people: [Person]?, _ name: String, _ resolution: PersonResolution,
+        into results: inout [ParameterResolution]
+    ) -> [Person]? {
+        guard let people, !people.isEmpty else {
+            results.append(ParameterResolution(parameter: name, outcome: .notRequired))
+            return people
+        }
+        return resolve(people, name, resolution, into: &results)
+    }
+
+    /// The counterparty, the amount and the note of a payment or a payment request.
+    private func resolvePayment(
+        _ person: Person?, _ role: String, _ amount: CurrencyAmount?, _ note: String?, _ resolution: PersonResolution,
+        into results: inout [ParameterResolution]
+    ) -> Person? {
+        let (result, resolved) = resolution.resolve(person, parameter: role)
+        results += [result, amounts.resolve(amount, parameter: "currencyAmount"), optional(note, "note")]
+        return resolved
     }
 
     private func required(_ text: String?, _ parameter: String, ask: String) -> ParameterResolution {

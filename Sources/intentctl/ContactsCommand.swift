@@ -88,16 +88,7 @@ struct ContactsCommand: AsyncParsableCommand {
             records += deletions.map {
                 KafkaProducerMessage(topic: topic, key: ContactRecord.key(userID: user, contactID: $0), value: nil)
             }
-            let logger = try logging.makeLogger(label: "intentctl.contacts")
-            let producer = try KafkaProducer(
-                configuration: KafkaProducerConfiguration(client: kafka.configuration()), logger: logger)
-            do {
-                _ = try await producer.sendAll(records)
-                await producer.shutdown()
-            } catch {
-                await producer.shutdown()
-                throw error
-            }
+            try await publish(records, kafka: kafka, logging: logging)
             output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")
         }
     }

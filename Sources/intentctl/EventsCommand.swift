@@ -38,16 +38,7 @@ struct EventsCommand: AsyncParsableCommand {
                     throw ValidationError("line \(lineNumber): \(error)")
                 }
             }
-            let logger = try logging.makeLogger(label: "intentctl.events")
-            let producer = try KafkaProducer(
-                configuration: KafkaProducerConfiguration(client: kafka.configuration()), logger: logger)
-            do {
-                _ = try await producer.sendAll(records)
-                await producer.shutdown()
-            } catch {
-                await producer.shutdown()
-                throw error
-            }
+            try await publish(records, kafka: kafka, logging: logging)
             output("published \(records.count) events to \(topic)")
         }
     }
