@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ContactResolution", targets: ["ContactResolution"]),
         .library(name: "Intents", targets: ["Intents"]),
         .library(name: "IntentResolution", targets: ["IntentResolution"]),
+        .library(name: "Payments", targets: ["Payments"]),
         .library(name: "IntentWorkers", targets: ["IntentWorkers"]),
         .executable(name: "intent-resolve", targets: ["intent-resolve"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
@@ -81,11 +82,17 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "ContactResolution"],
             swiftSettings: swiftSettings
         ),
+        /// Confirm and payments stages, and the double-entry ledger; pure.
+        .target(
+            name: "Payments",
+            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution"],
+            swiftSettings: swiftSettings
+        ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentResolution",
+                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -185,6 +192,11 @@ let package = Package(
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
                 "LocalBroker", "BrokerTestSupport",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PaymentsTests",
+            dependencies: ["Payments", "Intents", "IntentEvents", "IntentResolution"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -12,6 +12,10 @@ public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvert
         case unsupportedSpecVersion = "unsupported_specversion"
         /// An event type this consumer does not handle.
         case unknownType = "unknown_type"
+        /// Missing or wrong signature, or a source without a key.
+        case unauthenticated
+        /// Signed correctly, but for another user than the one it acts on.
+        case wrongUser = "wrong_user"
     }
 
     public let reason: Reason

@@ -40,20 +40,8 @@ public struct ResolveStage: Sendable {
         let envelope: EventEnvelope
         let request: IntentRequested
         do throws(EventDecodingError) {
-            envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumEventBytes)
-            guard envelope.type == IntentRequested.type else {
-                throw EventDecodingError(
-                    .unknownType, field: "$.type",
-                    "the requests topic carries \(IntentRequested.type), not \(envelope.type)")
-            }
-            guard envelope.intentID != nil else {
-                throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent request needs an intent id")
-            }
-            guard key == envelope.userID else {
-                throw EventDecodingError(
-                    .schemaInvalid, field: "key",
-                    "the record key must be the user id \(envelope.userID), got \(key.map { "\"\($0)\"" } ?? "none")")
-            }
+            envelope = try IncomingEvent.decode(
+                key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
             request = try envelope.decodeData(as: IntentRequested.self)
         } catch {
             return .rejected(error)

@@ -1,0 +1,31 @@
+public import Foundation
+
+/// A point in time inside a payload, as an RFC 3339 string with milliseconds
+/// (like the envelope's `time`). Truncated to the millisecond when made, so a
+/// value compares and hashes the same before and after a round trip, which
+/// matters when it is part of a digest (a confirmation's expiry).
+public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let date: Date
+
+    public init(_ date: Date) {
+        self.date = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let date = EventTime.parse(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 time: \(text)")
+        }
+        self.init(date)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    public var description: String { EventTime.format(date) }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.date < rhs.date }
+}

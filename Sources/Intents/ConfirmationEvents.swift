@@ -1,0 +1,112 @@
+public import IntentEvents
+
+/// `intent.confirmed.v1`: the confirm stage's verdict on a resolved intent,
+/// with the response the user would see. `ready` goes on to be handled;
+/// any other code ends the intent (it is also published as its response).
+public struct IntentConfirmation: Codable, Sendable, Hashable {
+    public static let type = "intent.confirmed.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:intent.confirmed:v1"
+
+    public var turn: Int
+    public var intent: Intent
+    public var code: ResponseCode
+    /// Machine-readable detail of a failure (`payeeNoAccount`, `serviceDown`, ...).
+    public var reason: String?
+    /// What the assistant would say, e.g. "Send 100 CNY to 孙波?".
+    public var proposedResponse: String
+
+    public init(turn: Int, intent: Intent, code: ResponseCode, reason: String? = nil, proposedResponse: String) {
+        self.turn = turn
+        self.intent = intent
+        self.code = code
+        self.reason = reason
+        self.proposedResponse = proposedResponse
+    }
+}
+
+/// What binds a user's confirmation to exactly one proposal: an HMAC over
+/// intent id, user id, counterparty contact id, amount, currency and expiry.
+/// The voice service echoes it in the answer; a changed amount, payee,
+/// user or intent, or a late answer, no longer matches.
+public struct ConfirmationBinding: Codable, Sendable, Hashable {
+    /// Lowercase hex of the HMAC-SHA256.
+    public var digest: String
+    public var expiresAt: Timestamp
+
+    public init(digest: String, expiresAt: Timestamp) {
+        self.digest = digest
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `payment.confirmation.requested.v1`, on the prompts topic: ask the user to
+/// confirm a payment or payment request. Money is already reserved for a
+/// payment; it moves only on a matching, timely "confirmed".
+public struct ConfirmationRequest: Codable, Sendable, Hashable {
+    public static let type = "payment.confirmation.requested.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:payment.confirmation.requested:v1"
+
+    public var intent: Intent
+    public var counterpartyContactID: String?
+    public var counterpartyDisplayName: String?
+    public var amount: CurrencyAmount
+    public var proposedResponse: String
+    public var binding: ConfirmationBinding
+
+    public init(
+        intent: Intent, counterpartyContactID: String?, counterpartyDisplayName: String?, amount: CurrencyAmount,
+        proposedResponse: String, binding: ConfirmationBinding
+    ) {
+        self.intent = intent
+        self.counterpartyContactID = counterpartyContactID
+        self.counterpartyDisplayName = counterpartyDisplayName
+        self.amount = amount
+        self.proposedResponse = proposedResponse
+        self.binding = binding
+    }
+}
+
+/// `payment.confirmation.v1`, from the voice service to the confirmations
+/// topic (keyed by user id, envelope `intentid` set): the user's answer.
+public struct ConfirmationAnswer: Codable, Sendable, Hashable {
+    public static let type = "payment.confirmation.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:payment.confirmation:v1"
+
+    public enum Decision: String, Codable, Sendable, Hashable { case confirmed, declined }
+
+    public var decision: Decision
+    /// Echoed from the confirmation request.
+    public var binding: ConfirmationBinding
+
+    public init(decision: Decision, binding: ConfirmationBinding) {
+        self.decision = decision
+        self.binding = binding
+    }
+}
+
+/// `intent.response.v1`: how an intent ended (or that it is in progress).
+public struct IntentResponse: Codable, Sendable, Hashable {
+    public static let type = "intent.response.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:intent.response:v1"
+
+    public var kind: Intent.Kind
+    public var code: ResponseCode
+    public var reason: String?
+    public var message: String
+    public var transferID: String?
+    public var paymentRequestID: String?
+    public var messageIDs: [String]?
+
+    public init(
+        kind: Intent.Kind, code: ResponseCode, reason: String? = nil, message: String, transferID: String? = nil,
+        paymentRequestID: String? = nil, messageIDs: [String]? = nil
+    ) {
+        self.kind = kind
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.transferID = transferID
+        self.paymentRequestID = paymentRequestID
+        self.messageIDs = messageIDs
+    }
+}

@@ -1,0 +1,40 @@
+public import IntentEvents
+
+/// Where a stage's output goes; the worker maps each to a topic.
+public enum Destination: String, Sendable, Hashable, CaseIterable {
+    /// To the voice service: questions and confirmation requests.
+    case prompts
+    /// Resolved intents, to the confirm stage.
+    case resolved
+    /// Confirmed messaging intents, to the handle stage.
+    case confirmed
+    /// Confirmed financial intents and users' answers, to the payments stage.
+    case confirmations
+    /// Final (or in-progress) responses.
+    case responses
+    /// The payments worker's event log.
+    case ledger
+    /// The messaging history.
+    case messages
+}
+
+/// What a stage decided for one record: events to publish, or a rejection
+/// for the dead-letter topic, and a line for the log when nothing is published.
+public struct StageResult: Sendable {
+    public var events: [(destination: Destination, event: EventEnvelope)]
+    public var rejected: EventDecodingError?
+    public var note: String?
+
+    public init(events: [(destination: Destination, event: EventEnvelope)] = [], note: String? = nil) {
+        self.events = events
+        self.note = note
+    }
+
+    public static func rejected(_ error: EventDecodingError) -> StageResult {
+        var result = StageResult()
+        result.rejected = error
+        return result
+    }
+
+    public static func ignored(_ note: String) -> StageResult { StageResult(note: note) }
+}

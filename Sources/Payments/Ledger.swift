@@ -1,0 +1,217 @@
+public import IntentEvents
+import Intents
+
+/// The payments state, materialized from ledger events: balances per account
+/// and currency, transfers, proposals and payment requests. Applying an
+/// event twice changes nothing (events carry unique ids), so replaying the
+/// ledger topic after a crash rebuilds exactly the state before it.
+public struct Ledger: Sendable {
+    public struct Account: Sendable, Hashable {
+        public var userID: String
+        public var handles: [String]
+        public var verified: Bool
+    }
+
+    public enum TransferStatus: String, Sendable, Hashable { case held, posted, voided }
+
+    public struct Transfer: Sendable, Hashable {
+        public var id: String
+        public var intentID: String
+        public var payer: String
+        public var payee: String
+        public var payeeContactID: String?
+        public var money: Money
+        public var expiresAt: Timestamp?
+        public var status: TransferStatus
+        public var paysRequestID: String?
+    }
+
+    public enum RequestStatus: String, Sendable, Hashable { case proposed, pending, declined, paid, closed }
+
+    public struct PaymentRequest: Sendable, Hashable {
+        public var id: String
+        public var intentID: String
+        public var requester: String
+        public var payer: String
+        public var payerContactID: String?
+        public var money: Money
+        public var note: String?
+        public var expiresAt: Timestamp?
+        public var status: RequestStatus
+    }
+
+    public private(set) var accounts: [String: Account] = [:]
+    public private(set) var transfers: [String: Transfer] = [:]
+    public private(set) var requests: [String: PaymentRequest] = [:]
+    /// Proposals closed without money moving, by intent id.
+    public private(set) var closedProposals: [String: String] = [:]
+    private var balances: [BalanceKey: Int64] = [:]
+    private var applied: Set<String> = []
+    private var accountByHandle: [String: String] = [:]
+
+    private struct BalanceKey: Hashable {
+        var account: String
+        var currency: String
+    }
+
+    public init() {}
+
+    public static func available(_ userID: String) -> String { "users/\(userID)/available" }
+    public static func held(_ userID: String) -> String { "users/\(userID)/held" }
+    public static let funding = "external/funding"
+
+    // MARK: Reading
+
+    /// Credits minus debits: what the bank owes the account holder.
+    public func balance(_ account: String, _ currency: String) -> Money {
+        Money(currency: currency, micros: balances[BalanceKey(account: account, currency: currency)] ?? 0)
+    }
+
+    public func availableBalance(of userID: String, _ currency: String) -> Money {
+        balance(Self.available(userID), currency)
+    }
+
+    /// Every (account, currency) with a balance, for audits.
+    public var allBalances: [(account: String, money: Money)] {
+        balances.map { ($0.key.account, Money(currency: $0.key.currency, micros: $0.value)) }
+            .sorted { ($0.account, $0.money.currency) < ($1.account, $1.money.currency) }
+    }
+
+    public func account(handle: String) -> Account? {
+        accountByHandle[Self.normalized(handle)].flatMap { accounts[$0] }
+    }
+
+    public func contains(eventID: String) -> Bool { applied.contains(eventID) }
+
+    public func transfer(forIntent intentID: String, of userID: String) -> Transfer? {
+        transfers[Self.transferID(userID: userID, intentID: intentID)]
+    }
+
+    public func request(forIntent intentID: String, of userID: String) -> PaymentRequest? {
+        requests[Self.requestID(userID: userID, intentID: intentID)]
+    }
+
+    /// Holds that are still open after their expiry, for the sweep.
+    public func expiredHolds(of isMine: (String) -> Bool, at now: Timestamp) -> [Transfer] {
+        transfers.values.filter { $0.status == .held && isMine($0.payer) && ($0.expiresAt.map { $0 < now } ?? false) }
+            .sorted { $0.id < $1.id }
+    }
+
+    public func expiredRequestProposals(of isMine: (String) -> Bool, at now: Timestamp) -> [PaymentRequest] {
+        requests.values.filter {
+            $0.status == .proposed && isMine($0.requester) && ($0.expiresAt.map { $0 < now } ?? false)
+        }
+        .sorted { $0.id < $1.id }
+    }
+
+    // MARK: Ids
+
+    /// One transfer per intent, ever: the id is derived from it.
+    public static func transferID(userID: String, intentID: String) -> String {
+        "tr-" + EventID.derived("transfer", userID, intentID)
+    }
+
+    public static func requestID(userID: String, intentID: String) -> String {
+        "pr-" + EventID.derived("payment-request", userID, intentID)
+    }
+
+    // MARK: Applying
+
+    public enum ApplyError: Error, Sendable, Hashable, CustomStringConvertible {
+        case unbalanced(String)
+        case negativeBalance(String)
+        case unknownTransfer(String)
+        case invalid(String)
+
+        public var description: String {
+            switch self {
+            case .unbalanced(let id): "event \(id): debits and credits differ"
+            case .negativeBalance(let account): "\(account) would go negative"
+            case .unknownTransfer(let id): "unknown transfer \(id)"
+            case .invalid(let reason): reason
+            }
+        }
+    }
+
+    /// Applies an event; returns false for one already applied. Refuses
+    /// (and leaves the state unchanged) what would break an invariant.
+    @discardableResult
+    public mutating func apply(_ event: LedgerEvent) throws(ApplyError) -> Bool {
+        guard !applied.contains(event.id) else { return false }
+        try checkBalanced(event)
+        var updated = balances
+        for entry in event.entries {
+            let key = BalanceKey(account: entry.account, currency: entry.amount.currency)
+            let micros = Money(entry.amount).micros
+            updated[key, default: 0] += entry.side == .credit ? micros : -micros
+            if entry.account.hasPrefix("users/"), updated[key]! < 0 {
+                throw .negativeBalance(entry.account)
+            }
+        }
+        try record(event)
+        balances = updated
+        applied.insert(event.id)
+        return true
+    }
+
+    private func checkBalanced(_ event: LedgerEvent) throws(ApplyError) {
+        var net: [String: Int64] = [:]
+        for entry in event.entries {
+            let micros = Money(entry.amount).micros
+            guard micros > 0 else { throw .invalid("event \(event.id): entry amounts must be positive") }
+            net[entry.amount.currency, default: 0] += entry.side == .credit ? micros : -micros
+        }
+        guard net.values.allSatisfy({ $0 == 0 }) else { throw .unbalanced(event.id) }
+    }
+
+    private mutating func record(_ event: LedgerEvent) throws(ApplyError) {
+        switch event.kind {
+        case .accountOpened:
+            let account = Account(userID: event.userID, handles: event.handles ?? [], verified: event.verified ?? true)
+            accounts[event.userID] = account
+            for handle in account.handles { accountByHandle[Self.normalized(handle)] = event.userID }
+        case .deposit:
+            break
+        case .hold:
+            guard let id = event.transferID, let intentID = event.intentID, let payee = event.counterpartyUserID,
+                let amount = event.amount
+            else { throw .invalid("hold \(event.id) lacks transfer, intent, payee or amount") }
+            transfers[id] = Transfer(
+                id: id, intentID: intentID, payer: event.userID, payee: payee,
+                payeeContactID: event.counterpartyContactID, money: Money(amount), expiresAt: event.expiresAt,
+                status: .held, paysRequestID: event.requestID)
+        case .void, .post:
+            guard let id = event.transferID, transfers[id]?.status == .held else {
+                throw .unknownTransfer(event.transferID ?? "none")
+            }
+            transfers[id]?.status = event.kind == .post ? .posted : .voided
+        case .requestProposed:
+            guard let id = event.requestID, let intentID = event.intentID, let payer = event.counterpartyUserID,
+                let amount = event.amount
+            else { throw .invalid("request \(event.id) lacks request, intent, payer or amount") }
+            requests[id] = PaymentRequest(
+                id: id, intentID: intentID, requester: event.userID, payer: payer,
+                payerContactID: event.counterpartyContactID, money: Money(amount), note: event.note,
+                expiresAt: event.expiresAt, status: .proposed)
+        case .requestCreated, .requestDeclined, .requestPaid:
+            guard let id = event.requestID, requests[id] != nil else {
+                throw .invalid("unknown payment request \(event.requestID ?? "none")")
+            }
+            requests[id]?.status =
+                switch event.kind {
+                case .requestCreated: .pending
+                case .requestDeclined: .declined
+                default: .paid
+                }
+        case .proposalClosed:
+            if let intentID = event.intentID { closedProposals[intentID] = event.reason ?? "closed" }
+            if let id = event.requestID, requests[id]?.status == .proposed { requests[id]?.status = .closed }
+        }
+    }
+
+    static func normalized(_ handle: String) -> String {
+        let lowered = handle.lowercased()
+        if lowered.contains("@") { return lowered.filter { !$0.isWhitespace } }
+        return lowered.filter { !$0.isWhitespace && !"-().".contains($0) }
+    }
+}

@@ -1,0 +1,100 @@
+public import IntentEvents
+public import Intents
+
+/// One entry of a double-entry transaction: an amount debited from or
+/// credited to one account. Every transaction's debits equal its credits.
+public struct LedgerEntry: Codable, Sendable, Hashable {
+    public enum Side: String, Codable, Sendable, Hashable { case debit, credit }
+
+    /// `users/<id>/available`, `users/<id>/held`, or `external/funding`.
+    public var account: String
+    public var side: Side
+    public var amount: CurrencyAmount
+
+    public init(account: String, side: Side, amount: CurrencyAmount) {
+        self.account = account
+        self.side = side
+        self.amount = amount
+    }
+}
+
+/// What the payments worker appends to the ledger topic: its whole state,
+/// replayable. Money moves only in `deposit`, `hold`, `void` and `post`,
+/// each a balanced set of entries; the others record accounts, proposals and
+/// payment requests.
+public struct LedgerEvent: Codable, Sendable, Hashable {
+    public static let type = "ledger.event.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:ledger.event:v1"
+
+    public enum Kind: String, Codable, Sendable, Hashable {
+        /// A user's account exists (with the handles payers know it by).
+        case accountOpened
+        /// Money arrives from outside (top-up, opening balance).
+        case deposit
+        /// A payment's amount is reserved at confirm: available → held.
+        case hold
+        /// A held amount is released (declined, mismatched, expired): held → available.
+        case void
+        /// A confirmed payment moves: payer's held → payee's available.
+        case post
+        /// A payment request waits for the user's confirmation.
+        case requestProposed
+        /// A confirmed payment request is pending for the payer.
+        case requestCreated
+        /// The payer declined a pending request.
+        case requestDeclined
+        /// The payer paid a pending request (with the transfer in `transferID`).
+        case requestPaid
+        /// A proposal ended without moving money (declined, mismatched, expired, refused).
+        case proposalClosed
+    }
+
+    /// Unique per event; derived from the transfer or request and the kind,
+    /// so writing it twice is detected on replay.
+    public var id: String
+    public var kind: Kind
+    /// The user whose worker wrote it (the partition key).
+    public var userID: String
+    public var intentID: String?
+    /// For hold, void and post; derived from the intent id.
+    public var transferID: String?
+    /// For payment requests.
+    public var requestID: String?
+    public var entries: [LedgerEntry]
+    /// The other side: payee of a transfer, payer of a request.
+    public var counterpartyUserID: String?
+    public var counterpartyContactID: String?
+    public var amount: CurrencyAmount?
+    public var note: String?
+    /// Until when the user may confirm (hold, requestProposed).
+    public var expiresAt: Timestamp?
+    /// accountOpened: handles (phone, e-mail) others reach this account by.
+    public var handles: [String]?
+    /// accountOpened: false when the user's payment credentials are not verified.
+    public var verified: Bool?
+    /// proposalClosed: why.
+    public var reason: String?
+
+    public init(
+        id: String, kind: Kind, userID: String, intentID: String? = nil, transferID: String? = nil,
+        requestID: String? = nil, entries: [LedgerEntry] = [], counterpartyUserID: String? = nil,
+        counterpartyContactID: String? = nil, amount: CurrencyAmount? = nil, note: String? = nil,
+        expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil, reason: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.userID = userID
+        self.intentID = intentID
+        self.transferID = transferID
+        self.requestID = requestID
+        self.entries = entries
+        self.counterpartyUserID = counterpartyUserID
+        self.counterpartyContactID = counterpartyContactID
+        self.amount = amount
+        self.note = note
+        self.expiresAt = expiresAt
+        self.handles = handles
+        self.verified = verified
+        self.reason = reason
+    }
+}

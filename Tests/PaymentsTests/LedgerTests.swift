@@ -1,0 +1,126 @@
+import IntentEvents
+import Intents
+import Payments
+import Testing
+
+@Suite("Double-entry ledger")
+struct LedgerTests {
+    @Test("deposit, hold, post and void move money between accounts; every transaction balances")
+    func movesMoney() throws {
+        var ledger = try fundedLedger()
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+        try ledger.apply(
+            LedgerEvent(
+                id: "h1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t1",
+                entries: [
+                    LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("100.50")),
+                    LedgerEntry(account: Ledger.held("alice"), side: .credit, amount: cny("100.50")),
+                ], counterpartyUserID: "bob", amount: cny("100.50")))
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("899.5")))
+        #expect(ledger.balance(Ledger.held("alice"), "CNY") == Money(cny("100.5")))
+        try ledger.apply(
+            LedgerEvent(
+                id: "p1", kind: .post, userID: "alice", transferID: "t1",
+                entries: [
+                    LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: cny("100.50")),
+                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("100.50")),
+                ]))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100.5")))
+        #expect(ledger.balance(Ledger.held("alice"), "CNY") == Money.zero("CNY"))
+        #expect(ledger.transfers["t1"]?.status == .posted)
+        // Money is neither created nor lost: all balances sum to zero.
+        #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
+    }
+
+    @Test("an event applied twice changes nothing")
+    func idempotent() throws {
+        var ledger = try fundedLedger()
+        let deposit = LedgerEvent(
+            id: "deposit-alice", kind: .deposit, userID: "alice",
+            entries: [
+                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
+                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
+            ])
+        #expect(try ledger.apply(deposit) == false)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+    }
+
+    @Test("no negative balances, no unbalanced transactions, no posting an unknown transfer")
+    func invariants() throws {
+        var ledger = try fundedLedger()
+        let overdraft = LedgerEvent(
+            id: "h-big", kind: .hold, userID: "alice", intentID: "i", transferID: "t",
+            entries: [
+                LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("1000.01")),
+                LedgerEntry(account: Ledger.held("alice"), side: .credit, amount: cny("1000.01")),
+            ], counterpartyUserID: "bob", amount: cny("1000.01"))
+        #expect(throws: Ledger.ApplyError.negativeBalance(Ledger.available("alice"))) { try ledger.apply(overdraft) }
+        let unbalanced = LedgerEvent(
+            id: "u", kind: .deposit, userID: "bob",
+            entries: [LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("5"))])
+        #expect(throws: Ledger.ApplyError.unbalanced("u")) { try ledger.apply(unbalanced) }
+        let post = LedgerEvent(id: "p", kind: .post, userID: "alice", transferID: "nope")
+        #expect(throws: Ledger.ApplyError.unknownTransfer("nope")) { try ledger.apply(post) }
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+        #expect(!ledger.contains(eventID: "h-big"))
+    }
+}
+
+@Suite("Confirmation bindings and event signatures")
+struct BindingTests {
+    @Test("a binding matches only its own intent, user, payee, amount, currency and expiry")
+    func binding() {
+        let expiry = Timestamp(t0)
+        let money = Money(cny("100"))
+        let binding = bindingKey.binding(
+            intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: money, expiresAt: expiry)
+        #expect(
+            bindingKey.matches(
+                binding, intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: Money(cny("100.00")),
+                expiresAt: expiry))
+        let variants: [(String, String, String, Money, Timestamp)] = [
+            ("other", "alice", "c-bob", money, expiry), ("i", "bob", "c-bob", money, expiry),
+            ("i", "alice", "c-eve", money, expiry), ("i", "alice", "c-bob", Money(cny("100.01")), expiry),
+            ("i", "alice", "c-bob", Money(CurrencyAmount(amount: DecimalAmount("100")!, currency: "USD")), expiry),
+            ("i", "alice", "c-bob", money, Timestamp(t0.addingTimeInterval(1))),
+        ]
+        for (intent, user, contact, amount, expires) in variants {
+            #expect(
+                !bindingKey.matches(
+                    binding, intentID: intent, userID: user, counterpartyContactID: contact, money: amount,
+                    expiresAt: expires))
+        }
+        let otherKey = BindingKey(Array(repeating: 8, count: 32))
+        #expect(
+            !otherKey.matches(
+                binding, intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: money, expiresAt: expiry
+            ))
+    }
+
+    @Test("signatures: per-source keys, any change to the event breaks it")
+    func signatures() throws {
+        var (event, signature) = answerEvent(
+            .confirmed, binding: ConfirmationBinding(digest: "x", expiresAt: Timestamp(t0)), intentID: "i")
+        try authenticator.verify(event, signature: signature)
+        #expect(throws: EventDecodingError.self) { try authenticator.verify(event, signature: nil) }
+        event.userID = "bob"
+        #expect(throws: EventDecodingError.self) { try authenticator.verify(event, signature: signature) }
+        event.userID = "alice"
+        event.source = "/voice/unknown"
+        #expect(throws: EventDecodingError.self) { try authenticator.verify(event, signature: signature) }
+    }
+
+    @Test("keys are read as SOURCE HEXKEY lines and must be long enough")
+    func keys() throws {
+        let hex = String(repeating: "ab", count: 32)
+        let keys = try EventAuthenticator.parseKeys("# voice\n/voice/eu-1 \(hex)\n\n/voice/cn-1=\(hex)", origin: "test")
+        #expect(keys.keys.sorted() == ["/voice/cn-1", "/voice/eu-1"])
+        #expect(keys["/voice/eu-1"]?.count == 32)
+        #expect(throws: EventAuthenticator.KeyError.self) {
+            try EventAuthenticator.parseKeys("/voice/x abcd", origin: "t")
+        }
+        #expect(throws: EventAuthenticator.KeyError.self) {
+            try EventAuthenticator.parseKeys("/voice/x zz\(hex)", origin: "t")
+        }
+    }
+}

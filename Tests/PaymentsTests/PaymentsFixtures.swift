@@ -1,0 +1,79 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+
+let t0 = Date(timeIntervalSince1970: 1_795_000_000)
+let bindingKey = BindingKey(Array(repeating: 7, count: 32))
+let voiceKey = Array(repeating: UInt8(42), count: 32)
+let authenticator = EventAuthenticator(keys: ["/voice/test": voiceKey])
+
+func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
+
+/// Alice and Bob have accounts (Alice with 1,000 CNY); Carol's are unverified; Dave has none.
+func fundedLedger() throws -> Ledger {
+    var ledger = Ledger()
+    for (user, handle, verified) in [
+        ("alice", "+1 555 0100", true), ("bob", "bob@example.com", true), ("carol", "carol@example.com", false),
+    ] {
+        try ledger.apply(
+            LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle], verified: verified))
+    }
+    try ledger.apply(
+        LedgerEvent(
+            id: "deposit-alice", kind: .deposit, userID: "alice",
+            entries: [
+                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
+                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
+            ]))
+    return ledger
+}
+
+let bob = Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob", displayName: "Bob")
+
+func pay(_ amount: String, to person: Person = bob, requestID: String? = nil) -> Intent {
+    .sendPayment(SendPaymentIntent(payee: person, currencyAmount: cny(amount), paymentRequestID: requestID))
+}
+
+/// A confirm-stage result as the payments stage receives it.
+func confirmedEvent(_ intent: Intent, user: String = "alice", intentID: String) -> EventEnvelope {
+    EventEnvelope(
+        id: "confirmed-\(intentID)", source: "/workers/confirm", type: IntentConfirmation.type, time: t0,
+        dataSchema: IntentConfirmation.dataSchema, userID: user, conversationID: "c", intentID: intentID,
+        payload: IntentConfirmation(turn: 1, intent: intent, code: .ready, proposedResponse: "OK?"))
+}
+
+/// The user's answer, signed by the voice service.
+func answerEvent(
+    _ decision: ConfirmationAnswer.Decision, binding: ConfirmationBinding, user: String = "alice", intentID: String,
+    id: String? = nil
+) -> (EventEnvelope, String?) {
+    let event = EventEnvelope(
+        id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type, time: t0,
+        dataSchema: ConfirmationAnswer.dataSchema, userID: user, conversationID: "c", intentID: intentID,
+        payload: ConfirmationAnswer(decision: decision, binding: binding))
+    return (event, authenticator.signature(for: event))
+}
+
+extension StageResult {
+    func events(to destination: Destination) -> [EventEnvelope] {
+        events.filter { $0.destination == destination }.map(\.event)
+    }
+
+    var response: IntentResponse? {
+        events(to: .responses).first.flatMap { try? $0.decodeData(as: IntentResponse.self) }
+    }
+
+    var confirmationRequest: ConfirmationRequest? {
+        events(to: .prompts).first.flatMap { try? $0.decodeData(as: ConfirmationRequest.self) }
+    }
+
+    var ledgerKinds: [LedgerEvent.Kind] {
+        events(to: .ledger).compactMap { try? $0.decodeData(as: LedgerEvent.self).kind }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import IntentEvents
+import IntentResolution
+import Intents
+import Payments
+import Testing
+
+@Suite("The confirm stage")
+struct ConfirmStageTests {
+    let stage = ConfirmStage(unavailableServices: ["telegraph"])
+
+    func confirm(_ intent: Intent, user: String = "alice") throws -> StageResult {
+        let resolved = EventEnvelope(
+            id: "resolved-1", source: "/workers/resolve", type: IntentResolutionReport.resolvedType, time: t0,
+            dataSchema: IntentResolutionReport.resolvedDataSchema, userID: user, conversationID: "c",
+            intentID: "i1", payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
+        return stage.process(key: user, value: resolved.encoded(), ledger: try fundedLedger(), now: t0)
+    }
+
+    @Test("a payment that can be done is ready and goes to the payments stage")
+    func ready() throws {
+        let result = try confirm(pay("100"))
+        let events = result.events(to: .confirmations)
+        #expect(events.count == 1)
+        let confirmation = try #require(try events.first?.decodeData(as: IntentConfirmation.self))
+        #expect(confirmation.code == .ready)
+        #expect(confirmation.proposedResponse == "Send 100 CNY to Bob?")
+        #expect(result.events(to: .responses).isEmpty)
+    }
+
+    @Test(
+        "what cannot be done ends with SiriKit's response code",
+        arguments: [
+            ("alice", pay("1000.01"), ResponseCode.failureInsufficientFunds, nil),
+            ("dave", pay("1"), .failureNoBankAccount, nil),
+            ("carol", pay("1"), .failureCredentialsUnverified, nil),
+            ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, nil),
+            ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, nil),
+            (
+                "alice",
+                Intent.sendPayment(
+                    SendPaymentIntent(
+                        payee: bob, currencyAmount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "JPY"))),
+                .failurePaymentsCurrencyUnsupported, "currencyUnsupported"
+            ),
+            (
+                "alice", pay("1", to: Person(spoken: "Zed", handle: "zed@example.com")), .failure,
+                "counterpartyNoAccount"
+            ),
+            ("bob", pay("1"), .failure, "selfPayment"),
+            ("alice", pay("1", requestID: "pr-missing"), .failure, "paymentRequestNotPending"),
+            (
+                "alice",
+                Intent.sendMessage(SendMessageIntent(recipients: [bob], content: "hi", serviceName: "Telegraph")),
+                .failureMessageServiceNotAvailable, "serviceDown"
+            ),
+        ] as [(String, Intent, ResponseCode, String?)])
+    func failures(_ user: String, _ intent: Intent, _ code: ResponseCode, _ reason: String?) throws {
+        let result = try confirm(intent, user: user)
+        #expect(result.events(to: .confirmations).isEmpty)
+        #expect(result.events(to: .confirmed).isEmpty)
+        #expect(result.response?.code == code)
+        if let reason { #expect(result.response?.reason == reason) }
+    }
+
+    @Test("messaging intents go to the handle stage")
+    func messaging() throws {
+        let result = try confirm(.sendMessage(SendMessageIntent(recipients: [bob], content: "hi")))
+        #expect(result.events(to: .confirmed).count == 1)
+    }
+}
+
+@Suite("The payments stage: always confirmed, never twice")
+struct PaymentsStageTests {
+    let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator)
+
+    func run(_ event: EventEnvelope, signature: String? = nil, _ ledger: inout Ledger, at now: Date = t0)
+        -> StageResult
+    {
+        stage.process(key: event.userID, value: event.encoded(), signature: signature, ledger: &ledger, now: now)
+    }
+
+    /// Proposes a payment and returns the binding the user is asked to confirm.
+    func propose(_ amount: String, _ ledger: inout Ledger, intentID: String = "i1") throws -> ConfirmationBinding {
+        let result = run(confirmedEvent(pay(amount), intentID: intentID), &ledger)
+        #expect(result.ledgerKinds == [.hold])
+        return try #require(result.confirmationRequest).binding
+    }
+
+    @Test(
+        "confirmed with the matching binding: the money moves once, and a redelivered answer only repeats the response")
+    func confirmed() throws {
+        var ledger = try fundedLedger()
+        let binding = try propose("100", &ledger)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("900")))
+        let (answer, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        let result = run(answer, signature: signature, &ledger, at: t0.addingTimeInterval(30))
+        #expect(result.ledgerKinds == [.post])
+        #expect(result.response?.code == .success)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        let again = run(answer, signature: signature, &ledger, at: t0.addingTimeInterval(31))
+        #expect(again.ledgerKinds.isEmpty)
+        #expect(again.events(to: .responses).map(\.id) == result.events(to: .responses).map(\.id))
+        // The confirm result redelivered does not hold again either.
+        #expect(run(confirmedEvent(pay("100"), intentID: "i1"), &ledger).ledgerKinds.isEmpty)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("900")))
+    }
+
+    @Test(
+        "declined, mismatched or late: nothing moves, the hold is released, the response says why",
+        arguments: ["declined", "otherAmount", "late", "otherIntentsBinding"])
+    func refused(_ variant: String) throws {
+        var ledger = try fundedLedger()
+        let binding = try propose("100", &ledger)
+        let otherBinding = try propose("5", &ledger, intentID: "i2")
+        var answer = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        var now = t0.addingTimeInterval(10)
+        var reason = "declinedByUser"
+        switch variant {
+        case "declined":
+            answer = answerEvent(.declined, binding: binding, intentID: "i1")
+        case "otherAmount":
+            answer = answerEvent(
+                .confirmed,
+                binding: ConfirmationBinding(digest: "00" + binding.digest.dropFirst(2), expiresAt: binding.expiresAt),
+                intentID: "i1")
+            reason = "confirmationMismatch"
+        case "otherIntentsBinding":
+            answer = answerEvent(.confirmed, binding: otherBinding, intentID: "i1")
+            reason = "confirmationMismatch"
+        default:
+            now = t0.addingTimeInterval(121)
+            reason = "confirmationExpired"
+        }
+        let result = run(answer.0, signature: answer.1, &ledger, at: now)
+        #expect(result.ledgerKinds == [.void])
+        #expect(result.response?.code == .failure)
+        #expect(result.response?.reason == reason)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("995")))
+        // A later "confirmed" for the released hold moves nothing.
+        let late = answerEvent(.confirmed, binding: binding, intentID: "i1", id: "late")
+        #expect(run(late.0, signature: late.1, &ledger, at: t0.addingTimeInterval(20)).ledgerKinds.isEmpty)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+    }
+
+    @Test("an unanswered hold expires in the sweep and is released")
+    func sweep() throws {
+        var ledger = try fundedLedger()
+        _ = try propose("100", &ledger)
+        #expect(stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(60), owns: { _ in true }).events.isEmpty)
+        let swept = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(121), owns: { _ in true })
+        #expect(swept.ledgerKinds == [.void])
+        #expect(swept.response?.reason == "confirmationExpired")
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+    }
+
+    @Test("user B's answer cannot confirm user A's intent, and unsigned or forged answers are dead-lettered")
+    func otherUsersAndForgeries() throws {
+        var ledger = try fundedLedger()
+        let binding = try propose("100", &ledger)
+        let fromBob = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "i1")
+        let result = run(fromBob.0, signature: fromBob.1, &ledger)
+        #expect(result.ledgerKinds.isEmpty)
+        #expect(result.response?.reason == "noPendingConfirmation")
+        #expect(ledger.transfer(forIntent: "i1", of: "alice")?.status == .held)
+
+        let (answer, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        #expect(run(answer, signature: nil, &ledger).rejected?.reason == .unauthenticated)
+        var forged = answer
+        forged.id = "forged"
+        #expect(run(forged, signature: signature, &ledger).rejected?.reason == .unauthenticated)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+    }
+
+    @Test("a payment request: confirmed by the requester, pending for the payer, paid by a payment that references it")
+    func paymentRequest() throws {
+        var ledger = try fundedLedger()
+        // Bob asks Alice for 50 CNY.
+        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
+        let proposed = run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger)
+        #expect(proposed.ledgerKinds == [.requestProposed])
+        let binding = try #require(proposed.confirmationRequest).binding
+        let (answer, signature) = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
+        let created = run(answer, signature: signature, &ledger)
+        #expect(created.ledgerKinds == [.requestCreated])
+        let requestID = try #require(created.response?.paymentRequestID)
+        #expect(ledger.requests[requestID]?.status == .pending)
+        #expect(ledger.requests[requestID]?.payer == "alice")
+
+        // Alice pays it.
+        let payment = pay(
+            "50", to: Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob"), requestID: requestID)
+        let held = run(confirmedEvent(payment, intentID: "p1"), &ledger)
+        let payBinding = try #require(held.confirmationRequest).binding
+        let payAnswer = answerEvent(.confirmed, binding: payBinding, intentID: "p1")
+        let paid = run(payAnswer.0, signature: payAnswer.1, &ledger)
+        #expect(paid.ledgerKinds == [.post, .requestPaid])
+        #expect(ledger.requests[requestID]?.status == .paid)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("50")))
+    }
+
+    @Test("replaying the ledger events a run wrote rebuilds the same balances")
+    func replay() throws {
+        var ledger = try fundedLedger()
+        var written: [LedgerEvent] = []
+        let first = run(confirmedEvent(pay("100"), intentID: "i1"), &ledger)
+        let binding = try #require(first.confirmationRequest).binding
+        let answer = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        let second = run(answer.0, signature: answer.1, &ledger)
+        let fourth = run(confirmedEvent(pay("7"), intentID: "i2"), &ledger)
+        let third = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(500), owns: { _ in true })
+        for result in [first, second, fourth, third] {
+            written += try result.events(to: .ledger).map { try $0.decodeData(as: LedgerEvent.self) }
+        }
+        #expect(written.map(\.kind) == [.hold, .post, .hold, .void])
+        var rebuilt = try fundedLedger()
+        for event in written { #expect(try rebuilt.apply(event)) }
+        #expect(rebuilt.allBalances.map(\.money) == ledger.allBalances.map(\.money))
+        #expect(rebuilt.allBalances.map(\.account) == ledger.allBalances.map(\.account))
+        #expect(rebuilt.transfers[Ledger.transferID(userID: "alice", intentID: "i1")]?.status == .posted)
+        #expect(rebuilt.transfers[Ledger.transferID(userID: "alice", intentID: "i2")]?.status == .voided)
+    }
+}
