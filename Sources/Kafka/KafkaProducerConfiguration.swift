@@ -43,6 +43,9 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
             "linger.ms": String(linger.milliseconds),
             "message.timeout.ms": String(deliveryTimeout.milliseconds),
             "compression.codec": compression,
+            // The Java client's partitioner, so every client (and KafkaPartitioner)
+            // puts a user's events on the same partition.
+            "partitioner": "murmur2_random",
         ]
         result["batch.size"] = batchSizeBytes.map(String.init)
         result["transactional.id"] = transactionalID
