@@ -1,3 +1,4 @@
+public import Intents
 public import Kafka
 
 /// The topics the pipeline's workers read and write. One prefix moves them
@@ -13,6 +14,16 @@ public struct PipelineTopics: Sendable, Hashable {
     public var contacts: String
     /// Records no worker could accept, with the reason in headers.
     public var deadLetter: String
+    /// Confirmed messaging intents, for the handle stage (`intent.confirmed.v1`).
+    public var confirmed: String
+    /// Confirmed financial intents and the users' signed answers, for the payments stage.
+    public var confirmations: String
+    /// How each intent ended (`intent.response.v1`), for voice services and the app.
+    public var responses: String
+    /// The payments worker's event log (`ledger.event.v1`): the truth about money, kept forever.
+    public var ledger: String
+    /// The messaging history.
+    public var messages: String
 
     public init(prefix: String = "") {
         requested = prefix + "intents.requested"
@@ -20,7 +31,26 @@ public struct PipelineTopics: Sendable, Hashable {
         resolved = prefix + "intents.resolved"
         contacts = prefix + "contacts"
         deadLetter = prefix + "intents.deadletter"
+        confirmed = prefix + "intents.confirmed"
+        confirmations = prefix + "intents.confirmations"
+        responses = prefix + "intents.responses"
+        ledger = prefix + "payments.ledger"
+        messages = prefix + "messages.history"
     }
+
+    public func topic(for destination: Destination) -> String {
+        switch destination {
+        case .prompts: prompts
+        case .resolved: resolved
+        case .confirmed: confirmed
+        case .confirmations: confirmations
+        case .responses: responses
+        case .ledger: ledger
+        case .messages: messages
+        }
+    }
+
+    public var all: [String] { specifications().map(\.name) }
 
     /// What `--create-topics` creates; user-keyed topics get `partitions`.
     public func specifications(partitions: Int = 6) -> [KafkaTopicSpecification] {
@@ -30,6 +60,12 @@ public struct PipelineTopics: Sendable, Hashable {
             KafkaTopicSpecification(name: resolved, partitions: partitions),
             KafkaTopicSpecification.compacted(name: contacts, partitions: partitions),
             KafkaTopicSpecification(name: deadLetter, partitions: 1),
+            KafkaTopicSpecification(name: confirmed, partitions: partitions),
+            KafkaTopicSpecification(name: confirmations, partitions: partitions),
+            KafkaTopicSpecification(name: responses, partitions: partitions),
+            // Logs that are the state itself: never deleted by retention.
+            KafkaTopicSpecification(name: ledger, partitions: partitions, config: ["retention.ms": "-1"]),
+            KafkaTopicSpecification(name: messages, partitions: partitions, config: ["retention.ms": "-1"]),
         ]
     }
 }

@@ -1,17 +1,15 @@
 import Foundation
 import IntentEvents
 public import IntentResolution
+import Intents
 public import Kafka
 public import Logging
 public import ServiceLifecycle
+import Synchronization
 
-/// The resolve stage as a worker: consumes intent requests, resolves them
-/// against the user's materialized contacts, and publishes a prompt or a
-/// resolved intent. At-least-once with deterministic event ids: a batch's
-/// output is acknowledged by the broker before the batch's offsets are
-/// committed, so a crash repeats work (with the same event ids) but never
-/// loses it. Bad records are parked on the dead-letter topic and committed past.
-public final class ResolveWorker: Service, Sendable {
+/// The resolve stage as a worker: intent requests in; prompts or resolved
+/// intents out; the contacts topic materialized as a global table.
+public struct ResolveWorker: Service {
     public struct Configuration: Sendable {
         public var kafka: KafkaConfiguration
         public var topics: PipelineTopics
@@ -31,109 +29,43 @@ public final class ResolveWorker: Service, Sendable {
         }
     }
 
-    public let configuration: Configuration
-    private let logger: Logger
+    private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
+        let directory = Mutex(ContactDirectory())
+        let stage = Mutex(ResolveStage(resolver: configuration.resolver))
+        worker = StageWorker(
+            name: "resolve worker",
+            configuration: StageWorker.Configuration(
+                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
+                input: configuration.topics.requested, sessionTimeout: configuration.sessionTimeout),
+            logger: logger,
+            followers: { reject in
+                [
+                    try TopicFollower(
+                        configuration: configuration.kafka, topic: configuration.topics.contacts, logger: logger,
+                        apply: { message throws(EventDecodingError) in
+                            let record = try ContactRecord.decode(key: message.key, value: message.value)
+                            directory.withLock { $0.apply(record) }
+                        }, reject: reject)
+                ]
+            }
+        ) { message in
+            let output = stage.withLock { stage in
+                stage.process(key: message.keyString, value: message.value) { user in
+                    directory.withLock { $0.book(for: user) }
+                }
+            }
+            switch output {
+            case .prompt(let event): return StageResult(events: [(.prompts, event)])
+            case .resolved(let event): return StageResult(events: [(.resolved, event)])
+            case .ignored(let reason): return .ignored(reason)
+            case .rejected(let error): return .rejected(error)
+            }
+        }
     }
 
     public func run() async throws {
-        let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(client: configuration.kafka), logger: logger)
-        let topics = configuration.topics
-        let groupID = configuration.groupID
-        let contacts: ContactsFollower
-        do {
-            contacts = try ContactsFollower(
-                configuration: configuration.kafka, topic: topics.contacts, logger: logger
-            ) { message, error in
-                _ = try await producer.send(
-                    DeadLetter.record(for: message, error: error, worker: groupID, topic: topics.deadLetter))
-            }
-        } catch {
-            await producer.shutdown()
-            throw error
-        }
-        do {
-            try await contacts.catchUp()
-            let consumer = try KafkaConsumer(
-                configuration: KafkaConsumerConfiguration(
-                    client: configuration.kafka, groupID: groupID, sessionTimeout: configuration.sessionTimeout),
-                logger: logger)
-            do {
-                try consumer.subscribe(topics: [topics.requested])
-                logger.info("resolving", metadata: ["topic": "\(topics.requested)", "group": "\(groupID)"])
-                try await withThrowingDiscardingTaskGroup { group in
-                    group.addTask { try await contacts.follow() }
-                    try await self.resolveRequests(consumer, producer, contacts)
-                    group.cancelAll()
-                }
-                await consumer.close()
-            } catch {
-                await consumer.close()
-                throw error
-            }
-        } catch {
-            await contacts.close()
-            await producer.shutdown()
-            throw error
-        }
-        await contacts.close()
-        await producer.shutdown()
-        logger.info("resolve worker stopped")
-    }
-
-    /// Until graceful shutdown: each batch is processed, its output
-    /// acknowledged, then its offsets committed. The batch in flight when
-    /// SIGTERM arrives is finished, not abandoned.
-    private func resolveRequests(
-        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ contacts: ContactsFollower
-    ) async throws {
-        try await withGracefulShutdownHandler {
-            try await resolveUntilShutdown(consumer, producer, contacts)
-        } onGracefulShutdown: { [logger] in
-            logger.info("shutdown requested: finishing the batch in flight, then committing")
-        }
-    }
-
-    private func resolveUntilShutdown(
-        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ contacts: ContactsFollower
-    ) async throws {
-        var stage = ResolveStage(resolver: configuration.resolver)
-        let topics = configuration.topics
-        for try await batch in consumer.batches() {
-            var outgoing: [KafkaProducerMessage] = []
-            for message in batch {
-                let output = stage.process(key: message.keyString, value: message.value) { contacts.book(for: $0) }
-                var metadata: Logger.Metadata = ["record": "\(message.topicPartition)@\(message.offset)"]
-                switch output {
-                case .prompt(let event):
-                    outgoing.append(KafkaProducerMessage(topic: topics.prompts, event: event))
-                    metadata["intent"] = "\(event.intentID ?? "")"
-                    logger.debug("prompt", metadata: metadata)
-                case .resolved(let event):
-                    outgoing.append(KafkaProducerMessage(topic: topics.resolved, event: event))
-                    metadata["intent"] = "\(event.intentID ?? "")"
-                    logger.debug("resolved", metadata: metadata)
-                case .ignored(let reason):
-                    metadata["reason"] = "\(reason)"
-                    logger.info("turn ignored", metadata: metadata)
-                case .rejected(let error):
-                    outgoing.append(
-                        DeadLetter.record(
-                            for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
-                    metadata["reason"] = "\(error.reason.rawValue)"
-                    metadata["error"] = "\(error)"
-                    logger.warning("dead-lettered", metadata: metadata)
-                }
-            }
-            _ = try await producer.sendAll(outgoing)
-            try consumer.markProcessed(batch)
-            if try await !consumer.commit() {
-                logger.notice("commit refused during a rebalance; the next commit or revoke covers it")
-            }
-        }
+        try await worker.run()
     }
 }

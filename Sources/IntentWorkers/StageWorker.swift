@@ -1,0 +1,187 @@
+import Foundation
+public import IntentEvents
+public import Intents
+public import Kafka
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// A pipeline stage as a worker: consumes one input topic in a consumer
+/// group, hands each record to the pure stage, publishes what it decided
+/// (dead-lettering what it rejected), and commits only after the broker has
+/// acknowledged every output of the batch. At-least-once with deterministic
+/// event ids, so a crash repeats work with the same ids and never loses it.
+///
+/// Optional parts: topic followers (global tables the stage reads, caught up
+/// before the first decision and again whenever this member gains
+/// partitions), and a periodic tick (the payments stage's expiry sweep) that
+/// is told which users this member owns.
+public final class StageWorker: Service, Sendable {
+    public struct Configuration: Sendable {
+        public var kafka: KafkaConfiguration
+        public var topics: PipelineTopics
+        public var groupID: String
+        public var input: String
+        public var sessionTimeout: Duration
+        public var tickInterval: Duration
+
+        public init(
+            kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
+            sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1)
+        ) {
+            self.kafka = kafka
+            self.topics = topics
+            self.groupID = groupID
+            self.input = input
+            self.sessionTimeout = sessionTimeout
+            self.tickInterval = tickInterval
+        }
+    }
+
+    /// Decides for one record.
+    public typealias Process = @Sendable (KafkaConsumerMessage) -> StageResult
+    /// Periodic work; the argument says whether this member owns a user.
+    public typealias Tick = @Sendable (_ owns: (String) -> Bool) -> StageResult
+    /// Builds the followers once the worker's producer exists (their rejects go to the dead-letter topic).
+    public typealias Followers = @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws -> [TopicFollower]
+
+    public let configuration: Configuration
+    private let name: String
+    private let makeFollowers: Followers
+    private let process: Process
+    private let tick: Tick?
+    private let logger: Logger
+
+    public init(
+        name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
+        tick: Tick? = nil, process: @escaping Process
+    ) {
+        self.name = name
+        self.configuration = configuration
+        self.logger = logger
+        self.makeFollowers = followers
+        self.tick = tick
+        self.process = process
+    }
+
+    public func run() async throws {
+        let configuration = self.configuration
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(client: configuration.kafka), logger: logger)
+        var followers: [TopicFollower] = []
+        do {
+            followers = try makeFollowers { message, error in
+                _ = try await producer.send(
+                    DeadLetter.record(
+                        for: message, error: error, worker: configuration.groupID, topic: configuration.topics.deadLetter))
+            }
+            try await withThrowingDiscardingTaskGroup { group in
+                for follower in followers { group.addTask { try await follower.follow() } }
+                for follower in followers { try await follower.caughtUp() }
+                if !followers.isEmpty {
+                    logger.info(
+                        "state loaded",
+                        metadata: ["records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"])
+                }
+                try await self.consume(producer, followers)
+                group.cancelAll()
+            }
+        } catch {
+            for follower in followers { await follower.close() }
+            await producer.shutdown()
+            throw error
+        }
+        for follower in followers { await follower.close() }
+        await producer.shutdown()
+        logger.info("\(name) stopped")
+    }
+
+    private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower]) async throws {
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                client: configuration.kafka, groupID: configuration.groupID,
+                sessionTimeout: configuration.sessionTimeout),
+            logger: logger)
+        do {
+            try consumer.subscribe(topics: [configuration.input])
+            logger.info("\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
+            try await withGracefulShutdownHandler {
+                try await self.loop(consumer, producer, followers)
+            } onGracefulShutdown: { [logger, name] in
+                logger.info("\(name): shutdown requested; finishing the batch in flight, then committing")
+            }
+            await consumer.close()
+        } catch {
+            await consumer.close()
+            throw error
+        }
+    }
+
+    private func loop(_ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower]) async throws {
+        let partitionCount = try await inputPartitionCount()
+        var assignment: Set<Int32> = []
+        var lastTick = ContinuousClock.now
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let batch = try await consumer.poll(timeout: .milliseconds(200))
+            // Gained partitions: their previous owner's last writes must be in our state first.
+            let current = Set(try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
+            if !current.isSubset(of: assignment) {
+                for follower in followers { try await follower.caughtUp() }
+            }
+            assignment = current
+            var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in (message, process(message)) }
+            if let tick, ContinuousClock.now - lastTick >= configuration.tickInterval {
+                lastTick = ContinuousClock.now
+                let owned = assignment
+                let result = tick { user in
+                    owned.contains(KafkaPartitioner.partition(forKey: user, partitions: partitionCount))
+                }
+                results.append((nil, result))
+            }
+            try await publish(results, producer)
+            if !batch.isEmpty {
+                try consumer.markProcessed(batch)
+                if try await !consumer.commit() {
+                    logger.notice("commit refused during a rebalance; the next commit or revoke covers it")
+                }
+            }
+        }
+    }
+
+    private func publish(_ results: [(KafkaConsumerMessage?, StageResult)], _ producer: KafkaProducer) async throws {
+        let topics = configuration.topics
+        var outgoing: [KafkaProducerMessage] = []
+        for (message, result) in results {
+            let record = message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick"
+            if let error = result.rejected, let message {
+                outgoing.append(
+                    DeadLetter.record(for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
+                logger.warning(
+                    "dead-lettered",
+                    metadata: ["record": "\(record)", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
+            }
+            if let note = result.note {
+                logger.info("skipped", metadata: ["record": "\(record)", "reason": "\(note)"])
+            }
+            for (destination, event) in result.events {
+                outgoing.append(KafkaProducerMessage(topic: topics.topic(for: destination), event: event))
+                logger.debug(
+                    "publish",
+                    metadata: ["record": "\(record)", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
+            }
+        }
+        if !outgoing.isEmpty { _ = try await producer.sendAll(outgoing) }
+    }
+
+    private func inputPartitionCount() async throws -> Int {
+        let lookup = try KafkaOffsetLookup(configuration: configuration.kafka, logger: logger)
+        do {
+            let count = try await lookup.partitions(of: configuration.input).count
+            await lookup.close()
+            return max(count, 1)
+        } catch {
+            await lookup.close()
+            throw error
+        }
+    }
+}

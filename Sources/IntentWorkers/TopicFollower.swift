@@ -1,0 +1,129 @@
+import Foundation
+public import IntentEvents
+public import Kafka
+public import Logging
+import Synchronization
+
+/// Materializes a whole topic into in-memory state (a global table): reads
+/// every partition from the beginning, then follows new records, handing each
+/// to `apply`. Each worker instance holds all of it, whatever input
+/// partitions it is assigned, and nothing is kept on local disk, so a restart
+/// or a move to another machine rebuilds the same state.
+///
+/// ``caughtUp()`` waits until everything the topic held when it was called
+/// has been applied: a worker calls it at start (never decide on a
+/// half-loaded state) and after gaining partitions (the previous owner's
+/// last writes must be in before this instance decides for those users).
+public final class TopicFollower: Sendable {
+    public let topic: String
+    private let consumer: KafkaConsumer
+    private let configuration: KafkaConfiguration
+    private let apply: @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void
+    private let reject: @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Next offset to apply, per partition.
+        var positions: [KafkaTopicPartition: Int64] = [:]
+        var waiters: [(targets: [KafkaTopicPartition: Int64], continuation: CheckedContinuation<Void, Never>)] = []
+        var applied = 0
+    }
+
+    /// - Parameters:
+    ///   - apply: Applies one record to the caller's state; throws for a record it cannot read.
+    ///   - reject: Parks an unreadable record (the dead-letter topic).
+    public init(
+        configuration: KafkaConfiguration, topic: String, logger: Logger,
+        apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
+        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+    ) throws(KafkaError) {
+        self.configuration = configuration
+        self.topic = topic
+        self.logger = logger
+        self.apply = apply
+        self.reject = reject
+        // A group id librdkafka requires but never joins: partitions are assigned, not subscribed.
+        consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(client: configuration, groupID: "follower-\(UUID().uuidString)"),
+            logger: logger)
+    }
+
+    /// Applies records until cancelled. Starts from the beginning of every partition.
+    public func follow() async throws {
+        let partitions = try await endOffsets().keys
+        try consumer.assign(
+            partitions.map {
+                KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+            })
+        while !Task.isCancelled {
+            let batch = try await consumer.poll(timeout: .milliseconds(100))
+            for message in batch {
+                do throws(EventDecodingError) {
+                    try apply(message)
+                } catch {
+                    logger.warning(
+                        "record rejected",
+                        metadata: ["record": "\(message.topicPartition)@\(message.offset)", "error": "\(error)"])
+                    try await reject(message, error)
+                }
+            }
+            let ready = state.withLock { state in
+                for message in batch { state.positions[message.topicPartition] = message.offset + 1 }
+                state.applied += batch.count
+                return Self.takeSatisfiedWaiters(&state)
+            }
+            for continuation in ready { continuation.resume() }
+        }
+        // Release anyone still waiting: the worker is stopping.
+        for waiter in state.withLock({ state in defer { state.waiters = [] }; return state.waiters }) {
+            waiter.continuation.resume()
+        }
+    }
+
+    /// Returns once every record the topic holds now has been applied.
+    public func caughtUp() async throws {
+        let started = ContinuousClock.now
+        let targets = try await endOffsets().filter { $0.value > 0 }
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                state.waiters.append((targets, continuation))
+                return Self.takeSatisfiedWaiters(&state)
+            }
+            for waiter in ready { waiter.resume() }
+        }
+        logger.debug(
+            "caught up", metadata: ["topic": "\(topic)", "elapsed": "\(ContinuousClock.now - started)"])
+    }
+
+    public var appliedCount: Int { state.withLock { $0.applied } }
+
+    public func close() async {
+        await consumer.close()
+    }
+
+    private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        var ready: [CheckedContinuation<Void, Never>] = []
+        state.waiters.removeAll { waiter in
+            let done = waiter.targets.allSatisfy { (state.positions[$0.key] ?? 0) >= $0.value }
+            if done { ready.append(waiter.continuation) }
+            return done
+        }
+        return ready
+    }
+
+    /// The offset after the last record of each partition, verified by reading
+    /// (some brokers report the last batch's base offset instead).
+    private func endOffsets() async throws -> [KafkaTopicPartition: Int64] {
+        let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
+        do {
+            let partitions = try await lookup.partitions(of: topic)
+            let marks = try await lookup.watermarks(partitions)
+            await lookup.close()
+            return Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) })
+        } catch {
+            await lookup.close()
+            throw error
+        }
+    }
+}
