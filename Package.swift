@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "IntentWorkers", targets: ["IntentWorkers"]),
         .executable(name: "intent-resolve", targets: ["intent-resolve"]),
+        .executable(name: "intent-confirm", targets: ["intent-confirm"]),
+        .executable(name: "intent-payments", targets: ["intent-payments"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
         .executable(name: "intent-bench", targets: ["intent-bench"]),
         .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
@@ -102,7 +104,8 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "Kafka", "LocalBroker", "IntentWorkers",
+                "Kafka", "LocalBroker", "IntentWorkers", "IntentEvents", "IntentResolution",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -135,6 +138,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "intent-confirm",
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "intent-payments",
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers", "Payments", "IntentCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -190,7 +209,7 @@ let package = Package(
             name: "IntentWorkersTests",
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
-                "LocalBroker", "BrokerTestSupport",
+                "LocalBroker", "BrokerTestSupport", "Payments",
             ],
             swiftSettings: swiftSettings
         ),

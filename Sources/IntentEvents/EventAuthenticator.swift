@@ -52,7 +52,7 @@ public struct EventAuthenticator: Sendable {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "=" }).map(String.init)
-            guard fields.count == 2, let key = bytes(hex: fields[1]), key.count >= 32 else {
+            guard fields.count == 2, let key = Digest.bytes(hex: fields[1]), key.count >= 32 else {
                 throw KeyError(
                     description:
                         "\(origin), entry \(number + 1): expected \"SOURCE HEXKEY\" with a key of at least 32 bytes (64 hex digits)"
@@ -61,19 +61,5 @@ public struct EventAuthenticator: Sendable {
             keys[fields[0]] = key
         }
         return keys
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }

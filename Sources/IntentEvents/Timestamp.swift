@@ -1,15 +1,17 @@
 public import Foundation
 
 /// A point in time inside a payload, as an RFC 3339 string with milliseconds
-/// (like the envelope's `time`). Truncated to the millisecond when made, so a
-/// value compares and hashes the same before and after a round trip, which
-/// matters when it is part of a digest (a confirmation's expiry).
+/// (like the envelope's `time`). Held as whole milliseconds, so a value
+/// compares and hashes the same before and after a round trip, which matters
+/// when it is part of a digest (a confirmation's expiry).
 public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let date: Date
+    public let milliseconds: Int64
 
     public init(_ date: Date) {
-        self.date = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        milliseconds = EventTime.milliseconds(date)
     }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -25,7 +27,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         try container.encode(description)
     }
 
-    public var description: String { EventTime.format(date) }
+    public var description: String { EventTime.format(milliseconds: milliseconds) }
 
-    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.date < rhs.date }
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
 }

@@ -43,7 +43,9 @@ public final class StageWorker: Service, Sendable {
     /// Periodic work; the argument says whether this member owns a user.
     public typealias Tick = @Sendable (_ owns: (String) -> Bool) -> StageResult
     /// Builds the followers once the worker's producer exists (their rejects go to the dead-letter topic).
-    public typealias Followers = @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws -> [TopicFollower]
+    public typealias Followers =
+        @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws
+        -> [TopicFollower]
 
     public let configuration: Configuration
     private let name: String
@@ -73,7 +75,8 @@ public final class StageWorker: Service, Sendable {
             followers = try makeFollowers { message, error in
                 _ = try await producer.send(
                     DeadLetter.record(
-                        for: message, error: error, worker: configuration.groupID, topic: configuration.topics.deadLetter))
+                        for: message, error: error, worker: configuration.groupID,
+                        topic: configuration.topics.deadLetter))
             }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
@@ -81,7 +84,9 @@ public final class StageWorker: Service, Sendable {
                 if !followers.isEmpty {
                     logger.info(
                         "state loaded",
-                        metadata: ["records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"])
+                        metadata: [
+                            "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"
+                        ])
                 }
                 try await self.consume(producer, followers)
                 group.cancelAll()
@@ -104,7 +109,8 @@ public final class StageWorker: Service, Sendable {
             logger: logger)
         do {
             try consumer.subscribe(topics: [configuration.input])
-            logger.info("\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
+            logger.info(
+                "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
             try await withGracefulShutdownHandler {
                 try await self.loop(consumer, producer, followers)
             } onGracefulShutdown: { [logger, name] in
@@ -155,7 +161,8 @@ public final class StageWorker: Service, Sendable {
             let record = message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick"
             if let error = result.rejected, let message {
                 outgoing.append(
-                    DeadLetter.record(for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
+                    DeadLetter.record(
+                        for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
                 logger.warning(
                     "dead-lettered",
                     metadata: ["record": "\(record)", "reason": "\(error.reason.rawValue)", "error": "\(error)"])

@@ -76,7 +76,10 @@ public final class TopicFollower: Sendable {
             for continuation in ready { continuation.resume() }
         }
         // Release anyone still waiting: the worker is stopping.
-        for waiter in state.withLock({ state in defer { state.waiters = [] }; return state.waiters }) {
+        for waiter in state.withLock({ state in
+            defer { state.waiters = [] }
+            return state.waiters
+        }) {
             waiter.continuation.resume()
         }
     }

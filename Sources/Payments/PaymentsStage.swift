@@ -200,7 +200,11 @@ public struct PaymentsStage: Sendable {
             let paidRequest = LedgerEvent(
                 id: EventID.derived("ledger", "requestPaid", requestID), kind: .requestPaid, userID: transfer.payer,
                 intentID: transfer.intentID, transferID: transfer.id, requestID: requestID)
-            if let recorded = record(paidRequest, envelope, &ledger, now) { events.append(recorded) }
+            // Keyed by the requester: it follows the request's creation on the same partition.
+            let requester = ledger.requests[requestID]?.requester
+            if let recorded = record(paidRequest, envelope, &ledger, now, partitionUser: requester) {
+                events.append(recorded)
+            }
         }
         events.append((.responses, paid(transfer, envelope, now)))
         return StageResult(events: events)
@@ -339,7 +343,7 @@ public struct PaymentsStage: Sendable {
 
     /// Applies a ledger event and wraps it for the ledger topic; nil if the ledger refuses it.
     private func record(
-        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, _ now: Date, partitionUser: String? = nil
     ) -> (Destination, EventEnvelope)? {
         do {
             try ledger.apply(event)
@@ -351,7 +355,8 @@ public struct PaymentsStage: Sendable {
             EventEnvelope(
                 id: event.id, source: source, type: LedgerEvent.type, time: now,
                 subject: event.transferID ?? event.requestID,
-                dataSchema: LedgerEvent.dataSchema, userID: event.userID, conversationID: cause.conversationID,
+                dataSchema: LedgerEvent.dataSchema, userID: partitionUser ?? event.userID,
+                conversationID: cause.conversationID,
                 intentID: event.intentID, causationID: cause.id, payload: event)
         )
     }

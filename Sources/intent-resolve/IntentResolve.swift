@@ -31,19 +31,8 @@ struct IntentResolve: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
 
-    @OptionGroup var topicOptions: TopicOptions
-
-    @Option(
-        help:
-            "Consumer group; every instance of this worker uses the same. Default: $INTENT_RESOLVE_GROUP, else intent-resolve."
-    )
-    var group: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Supported currencies and limits as CODE:MIN:MAX,… Default: $INTENT_CURRENCIES, else CNY:0.01:50000,EUR:0.01:10000,GBP:0.01:10000,RUB:1:500000,USD:0.01:10000.",
-            valueName: "list"))
-    var currencies: String?
+    @OptionGroup var worker: WorkerOptions
+    @OptionGroup var amounts: AmountOptions
 
     @Option(
         help: ArgumentHelp(
@@ -51,46 +40,21 @@ struct IntentResolve: AsyncParsableCommand {
             valueName: "list"))
     var messagingServices: String?
 
-    @Flag(
-        help: "Create the pipeline's topics if they do not exist (for development; production topics are provisioned).")
-    var createTopics = false
-
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
-        let topics = topicOptions.topics
-        let amounts: AmountPolicy
-        do {
-            amounts = try (currencies ?? environment["INTENT_CURRENCIES"]).map(AmountPolicy.parse) ?? .default
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let topics = worker.topicOptions.topics
         let services = (messagingServices ?? environment["INTENT_MESSAGING_SERVICES"]).map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
-            if createTopics {
-                try await admin.createTopics(topics.specifications())
-            }
-            let existing = Set(try await admin.listTopics())
-            let missing = [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter]
-                .filter { !existing.contains($0) }
-            if !missing.isEmpty {
-                throw ValidationError(
-                    "Missing topics: \(missing.joined(separator: ", ")). Provision them (see deploy/README.md), or pass --create-topics on a development broker."
-                )
-            }
-        }
-        let worker = ResolveWorker(
+        let resolve = ResolveWorker(
             configuration: ResolveWorker.Configuration(
-                kafka: client, topics: topics,
-                groupID: group ?? environment["INTENT_RESOLVE_GROUP"] ?? "intent-resolve",
-                resolver: IntentResolver(amounts: amounts, messagingServices: services ?? ["sms", "chat"])),
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
+                resolver: IntentResolver(amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"])),
             logger: logger)
-        let serviceGroup = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await serviceGroup.run()
+        try await worker.run(
+            resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
+            client: client, logger: logger)
     }
 }

@@ -142,3 +142,25 @@ struct EventIDTests {
         #expect("89ab".contains(characters[19]))
     }
 }
+
+@Suite("Event times")
+struct EventTimeTests {
+    @Test("formatting a parsed time gives back the same text, so canonical forms survive round trips")
+    func roundTrip() throws {
+        for text in [
+            "2026-11-21T16:18:14.124Z", "2026-11-21T16:18:14.000Z", "1999-12-31T23:59:59.999Z",
+            "2026-01-01T00:00:00.001Z",
+        ] {
+            let date = try #require(EventTime.parse(text))
+            #expect(EventTime.format(date) == text)
+            #expect(Timestamp(date).description == text)
+        }
+        #expect(EventTime.format(try #require(EventTime.parse("2026-11-21T16:18:14Z"))) == "2026-11-21T16:18:14.000Z")
+        // Any date: encode → decode → encode is stable.
+        for offset in stride(from: 0.0, to: 1.0, by: 0.0371) {
+            let date = Date(timeIntervalSince1970: 1_795_000_000 + offset)
+            let once = EventTime.format(date)
+            #expect(EventTime.format(try #require(EventTime.parse(once))) == once)
+        }
+    }
+}

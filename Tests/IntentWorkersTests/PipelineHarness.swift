@@ -21,7 +21,7 @@ final class PipelineHarness: Sendable {
     private let producer: KafkaProducer
     private let reader: KafkaConsumer
     private let received = Mutex<[KafkaConsumerMessage]>([])
-    private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
+    private let running = Mutex<[(group: ServiceGroup, task: Task<Void, any Error>)]>([])
 
     init(broker: LocalBroker) async throws {
         self.broker = broker
@@ -33,7 +33,9 @@ final class PipelineHarness: Sendable {
         producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
         reader = try KafkaConsumer(
             configuration: consumerConfiguration(broker, group: uniqueName("reader")), logger: testLogger)
-        try reader.subscribe(topics: [topics.prompts, topics.resolved, topics.deadLetter])
+        try reader.subscribe(topics: [
+            topics.prompts, topics.resolved, topics.deadLetter, topics.responses, topics.confirmed,
+        ])
     }
 
     func close() async {
@@ -45,25 +47,28 @@ final class PipelineHarness: Sendable {
     // MARK: The worker
 
     func startWorker() async throws {
-        let worker = ResolveWorker(
-            configuration: ResolveWorker.Configuration(
-                kafka: clientConfiguration(broker), topics: topics, groupID: groupID, sessionTimeout: .seconds(6)),
-            logger: testLogger)
-        let group = ServiceGroup(services: [worker], logger: testLogger)
-        let task = Task { try await group.run() }
-        running.withLock { $0 = (group, task) }
+        try await start(
+            ResolveWorker(
+                configuration: ResolveWorker.Configuration(
+                    kafka: clientConfiguration(broker), topics: topics, groupID: groupID, sessionTimeout: .seconds(6)),
+                logger: testLogger))
     }
 
-    /// Graceful shutdown, as on SIGTERM; waits until the worker has committed and closed.
+    /// Runs more services (other workers) next to the resolve worker, until `stopWorker()`.
+    func start(_ services: any Service...) async throws {
+        let group = ServiceGroup(services: services, logger: testLogger)
+        let task = Task { try await group.run() }
+        running.withLock { $0.append((group, task)) }
+    }
+
+    /// Graceful shutdown of every running worker, as on SIGTERM; waits until each has committed and closed.
     func stopWorker() async throws {
-        guard
-            let current = running.withLock({ state in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        await current.group.triggerGracefulShutdown()
-        try await current.task.value
+        let groups = running.withLock { state in
+            defer { state = [] }
+            return state
+        }
+        for current in groups { await current.group.triggerGracefulShutdown() }
+        for current in groups { try await current.task.value }
     }
 
     // MARK: Publishing
@@ -82,8 +87,15 @@ final class PipelineHarness: Sendable {
             topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: contactID), value: nil)
     }
 
-    func sendRaw(topic: String, key: [UInt8], value: [UInt8]?) async throws {
-        _ = try await producer.send(KafkaProducerMessage(topic: topic, key: key, value: value))
+    func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {
+        _ = try await producer.send(KafkaProducerMessage(topic: topic, key: key, value: value, headers: headers))
+    }
+
+    /// An event as-is (a voice service's answer, a ledger seed), keyed by its user, with extra headers.
+    func publish(_ event: EventEnvelope, to topic: String, headers: [KafkaHeader] = []) async throws {
+        var record = KafkaProducerMessage(topic: topic, event: event)
+        record.headers += headers
+        _ = try await producer.send(record)
     }
 
     func requestID(_ intentID: String, turn: Int) -> String { "req-\(intentID)-\(turn)" }
@@ -111,6 +123,13 @@ final class PipelineHarness: Sendable {
         let causation = requestID(intentID, turn: turn)
         return try await waitFor(timeout: timeout, "the output for \(intentID) turn \(turn)") {
             self.outputs(for: intentID).first { $0.causationID == causation }
+        }
+    }
+
+    /// The first event of this type for the intent; waits for it.
+    func event(for intentID: String, type: String, timeout: Duration = .seconds(60)) async throws -> EventEnvelope {
+        try await waitFor(timeout: timeout, "\(type) for \(intentID)") {
+            self.outputs(for: intentID).first { $0.type == type }
         }
     }
 

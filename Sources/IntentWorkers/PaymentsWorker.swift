@@ -1,0 +1,70 @@
+import IntentEvents
+public import Kafka
+public import Logging
+public import Payments
+public import ServiceLifecycle
+import Synchronization
+
+/// The payments stage as a worker, the only place money moves: confirmed
+/// financial intents and the users' signed answers in (one topic, keyed by
+/// user, so each user's proposals and answers arrive in order at one member);
+/// ledger events, confirmation requests and responses out. The ledger topic
+/// is the state: read in full at start, followed while running, and written
+/// before anything else a decision publishes. A sweep every second releases
+/// the expired holds of the users this member owns.
+public struct PaymentsWorker: Service {
+    public struct Configuration: Sendable {
+        public var kafka: KafkaConfiguration
+        public var topics: PipelineTopics
+        public var groupID: String
+        public var stage: PaymentsStage
+        public var sessionTimeout: Duration
+
+        public init(
+            kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-payments",
+            stage: PaymentsStage, sessionTimeout: Duration = .seconds(10)
+        ) {
+            self.kafka = kafka
+            self.topics = topics
+            self.groupID = groupID
+            self.stage = stage
+            self.sessionTimeout = sessionTimeout
+        }
+    }
+
+    private let worker: StageWorker
+
+    public init(configuration: Configuration, logger: Logger) {
+        let ledger = Mutex(Ledger())
+        let stage = configuration.stage
+        worker = StageWorker(
+            name: "payments worker",
+            configuration: StageWorker.Configuration(
+                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
+                input: configuration.topics.confirmations, sessionTimeout: configuration.sessionTimeout),
+            logger: logger,
+            followers: { reject in
+                [
+                    try TopicFollower.ledger(
+                        configuration: configuration.kafka, topic: configuration.topics.ledger, logger: logger,
+                        reject: reject
+                    ) { event in
+                        ledger.withLock { ledger in
+                            Result { () throws(Ledger.ApplyError) in try ledger.apply(event, checkingBalances: false) }
+                        }
+                    }
+                ]
+            },
+            tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } }
+        ) { message in
+            let signature = message.headers.last { $0.key == EventAuthenticator.signatureHeader }?.stringValue
+            return ledger.withLock {
+                stage.process(key: message.keyString, value: message.value, signature: signature, ledger: &$0)
+            }
+        }
+    }
+
+    public func run() async throws {
+        try await worker.run()
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import IntentWorkers
+
+/// The confirm worker's command line; the work is in `ConfirmWorker`.
+@main
+struct IntentConfirm: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intent-confirm",
+        abstract: "Confirm resolved intents: final checks and the proposed response.",
+        discussion: """
+            Consumes intent.resolved.v1 from <prefix>intents.resolved. Messaging intents that can be done go \\
+            to <prefix>intents.confirmed (the handle worker), payments to <prefix>intents.confirmations (the \\
+            payments worker); anything that cannot be done ends with its SiriKit response code on \\
+            <prefix>intents.responses. Reads accounts, balances and payment requests from <prefix>payments.ledger.
+
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \\
+            INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL.
+            """)
+
+    @OptionGroup var kafka: KafkaOptions
+    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var worker: WorkerOptions
+    @OptionGroup var amounts: AmountOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Messaging services that are down right now, comma-separated. Default: $INTENT_UNAVAILABLE_SERVICES, else none.",
+            valueName: "list"))
+    var unavailableServices: String?
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "intent-confirm")
+        let client = try kafka.configuration(clientID: "intent-confirm")
+        let topics = worker.topicOptions.topics
+        let down = (unavailableServices ?? ProcessInfo.processInfo.environment["INTENT_UNAVAILABLE_SERVICES"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let confirm = ConfirmWorker(
+            configuration: ConfirmWorker.Configuration(
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"),
+                amounts: try amounts.policy(), unavailableServices: Set(down)),
+            logger: logger)
+        try await worker.run(
+            confirm,
+            needs: [
+                topics.resolved, topics.confirmed, topics.confirmations, topics.responses, topics.ledger,
+                topics.deadLetter,
+            ],
+            client: client, logger: logger)
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import IntentCrypto
+import IntentWorkers
+import Payments
+
+/// The payments worker's command line; the work is in `PaymentsWorker`.
+@main
+struct IntentPayments: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intent-payments",
+        abstract: "Move money, only with the user's explicit, matching confirmation, and never twice.",
+        discussion: """
+            Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm (the amount is \\
+            reserved and a payment.confirmation.requested.v1 goes to <prefix>intents.prompts) and the users' \\
+            answers (payment.confirmation.v1, signed by the voice service). Money moves only when the answer \\
+            echoes the binding of exactly that proposal before it expires; otherwise the hold is released. \\
+            Writes every decision to <prefix>payments.ledger first, and the outcome to <prefix>intents.responses.
+
+            Secrets, from files or the environment: the binding key (INTENT_BINDING_KEY_FILE or \\
+            INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \\
+            (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY").
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL.
+            """)
+
+    @OptionGroup var kafka: KafkaOptions
+    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var worker: WorkerOptions
+
+    @Option(
+        help: ArgumentHelp("File with the binding key (hex). Default: $INTENT_BINDING_KEY_FILE.", valueName: "FILE"))
+    var bindingKeyFile: String?
+
+    @Option(
+        help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
+    var sourceKeys: String?
+
+    @Option(help: "Seconds the user has to confirm a payment.") var confirmationWindow = 120
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "intent-payments")
+        let client = try kafka.configuration(clientID: "intent-payments")
+        let topics = worker.topicOptions.topics
+        guard
+            let keyText = try Secrets.read(
+                fileVariable: "INTENT_BINDING_KEY_FILE", variable: "INTENT_BINDING_KEY", file: bindingKeyFile),
+            let key = Digest.bytes(hex: keyText.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
+        else {
+            throw ValidationError(
+                "No binding key of at least 32 bytes: pass --binding-key-file FILE, or set INTENT_BINDING_KEY_FILE or INTENT_BINDING_KEY (hex)."
+            )
+        }
+        let stage = PaymentsStage(
+            bindingKey: BindingKey(key), authenticator: try Secrets.sourceKeys(file: sourceKeys),
+            confirmationWindow: .seconds(confirmationWindow))
+        let payments = PaymentsWorker(
+            configuration: PaymentsWorker.Configuration(
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage),
+            logger: logger)
+        try await worker.run(
+            payments,
+            needs: [topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.deadLetter],
+            client: client, logger: logger)
+    }
+}

@@ -1,0 +1,137 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Payments
+import Testing
+
+/// Resolve, confirm and payments workers together on a local broker: a
+/// payment confirmed by the user moves money once; a declined one and one
+/// without funds move nothing.
+@Suite("Payments through resolve, confirm and payments workers", .timeLimit(.minutes(5)))
+struct PaymentsFlowTests {
+    static let voiceKey = Array(repeating: UInt8(0x5a), count: 32)
+    static let authenticator = EventAuthenticator(keys: ["/voice/test": voiceKey])
+
+    @Test("confirmed: money moves once; declined: the hold is released; too much: refused at confirm")
+    func payments() async throws {
+        try await withPipeline { pipeline in
+            // Accounts: Alice with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.
+            for event in [
+                LedgerEvent(id: "open-alice", kind: .accountOpened, userID: "u1", handles: ["+1 555 0100"]),
+                LedgerEvent(id: "open-bob", kind: .accountOpened, userID: "bob", handles: ["bob@example.com"]),
+                LedgerEvent(
+                    id: "deposit-alice", kind: .deposit, userID: "u1",
+                    entries: [
+                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money("1000", "CNY")),
+                        LedgerEntry(account: Ledger.available("u1"), side: .credit, amount: money("1000", "CNY")),
+                    ]),
+            ] {
+                try await pipeline.publish(Self.ledgerEnvelope(event), to: pipeline.topics.ledger)
+            }
+            try await pipeline.publishContacts(
+                [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
+            try await pipeline.startWorker()
+            try await pipeline.start(
+                ConfirmWorker(
+                    configuration: ConfirmWorker.Configuration(
+                        kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
+                        groupID: uniqueName("confirm"), sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                PaymentsWorker(
+                    configuration: PaymentsWorker.Configuration(
+                        kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
+                        groupID: uniqueName("payments"),
+                        stage: PaymentsStage(
+                            bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: Self.authenticator),
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger))
+
+            func pay(_ intentID: String, _ amount: String) async throws {
+                try await pipeline.request(
+                    intentID, turn: 1,
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "Bob"), currencyAmount: money(amount, "CNY"))))
+            }
+            func answer(_ intentID: String, _ decision: ConfirmationAnswer.Decision) async throws -> IntentResponse {
+                let request = try await pipeline.event(for: intentID, type: ConfirmationRequest.type)
+                let binding = try request.decodeData(as: ConfirmationRequest.self).binding
+                let event = EventEnvelope(
+                    id: "answer-\(intentID)", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
+                    dataSchema: ConfirmationAnswer.dataSchema, userID: "u1", conversationID: "conversation-u1",
+                    intentID: intentID, payload: ConfirmationAnswer(decision: decision, binding: binding))
+                try await pipeline.publish(
+                    event, to: pipeline.topics.confirmations,
+                    headers: [
+                        KafkaHeader(
+                            key: EventAuthenticator.signatureHeader, string: Self.authenticator.signature(for: event)!)
+                    ])
+                return try await pipeline.event(for: intentID, type: IntentResponse.type).decodeData(
+                    as: IntentResponse.self)
+            }
+
+            try await pay("pay-1", "100")
+            let paid = try await answer("pay-1", .confirmed)
+            #expect(paid.code == .success)
+            #expect(paid.transferID == Ledger.transferID(userID: "u1", intentID: "pay-1"))
+
+            try await pay("pay-2", "30")
+            let declined = try await answer("pay-2", .declined)
+            #expect(declined.code == .failure)
+            #expect(declined.reason == "declinedByUser")
+
+            try await pay("pay-3", "5000")
+            let refused = try await pipeline.event(for: "pay-3", type: IntentResponse.type)
+            #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
+            #expect(pipeline.outputs(for: "pay-3").allSatisfy { $0.type != ConfirmationRequest.type })
+
+            try await pipeline.stopWorker()
+
+            // The ledger topic alone rebuilds the balances: 900 and 100, nothing held.
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "u1", "CNY") == Money(money("900", "CNY")))
+            #expect(ledger.availableBalance(of: "bob", "CNY") == Money(money("100", "CNY")))
+            #expect(ledger.balance(Ledger.held("u1"), "CNY") == Money.zero("CNY"))
+            #expect(ledger.transfers.values.filter { $0.status == .posted }.count == 1)
+        }
+    }
+
+    static func ledgerEnvelope(_ event: LedgerEvent) -> EventEnvelope {
+        EventEnvelope(
+            id: event.id, source: "/test/seed", type: LedgerEvent.type, time: Date(),
+            dataSchema: LedgerEvent.dataSchema,
+            userID: event.userID, conversationID: "seed", payload: event)
+    }
+}
+
+extension PipelineHarness {
+    /// Reads the whole ledger topic into a fresh ledger, as a restarted worker would.
+    func rebuildLedger() async throws -> Ledger {
+        let consumer = try KafkaConsumer(
+            configuration: consumerConfiguration(broker, group: uniqueName("audit")), logger: testLogger)
+        try consumer.subscribe(topics: [topics.ledger])
+        var ledger = Ledger()
+        let end = try await KafkaOffsetLookupTotal.count(broker: broker, topic: topics.ledger)
+        let messages = try await consume(consumer, count: end, commit: false)
+        await consumer.close()
+        for message in messages {
+            let event = try EventEnvelope.decode(message.value ?? []).decodeData(as: LedgerEvent.self)
+            try ledger.apply(event, checkingBalances: false)
+        }
+        return ledger
+    }
+}
+
+/// How many records a topic holds (sum of verified high watermarks; nothing is compacted or deleted here).
+enum KafkaOffsetLookupTotal {
+    static func count(broker: LocalBroker, topic: String) async throws -> Int {
+        let lookup = try KafkaOffsetLookup(configuration: clientConfiguration(broker), logger: testLogger)
+        let partitions = try await lookup.partitions(of: topic)
+        let marks = try await lookup.watermarks(partitions)
+        await lookup.close()
+        return marks.values.reduce(0) { $0 + Int($1.high - $1.low) }
+    }
+}
