@@ -55,11 +55,11 @@ public struct ConfirmWorker: Service {
                         }
                     }
                 ]
-            }
-        ) { message in
-            let snapshot = ledger.withLock { $0 }
-            return stage.process(key: message.keyString, value: message.value, ledger: snapshot)
-        }
+            },
+            process: { message in
+                let snapshot = ledger.withLock { $0 }
+                return stage.process(key: message.keyString, value: message.value, ledger: snapshot)
+            })
     }
 
     public func run() async throws {

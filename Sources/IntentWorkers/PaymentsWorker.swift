@@ -55,13 +55,13 @@ public struct PaymentsWorker: Service {
                     }
                 ]
             },
-            tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } }
-        ) { message in
-            let signature = message.headers.last { $0.key == EventAuthenticator.signatureHeader }?.stringValue
-            return ledger.withLock {
-                stage.process(key: message.keyString, value: message.value, signature: signature, ledger: &$0)
-            }
-        }
+            tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },
+            process: { message in
+                let signature = message.headers.last { $0.key == EventAuthenticator.signatureHeader }?.stringValue
+                return ledger.withLock {
+                    stage.process(key: message.keyString, value: message.value, signature: signature, ledger: &$0)
+                }
+            })
     }
 
     public func run() async throws {

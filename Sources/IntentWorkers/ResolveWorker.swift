@@ -49,20 +49,20 @@ public struct ResolveWorker: Service {
                             directory.withLock { $0.apply(record) }
                         }, reject: reject)
                 ]
-            }
-        ) { message in
-            let output = stage.withLock { stage in
-                stage.process(key: message.keyString, value: message.value) { user in
-                    directory.withLock { $0.book(for: user) }
+            },
+            process: { message in
+                let output = stage.withLock { stage in
+                    stage.process(key: message.keyString, value: message.value) { user in
+                        directory.withLock { $0.book(for: user) }
+                    }
                 }
-            }
-            switch output {
-            case .prompt(let event): return StageResult(events: [(.prompts, event)])
-            case .resolved(let event): return StageResult(events: [(.resolved, event)])
-            case .ignored(let reason): return .ignored(reason)
-            case .rejected(let error): return .rejected(error)
-            }
-        }
+                switch output {
+                case .prompt(let event): return StageResult(events: [(.prompts, event)])
+                case .resolved(let event): return StageResult(events: [(.resolved, event)])
+                case .ignored(let reason): return .ignored(reason)
+                case .rejected(let error): return .rejected(error)
+                }
+            })
     }
 
     public func run() async throws {
