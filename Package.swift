@@ -192,7 +192,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntentEventsTests",
-            dependencies: ["IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution"],
+            dependencies: [
+                "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution", "Payments",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

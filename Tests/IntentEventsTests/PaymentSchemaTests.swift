@@ -1,0 +1,84 @@
+import Foundation
+import IntentEvents
+import IntentResolution
+import Intents
+import Payments
+import Testing
+
+@Suite("Confirm, payments and ledger events agree with their schemas")
+struct PaymentSchemaTests {
+    static let time = Date(timeIntervalSince1970: 1_795_000_000.123)
+
+    @Test("every event the confirm and payments stages write validates against schemas/")
+    func stagesWriteValidEvents() throws {
+        let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
+        let payments = PaymentsStage(bindingKey: BindingKey(Array(repeating: 9, count: 32)), authenticator: authenticator)
+        var ledger = Ledger()
+        var events: [EventEnvelope] = []
+        let seeds = [
+            LedgerEvent(id: "open-a", kind: .accountOpened, userID: "a", handles: ["a@example.com"], verified: true),
+            LedgerEvent(id: "open-b", kind: .accountOpened, userID: "b", handles: ["b@example.com"]),
+            LedgerEvent(
+                id: "dep", kind: .deposit, userID: "a",
+                entries: [
+                    LedgerEntry(account: Ledger.funding, side: .debit, amount: Self.cny("100")),
+                    LedgerEntry(account: Ledger.available("a"), side: .credit, amount: Self.cny("100")),
+                ]),
+        ]
+        for seed in seeds {
+            try ledger.apply(seed)
+            events.append(
+                EventEnvelope(
+                    id: seed.id, source: "/seed", type: LedgerEvent.type, time: Self.time,
+                    dataSchema: LedgerEvent.dataSchema, userID: seed.userID, conversationID: "seed", payload: seed))
+        }
+        let payee = Person(spoken: "B", handle: "b@example.com", contactID: "c-b", displayName: "B")
+        let intents: [Intent] = [
+            .sendPayment(SendPaymentIntent(payee: payee, currencyAmount: Self.cny("10"), note: "x")),
+            .sendPayment(SendPaymentIntent(payee: payee, currencyAmount: Self.cny("1000"))),
+            .requestPayment(RequestPaymentIntent(payer: payee, currencyAmount: Self.cny("5"))),
+            .sendMessage(SendMessageIntent(recipients: [payee], content: "hi")),
+        ]
+        for (index, intent) in intents.enumerated() {
+            let resolved = EventEnvelope(
+                id: "r\(index)", source: "/workers/resolve", type: IntentResolutionReport.resolvedType, time: Self.time,
+                dataSchema: IntentResolutionReport.resolvedDataSchema, userID: "a", conversationID: "c",
+                intentID: "i\(index)", payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
+            let confirmed = ConfirmStage().process(key: "a", value: resolved.encoded(), ledger: ledger, now: Self.time)
+            events += confirmed.events.map(\.event)
+            for (destination, event) in confirmed.events where destination == .confirmations {
+                let proposed = payments.process(
+                    key: "a", value: event.encoded(), signature: nil, ledger: &ledger, now: Self.time)
+                events += proposed.events.map(\.event)
+                guard let request = proposed.events.first(where: { $0.event.type == ConfirmationRequest.type }) else {
+                    continue
+                }
+                let binding = try request.event.decodeData(as: ConfirmationRequest.self).binding
+                let answer = EventEnvelope(
+                    id: "answer-\(index)", source: "/voice/test", type: ConfirmationAnswer.type, time: Self.time,
+                    dataSchema: ConfirmationAnswer.dataSchema, userID: "a", conversationID: "c", intentID: "i\(index)",
+                    payload: ConfirmationAnswer(decision: .confirmed, binding: binding))
+                events.append(answer)
+                let answered = payments.process(
+                    key: "a", value: answer.encoded(), signature: authenticator.signature(for: answer), ledger: &ledger,
+                    now: Self.time)
+                events += answered.events.map(\.event)
+            }
+        }
+        let swept = payments.sweep(ledger: &ledger, now: Self.time.addingTimeInterval(1_000), owns: { _ in true })
+        events += swept.events.map(\.event)
+        let types = Set(events.map(\.type))
+        #expect(
+            types.isSuperset(of: [
+                IntentConfirmation.type, IntentResponse.type, ConfirmationRequest.type, ConfirmationAnswer.type,
+                LedgerEvent.type,
+            ]), "\(types)")
+        let check = try SchemaCheck.run(events: events)
+        let eventLines = check.lines.filter { $0.kind == "event" }
+        #expect(eventLines.count == events.count)
+        #expect(eventLines.allSatisfy { $0.ok == true }, "\(eventLines.compactMap(\.errors).filter { !$0.isEmpty })")
+        #expect(check.status == 0)
+    }
+
+    static func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
+}
