@@ -22,26 +22,30 @@ public struct ResolveStage: Sendable {
     /// The `source` of the events this stage publishes.
     public let source: String
     public let maximumEventBytes: Int
+    /// Checks voice services' signatures; nil accepts unsigned events (development only).
+    public let authenticator: EventAuthenticator?
 
     public init(
         resolver: IntentResolver, source: String = "/workers/resolve", tracker: TurnTracker = TurnTracker(),
-        maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes
+        maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes, authenticator: EventAuthenticator? = nil
     ) {
         self.resolver = resolver
         self.source = source
         self.tracker = tracker
         self.maximumEventBytes = maximumEventBytes
+        self.authenticator = authenticator
     }
 
     /// Processes one record. `contacts` gives a user's contact book.
     public mutating func process(
-        key: String?, value: [UInt8]?, now: Date = Date(), contacts: (String) -> ContactBook
+        key: String?, value: [UInt8]?, signature: String? = nil, now: Date = Date(), contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
         let request: IntentRequested
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
                 key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
+            try authenticator?.verify(envelope, signature: signature)
             request = try envelope.decodeData(as: IntentRequested.self)
         } catch {
             return .rejected(error)

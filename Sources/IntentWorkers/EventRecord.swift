@@ -10,3 +10,20 @@ extension KafkaProducerMessage {
             headers: [KafkaHeader(key: "content-type", string: "application/cloudevents+json")])
     }
 }
+
+extension KafkaConsumerMessage {
+    /// The voice service's signature header (``EventAuthenticator/signatureHeader``), if any.
+    public var signature: String? {
+        headers.last { $0.key == EventAuthenticator.signatureHeader }?.stringValue
+    }
+}
+
+extension KafkaProducerMessage {
+    /// A signed event from outside the pipeline, as a voice service (or `intentctl voice`) publishes it.
+    public init(topic: String, event: EventEnvelope, signedWith authenticator: EventAuthenticator) {
+        self.init(topic: topic, event: event)
+        if let signature = authenticator.signature(for: event) {
+            headers.append(KafkaHeader(key: EventAuthenticator.signatureHeader, string: signature))
+        }
+    }
+}

@@ -57,7 +57,7 @@ public struct PaymentsWorker: Service {
             },
             tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },
             process: { message in
-                let signature = message.headers.last { $0.key == EventAuthenticator.signatureHeader }?.stringValue
+                let signature = message.signature
                 return ledger.withLock {
                     stage.process(key: message.keyString, value: message.value, signature: signature, ledger: &$0)
                 }

@@ -1,5 +1,5 @@
 import Foundation
-import IntentEvents
+public import IntentEvents
 public import IntentResolution
 import Intents
 public import Kafka
@@ -15,12 +15,16 @@ public struct ResolveWorker: Service {
         public var topics: PipelineTopics
         public var groupID: String
         public var resolver: IntentResolver
+        /// Voice services' keys; nil accepts unsigned requests (development only).
+        public var authenticator: EventAuthenticator?
         public var sessionTimeout: Duration
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
-            resolver: IntentResolver = IntentResolver(), sessionTimeout: Duration = .seconds(10)
+            resolver: IntentResolver = IntentResolver(), authenticator: EventAuthenticator? = nil,
+            sessionTimeout: Duration = .seconds(10)
         ) {
+            self.authenticator = authenticator
             self.kafka = kafka
             self.topics = topics
             self.groupID = groupID
@@ -33,7 +37,7 @@ public struct ResolveWorker: Service {
 
     public init(configuration: Configuration, logger: Logger) {
         let directory = Mutex(ContactDirectory())
-        let stage = Mutex(ResolveStage(resolver: configuration.resolver))
+        let stage = Mutex(ResolveStage(resolver: configuration.resolver, authenticator: configuration.authenticator))
         worker = StageWorker(
             name: "resolve worker",
             configuration: StageWorker.Configuration(
@@ -52,7 +56,7 @@ public struct ResolveWorker: Service {
             },
             process: { message in
                 let output = stage.withLock { stage in
-                    stage.process(key: message.keyString, value: message.value) { user in
+                    stage.process(key: message.keyString, value: message.value, signature: message.signature) { user in
                         directory.withLock { $0.book(for: user) }
                     }
                 }

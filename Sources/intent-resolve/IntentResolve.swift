@@ -24,6 +24,11 @@ struct IntentResolve: AsyncParsableCommand {
             Run more instances with the same --group to scale. SIGTERM or SIGINT finishes the batch in \
             flight, commits, and exits.
 
+            Requests must be signed by their voice service (header intent-signature: HMAC-SHA256 hex of the \
+            canonical envelope with the source's key); keys come from INTENT_SOURCE_KEYS_FILE or \
+            INTENT_SOURCE_KEYS (lines "SOURCE HEXKEY"). Unsigned or badly signed requests are dead-lettered \
+            as unauthenticated.
+
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_* (librdkafka properties), INTENT_TOPIC_PREFIX, \
             INTENT_RESOLVE_GROUP, INTENT_CURRENCIES, INTENT_MESSAGING_SERVICES, LOG_LEVEL.
             """)
@@ -40,6 +45,13 @@ struct IntentResolve: AsyncParsableCommand {
             valueName: "list"))
     var messagingServices: String?
 
+    @Option(
+        help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
+    var sourceKeys: String?
+
+    @Flag(help: "Accept unsigned intent requests. For development only: anyone who can publish could act as any user.")
+    var allowUnsigned = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let logger = try logging.makeLogger(label: "intent-resolve")
@@ -48,10 +60,13 @@ struct IntentResolve: AsyncParsableCommand {
         let services = (messagingServices ?? environment["INTENT_MESSAGING_SERVICES"]).map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
+        if allowUnsigned { logger.warning("accepting unsigned intent requests (--allow-unsigned)") }
         let resolve = ResolveWorker(
             configuration: ResolveWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
-                resolver: IntentResolver(amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"])),
+                resolver: IntentResolver(
+                    amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"]),
+                authenticator: allowUnsigned ? nil : try Secrets.sourceKeys(file: sourceKeys)),
             logger: logger)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],

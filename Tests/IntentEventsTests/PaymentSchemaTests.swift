@@ -12,7 +12,8 @@ struct PaymentSchemaTests {
     @Test("every event the confirm and payments stages write validates against schemas/")
     func stagesWriteValidEvents() throws {
         let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
-        let payments = PaymentsStage(bindingKey: BindingKey(Array(repeating: 9, count: 32)), authenticator: authenticator)
+        let payments = PaymentsStage(
+            bindingKey: BindingKey(Array(repeating: 9, count: 32)), authenticator: authenticator)
         var ledger = Ledger()
         var events: [EventEnvelope] = []
         let seeds = [

@@ -54,6 +54,28 @@ struct ResolveStageTests {
         }
     }
 
+    @Test("with keys configured, only requests signed by their source's key are resolved")
+    func authentication() throws {
+        let key = Array(repeating: UInt8(1), count: 32)
+        let authenticator = EventAuthenticator(keys: ["/voice/test": key])
+        var stage = ResolveStage(resolver: IntentResolver(), authenticator: authenticator)
+        let event = requestEvent(
+            turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "x")))
+        func run(_ signature: String?) -> ResolveStage.Output {
+            stage.process(key: "u1", value: event.encoded(), signature: signature, now: fixedNow) { _ in sampleBook }
+        }
+        guard case .rejected(let unsigned) = run(nil) else { throw TestFailure("unsigned request accepted") }
+        #expect(unsigned.reason == .unauthenticated)
+        let other = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(2), count: 32)])
+        guard case .rejected(let forged) = run(other.signature(for: event)) else {
+            throw TestFailure("forged request accepted")
+        }
+        #expect(forged.reason == .unauthenticated)
+        guard case .resolved = run(authenticator.signature(for: event)) else {
+            throw TestFailure("signed request refused")
+        }
+    }
+
     @Test("derived event ids: processing the same turn again (e.g. after a restart) gives the same id")
     func deterministicIDs() throws {
         let event = requestEvent(
