@@ -19,10 +19,12 @@ let package = Package(
         .library(name: "Intents", targets: ["Intents"]),
         .library(name: "IntentResolution", targets: ["IntentResolution"]),
         .library(name: "Payments", targets: ["Payments"]),
+        .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "IntentWorkers", targets: ["IntentWorkers"]),
         .executable(name: "intent-resolve", targets: ["intent-resolve"]),
         .executable(name: "intent-confirm", targets: ["intent-confirm"]),
         .executable(name: "intent-payments", targets: ["intent-payments"]),
+        .executable(name: "intent-handle", targets: ["intent-handle"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
         .executable(name: "intent-bench", targets: ["intent-bench"]),
         .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
@@ -90,11 +92,17 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution"],
             swiftSettings: swiftSettings
         ),
+        /// The handle stage for messaging and the message history; pure.
+        .target(
+            name: "Messaging",
+            dependencies: ["Intents", "IntentEvents"],
+            swiftSettings: swiftSettings
+        ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments",
+                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -158,6 +166,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "intent-handle",
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers", "Messaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "intent-bench",
             dependencies: [
                 "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution",
@@ -194,6 +210,7 @@ let package = Package(
             name: "IntentEventsTests",
             dependencies: [
                 "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution", "Payments",
+                "Messaging",
             ],
             swiftSettings: swiftSettings
         ),
@@ -211,13 +228,18 @@ let package = Package(
             name: "IntentWorkersTests",
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
-                "LocalBroker", "BrokerTestSupport", "Payments",
+                "LocalBroker", "BrokerTestSupport", "Payments", "Messaging",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PaymentsTests",
             dependencies: ["Payments", "Intents", "IntentEvents", "IntentResolution"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MessagingTests",
+            dependencies: ["Messaging", "Intents", "IntentEvents"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

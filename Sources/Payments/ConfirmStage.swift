@@ -1,5 +1,5 @@
 public import Foundation
-public import IntentEvents
+import IntentEvents
 public import IntentResolution
 public import Intents
 
@@ -134,32 +134,5 @@ public struct ConfirmStage: Sendable {
                 message: "Your balance is \(ledger.availableBalance(of: userID, amount.currency)).")
         }
         return Verdict(code: .ready, message: "Send \(amount) to \(name)?")
-    }
-}
-
-extension EventEnvelope {
-    /// An event caused by this one, with an id derived from (type, user, intent,
-    /// cause), so processing the cause again yields the same event.
-    public func derived(
-        type: String, dataSchema: String, source: String, time: Date, payload: some Encodable,
-        discriminator: String = ""
-    ) -> EventEnvelope {
-        EventEnvelope(
-            id: EventID.derived(type, userID, intentID ?? "", id, discriminator), source: source, type: type,
-            time: time,
-            subject: intentID, dataSchema: dataSchema, userID: userID, conversationID: conversationID,
-            intentID: intentID, causationID: id, payload: payload)
-    }
-
-    /// The final response of an intent. Its id depends only on the user and
-    /// the intent, so an intent has one final response whatever path and
-    /// however many redeliveries led to it.
-    public func response(_ response: IntentResponse, source: String, time: Date, intentID: String) -> EventEnvelope {
-        EventEnvelope(
-            id: EventID.derived(
-                IntentResponse.type, userID, intentID, response.code == .inProgress ? "progress" : "final"),
-            source: source, type: IntentResponse.type, time: time, subject: intentID,
-            dataSchema: IntentResponse.dataSchema, userID: userID, conversationID: conversationID,
-            intentID: intentID, causationID: id, payload: response)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import IntentEvents
 import IntentResolution
 import Intents
+import Messaging
 import Payments
 import Testing
 
@@ -66,13 +67,39 @@ struct PaymentSchemaTests {
                 events += answered.events.map(\.event)
             }
         }
+        var history = MessageHistory()
+        let handle = HandleStage(slowServices: ["satellite": .seconds(1)])
+        let messaging: [Intent] = [
+            .sendMessage(SendMessageIntent(recipients: [payee], content: "hi", serviceName: "satellite")),
+            .sendMessage(SendMessageIntent(recipients: [], content: "all", groupName: "家")),
+        ]
+        for (index, intent) in messaging.enumerated() {
+            let confirmed = EventEnvelope(
+                id: "m\(index)", source: "/workers/confirm", type: IntentConfirmation.type, time: Self.time,
+                dataSchema: IntentConfirmation.dataSchema, userID: "a", conversationID: "c", intentID: "m\(index)",
+                payload: IntentConfirmation(turn: 1, intent: intent, code: .ready, proposedResponse: "?"))
+            events += handle.process(key: "a", value: confirmed.encoded(), history: &history, now: Self.time).events
+                .map(\.event)
+        }
+        let marked = EventEnvelope(
+            id: "mark", source: "/workers/confirm", type: IntentConfirmation.type, time: Self.time,
+            dataSchema: IntentConfirmation.dataSchema, userID: "a", conversationID: "c", intentID: "mark",
+            payload: IntentConfirmation(
+                turn: 1,
+                intent: .setMessageAttribute(
+                    SetMessageAttributeIntent(messageIDs: history.messages(of: "a").map(\.id), attribute: .flagged)),
+                code: .ready, proposedResponse: "?"))
+        events += handle.process(key: "a", value: marked.encoded(), history: &history, now: Self.time).events.map(
+            \.event)
+        events += handle.tick(history: &history, now: Self.time.addingTimeInterval(5), owns: { _ in true }).events.map(
+            \.event)
         let swept = payments.sweep(ledger: &ledger, now: Self.time.addingTimeInterval(1_000), owns: { _ in true })
         events += swept.events.map(\.event)
         let types = Set(events.map(\.type))
         #expect(
             types.isSuperset(of: [
                 IntentConfirmation.type, IntentResponse.type, ConfirmationRequest.type, ConfirmationAnswer.type,
-                LedgerEvent.type,
+                LedgerEvent.type, MessageEvent.type,
             ]), "\(types)")
         let check = try SchemaCheck.run(events: events)
         let eventLines = check.lines.filter { $0.kind == "event" }

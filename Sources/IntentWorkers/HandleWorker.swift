@@ -1,0 +1,64 @@
+import IntentEvents
+public import Kafka
+public import Logging
+public import Messaging
+public import ServiceLifecycle
+import Synchronization
+
+/// The handle stage for messaging as a worker: confirmed messaging intents
+/// in; message events and responses out. The messages topic is its state,
+/// read in full at start and followed while running; a tick each second
+/// delivers what slow services queued and completes those intents.
+public struct HandleWorker: Service {
+    public struct Configuration: Sendable {
+        public var kafka: KafkaConfiguration
+        public var topics: PipelineTopics
+        public var groupID: String
+        public var stage: HandleStage
+        public var sessionTimeout: Duration
+
+        public init(
+            kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-handle",
+            stage: HandleStage = HandleStage(), sessionTimeout: Duration = .seconds(10)
+        ) {
+            self.kafka = kafka
+            self.topics = topics
+            self.groupID = groupID
+            self.stage = stage
+            self.sessionTimeout = sessionTimeout
+        }
+    }
+
+    private let worker: StageWorker
+
+    public init(configuration: Configuration, logger: Logger) {
+        let history = Mutex(MessageHistory())
+        let stage = configuration.stage
+        worker = StageWorker(
+            name: "handle worker",
+            configuration: StageWorker.Configuration(
+                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
+                input: configuration.topics.confirmed, sessionTimeout: configuration.sessionTimeout),
+            logger: logger,
+            followers: { reject in
+                [
+                    try TopicFollower(
+                        configuration: configuration.kafka, topic: configuration.topics.messages, logger: logger,
+                        apply: { message throws(EventDecodingError) in
+                            let envelope = try IncomingEvent.decode(
+                                key: message.keyString, value: message.value, types: [MessageEvent.type])
+                            let event = try envelope.decodeData(as: MessageEvent.self)
+                            history.withLock { $0.apply(event) }
+                        }, reject: reject)
+                ]
+            },
+            tick: { owns in history.withLock { stage.tick(history: &$0, owns: owns) } },
+            process: { message in
+                history.withLock { stage.process(key: message.keyString, value: message.value, history: &$0) }
+            })
+    }
+
+    public func run() async throws {
+        try await worker.run()
+    }
+}

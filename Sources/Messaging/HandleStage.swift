@@ -1,0 +1,169 @@
+public import Foundation
+import IntentEvents
+public import Intents
+
+/// SiriKit's handle stage for messaging, as a pure function over the
+/// history: send a message, search the user's messages, set attributes.
+/// Effects are keyed by the intent (message ids derive from it), so a
+/// redelivered intent repeats its response instead of sending twice. A send
+/// through a slow service answers `inProgress` at once and completes when
+/// the tick delivers it.
+public struct HandleStage: Sendable {
+    /// Services that take a while, and how long.
+    public var slowServices: [String: Duration]
+    public let source: String
+
+    public init(slowServices: [String: Duration] = [:], source: String = "/workers/handle") {
+        self.slowServices = Dictionary(uniqueKeysWithValues: slowServices.map { ($0.key.lowercased(), $0.value) })
+        self.source = source
+    }
+
+    public func process(key: String?, value: [UInt8]?, history: inout MessageHistory, now: Date = Date()) -> StageResult
+    {
+        let envelope: EventEnvelope
+        let confirmation: IntentConfirmation
+        do throws(EventDecodingError) {
+            envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentConfirmation.type])
+            confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+        } catch {
+            return .rejected(error)
+        }
+        guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
+        switch confirmation.intent {
+        case .sendMessage(let message): return send(message, envelope, &history, now)
+        case .searchForMessages(let search): return self.search(search, envelope, history, now)
+        case .setMessageAttribute(let change): return set(change, envelope, &history, now)
+        case .sendPayment, .requestPayment: return .ignored("payments are handled by the payments worker")
+        }
+    }
+
+    // MARK: Send
+
+    private func send(
+        _ intent: SendMessageIntent, _ envelope: EventEnvelope, _ history: inout MessageHistory, _ now: Date
+    ) -> StageResult {
+        let userID = envelope.userID
+        let intentID = envelope.intentID!
+        let existing = history.messages(forIntent: intentID, of: userID)
+        if !existing.isEmpty {
+            // Already handled: say the same again.
+            let delivered = existing.allSatisfy { $0.status == .delivered }
+            return StageResult(events: [
+                (.responses, response(envelope, intentID, delivered ? .success : .inProgress, existing.map(\.id), now))
+            ])
+        }
+        let messageID = "msg-" + EventID.derived("message", userID, intentID)
+        let delay = intent.serviceName.flatMap { slowServices[$0.lowercased()] }
+        let stamp = Timestamp(now)
+        let event = MessageEvent(
+            id: EventID.derived("message-event", delay == nil ? "delivered" : "queued", messageID),
+            kind: delay == nil ? .delivered : .queued, userID: userID, intentID: intentID, messageIDs: [messageID],
+            conversation: Self.conversation(intent), recipients: intent.recipients, content: intent.content ?? "",
+            serviceName: intent.serviceName, at: stamp,
+            dueAt: delay.map { Timestamp(now.addingTimeInterval(Double($0.components.seconds))) })
+        history.apply(event)
+        return StageResult(events: [
+            (.messages, wrap(event, envelope, now)),
+            (.responses, response(envelope, intentID, delay == nil ? .success : .inProgress, [messageID], now)),
+        ])
+    }
+
+    /// Delivers queued messages whose time has come and completes their intents.
+    public func tick(history: inout MessageHistory, now: Date = Date(), owns: (String) -> Bool) -> StageResult {
+        var result = StageResult()
+        for message in history.due(at: Timestamp(now), owns: owns) {
+            let event = MessageEvent(
+                id: EventID.derived("message-event", "delivered", message.id), kind: .delivered, userID: message.userID,
+                intentID: message.intentID, messageIDs: [message.id], conversation: message.conversation,
+                recipients: message.recipients, content: message.content, serviceName: message.serviceName,
+                at: Timestamp(now))
+            history.apply(event)
+            let cause = EventEnvelope(
+                id: EventID.derived("delivery", message.id), source: source, type: "message.delivery.v1", time: now,
+                userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
+                data: .object([:]))
+            result.events.append((.messages, wrap(event, cause, now)))
+            result.events.append((.responses, response(cause, message.intentID, .success, [message.id], now)))
+        }
+        return result
+    }
+
+    // MARK: Search
+
+    private func search(
+        _ search: SearchForMessagesIntent, _ envelope: EventEnvelope, _ history: MessageHistory, _ now: Date
+    ) -> StageResult {
+        let recipients = Set((search.recipients ?? []).compactMap(\.contactID))
+        let keywords = (search.keywords ?? []).map { $0.lowercased() }
+        let attributes = Set(search.attributes ?? [])
+        let found = history.messages(of: envelope.userID).filter { message in
+            (recipients.isEmpty || message.recipients.contains { $0.contactID.map(recipients.contains) ?? false })
+                && keywords.allSatisfy { message.content.lowercased().contains($0) }
+                && attributes.isSubset(of: message.attributes)
+                && (search.dateRange?.start.map { message.sentAt.date >= $0 } ?? true)
+                && (search.dateRange?.end.map { message.sentAt.date <= $0 } ?? true)
+        }
+        return StageResult(events: [
+            (.responses, response(envelope, envelope.intentID!, .success, found.map(\.id), now))
+        ])
+    }
+
+    // MARK: Attributes
+
+    private func set(
+        _ change: SetMessageAttributeIntent, _ envelope: EventEnvelope, _ history: inout MessageHistory, _ now: Date
+    ) -> StageResult {
+        let intentID = envelope.intentID!
+        guard let attribute = change.attribute else { return .ignored("no attribute") }
+        let unknown = change.messageIDs.filter { history.message($0, of: envelope.userID) == nil }
+        guard unknown.isEmpty else {
+            let failure = IntentResponse(
+                kind: .setMessageAttribute, code: .failure, reason: "unknownMessage",
+                message: "No such message: \(unknown.joined(separator: ", ")).", messageIDs: unknown)
+            return StageResult(events: [
+                (.responses, envelope.response(failure, source: source, time: now, intentID: intentID))
+            ])
+        }
+        let event = MessageEvent(
+            id: EventID.derived("message-event", "attributeSet", envelope.userID, intentID), kind: .attributeSet,
+            userID: envelope.userID, intentID: intentID, messageIDs: change.messageIDs, at: Timestamp(now),
+            attribute: attribute)
+        history.apply(event)
+        return StageResult(events: [
+            (.messages, wrap(event, envelope, now)),
+            (.responses, response(envelope, intentID, .success, change.messageIDs, now)),
+        ])
+    }
+
+    // MARK: Events
+
+    private func response(
+        _ cause: EventEnvelope, _ intentID: String, _ code: ResponseCode, _ messageIDs: [String], _ now: Date
+    ) -> EventEnvelope {
+        let kind: Intent.Kind =
+            cause.type == "message.delivery.v1"
+            ? .sendMessage : (try? cause.decodeData(as: IntentConfirmation.self))?.intent.kind ?? .sendMessage
+        let message =
+            switch code {
+            case .inProgress: "Sending…"
+            case .success: kind == .searchForMessages ? "Found \(messageIDs.count) message(s)." : "Done."
+            default: code.rawValue
+            }
+        return cause.response(
+            IntentResponse(kind: kind, code: code, message: message, messageIDs: messageIDs), source: source, time: now,
+            intentID: intentID)
+    }
+
+    private func wrap(_ event: MessageEvent, _ cause: EventEnvelope, _ now: Date) -> EventEnvelope {
+        EventEnvelope(
+            id: event.id, source: source, type: MessageEvent.type, time: now, subject: event.messageIDs.first,
+            dataSchema: MessageEvent.dataSchema, userID: event.userID, conversationID: cause.conversationID,
+            intentID: event.intentID, causationID: cause.id, payload: event)
+    }
+
+    static func conversation(_ intent: SendMessageIntent) -> String {
+        if let group = intent.groupName { return "group:\(group)" }
+        return "with:"
+            + intent.recipients.map { $0.contactID ?? $0.handle ?? $0.spoken ?? "?" }.sorted().joined(separator: ",")
+    }
+}

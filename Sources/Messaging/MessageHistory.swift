@@ -1,0 +1,76 @@
+public import IntentEvents
+public import Intents
+
+/// Every user's messages, materialized from message events. Idempotent:
+/// events carry unique ids.
+public struct MessageHistory: Sendable {
+    public struct Message: Sendable, Hashable {
+        public var id: String
+        public var intentID: String
+        public var userID: String
+        public var conversation: String
+        public var recipients: [Person]
+        public var content: String
+        public var serviceName: String?
+        public var sentAt: Timestamp
+        public var dueAt: Timestamp?
+        public var status: MessageEvent.Status
+        public var attributes: Set<MessageAttribute>
+    }
+
+    private var messages: [String: [String: Message]] = [:]
+    private var applied: Set<String> = []
+
+    public init() {}
+
+    public mutating func apply(_ event: MessageEvent) {
+        guard applied.insert(event.id).inserted else { return }
+        switch event.kind {
+        case .queued, .delivered:
+            for id in event.messageIDs {
+                var message =
+                    messages[event.userID]?[id]
+                    ?? Message(
+                        id: id, intentID: event.intentID, userID: event.userID, conversation: event.conversation ?? "",
+                        recipients: event.recipients ?? [], content: event.content ?? "",
+                        serviceName: event.serviceName,
+                        sentAt: event.at, dueAt: event.dueAt, status: .queued, attributes: [.read])
+                if event.kind == .delivered {
+                    message.status = .delivered
+                    message.sentAt = event.at
+                }
+                messages[event.userID, default: [:]][id] = message
+            }
+        case .attributeSet:
+            guard let attribute = event.attribute else { return }
+            for id in event.messageIDs where messages[event.userID]?[id] != nil {
+                messages[event.userID]?[id]?.attributes.subtract(Self.opposites(of: attribute))
+                messages[event.userID]?[id]?.attributes.insert(attribute)
+            }
+        }
+    }
+
+    public func messages(of userID: String) -> [Message] {
+        (messages[userID]?.values).map { $0.sorted { ($0.sentAt, $0.id) < ($1.sentAt, $1.id) } } ?? []
+    }
+
+    public func message(_ id: String, of userID: String) -> Message? { messages[userID]?[id] }
+
+    public func messages(forIntent intentID: String, of userID: String) -> [Message] {
+        messages(of: userID).filter { $0.intentID == intentID }
+    }
+
+    /// Queued messages whose delivery time has come, for the users this worker owns.
+    public func due(at now: Timestamp, owns: (String) -> Bool) -> [Message] {
+        messages.filter { owns($0.key) }.values.flatMap(\.values)
+            .filter { $0.status == .queued && ($0.dueAt.map { $0 <= now } ?? true) }
+            .sorted { $0.id < $1.id }
+    }
+
+    private static func opposites(of attribute: MessageAttribute) -> Set<MessageAttribute> {
+        switch attribute {
+        case .read, .unread: [.read, .unread]
+        case .flagged, .unflagged: [.flagged, .unflagged]
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import IntentWorkers
+import Messaging
+
+/// The handle worker's command line; the work is in `HandleWorker`.
+@main
+struct IntentHandle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intent-handle",
+        abstract: "Handle confirmed messaging intents: send, search, mark.",
+        discussion: """
+            Consumes intent.confirmed.v1 from <prefix>intents.confirmed; writes the history to \\
+            <prefix>messages.history and each intent's response to <prefix>intents.responses. A send through a \\
+            slow service (--slow-service NAME=SECONDS) answers inProgress at once and completes when delivered.
+
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_HANDLE_GROUP, \\
+            INTENT_SLOW_SERVICES (NAME=SECONDS,…), LOG_LEVEL.
+            """)
+
+    @OptionGroup var kafka: KafkaOptions
+    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var worker: WorkerOptions
+
+    @Option(
+        name: .customLong("slow-service"),
+        help: ArgumentHelp(
+            "A messaging service that takes a while, as NAME=SECONDS. Repeatable.", valueName: "NAME=SECONDS"))
+    var slowServices: [String] = []
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "intent-handle")
+        let client = try kafka.configuration(clientID: "intent-handle")
+        let topics = worker.topicOptions.topics
+        var entries = slowServices
+        if entries.isEmpty, let fromEnvironment = ProcessInfo.processInfo.environment["INTENT_SLOW_SERVICES"] {
+            entries = fromEnvironment.split(separator: ",").map(String.init)
+        }
+        var slow: [String: Duration] = [:]
+        for entry in entries {
+            let parts = entry.split(separator: "=")
+            guard parts.count == 2, let seconds = Int(parts[1]), seconds >= 0 else {
+                throw ValidationError("Bad slow service \"\(entry)\": expected NAME=SECONDS.")
+            }
+            slow[String(parts[0])] = .seconds(seconds)
+        }
+        let handle = HandleWorker(
+            configuration: HandleWorker.Configuration(
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
+                stage: HandleStage(slowServices: slow)),
+            logger: logger)
+        try await worker.run(
+            handle, needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,
+            logger: logger)
+    }
+}

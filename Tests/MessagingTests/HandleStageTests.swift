@@ -1,0 +1,132 @@
+import Foundation
+import IntentEvents
+import Intents
+import Messaging
+import Testing
+
+let t0 = Date(timeIntervalSince1970: 1_795_000_000)
+let xiaoming = Person(spoken: "小明", handle: "+86 138", contactID: "c-xm", displayName: "小明")
+let dima = Person(spoken: "Дима", contactID: "c-dima", displayName: "Дмитрий")
+
+func confirmed(_ intent: Intent, intentID: String, user: String = "u1") -> EventEnvelope {
+    EventEnvelope(
+        id: "confirmed-\(intentID)", source: "/workers/confirm", type: IntentConfirmation.type, time: t0,
+        dataSchema: IntentConfirmation.dataSchema, userID: user, conversationID: "c", intentID: intentID,
+        payload: IntentConfirmation(turn: 1, intent: intent, code: .ready, proposedResponse: "?"))
+}
+
+extension StageResult {
+    var response: IntentResponse? {
+        events.first { $0.destination == .responses }.flatMap { try? $0.event.decodeData(as: IntentResponse.self) }
+    }
+    var messageEvents: [MessageEvent] {
+        events.filter { $0.destination == .messages }.compactMap { try? $0.event.decodeData(as: MessageEvent.self) }
+    }
+}
+
+@Suite("The handle stage for messaging")
+struct HandleStageTests {
+    let stage = HandleStage(slowServices: ["satellite": .seconds(5)])
+
+    func run(_ event: EventEnvelope, _ history: inout MessageHistory, at now: Date = t0) -> StageResult {
+        stage.process(key: event.userID, value: event.encoded(), history: &history, now: now)
+    }
+
+    @Test("send: delivered once; a redelivered intent repeats the response and sends nothing")
+    func send() throws {
+        var history = MessageHistory()
+        let intent = Intent.sendMessage(SendMessageIntent(recipients: [xiaoming], content: "晚上好"))
+        let first = run(confirmed(intent, intentID: "m1"), &history)
+        #expect(first.response?.code == .success)
+        #expect(first.messageEvents.map(\.kind) == [.delivered])
+        let again = run(confirmed(intent, intentID: "m1"), &history, at: t0.addingTimeInterval(5))
+        #expect(again.messageEvents.isEmpty)
+        #expect(again.response?.messageIDs == first.response?.messageIDs)
+        #expect(history.messages(of: "u1").count == 1)
+        #expect(history.messages(of: "u1").first?.status == .delivered)
+    }
+
+    @Test("a slow service answers inProgress at once and completes later, once")
+    func slow() throws {
+        var history = MessageHistory()
+        let intent = Intent.sendMessage(
+            SendMessageIntent(recipients: [dima], content: "привет", serviceName: "Satellite"))
+        let first = run(confirmed(intent, intentID: "m2"), &history)
+        #expect(first.response?.code == .inProgress)
+        #expect(first.messageEvents.map(\.kind) == [.queued])
+        #expect(stage.tick(history: &history, now: t0.addingTimeInterval(4), owns: { _ in true }).events.isEmpty)
+        let done = stage.tick(history: &history, now: t0.addingTimeInterval(5), owns: { _ in true })
+        #expect(done.response?.code == .success)
+        #expect(done.messageEvents.map(\.kind) == [.delivered])
+        #expect(stage.tick(history: &history, now: t0.addingTimeInterval(9), owns: { _ in true }).events.isEmpty)
+        // Final and in-progress responses have different ids; the final one is unique per intent.
+        let progressID = first.events.first { $0.destination == .responses }?.event.id
+        let finalID = done.events.first { $0.destination == .responses }?.event.id
+        #expect(progressID != finalID)
+        #expect(stage.tick(history: &history, now: t0.addingTimeInterval(9), owns: { _ in false }).events.isEmpty)
+    }
+
+    @Test("search finds by recipient, keyword, attribute and date; set attribute changes them")
+    func searchAndMark() throws {
+        var history = MessageHistory()
+        _ = run(
+            confirmed(.sendMessage(SendMessageIntent(recipients: [xiaoming], content: "Dinner at 7?")), intentID: "a"),
+            &history)
+        _ = run(
+            confirmed(.sendMessage(SendMessageIntent(recipients: [dima], content: "ужин в 7")), intentID: "b"),
+            &history,
+            at: t0.addingTimeInterval(3600))
+        func search(_ search: SearchForMessagesIntent, _ id: String) -> [String] {
+            run(confirmed(.searchForMessages(search), intentID: id), &history).response?.messageIDs ?? ["failed"]
+        }
+        let all = search(SearchForMessagesIntent(), "s1")
+        #expect(all.count == 2)
+        #expect(search(SearchForMessagesIntent(recipients: [dima]), "s2").count == 1)
+        #expect(search(SearchForMessagesIntent(keywords: ["DINNER"]), "s3").count == 1)
+        #expect(
+            search(SearchForMessagesIntent(dateRange: DateRange(start: t0.addingTimeInterval(60))), "s4").count == 1)
+        #expect(search(SearchForMessagesIntent(attributes: [.flagged]), "s5").isEmpty)
+
+        let mark = run(
+            confirmed(
+                .setMessageAttribute(SetMessageAttributeIntent(messageIDs: [all[0]], attribute: .flagged)),
+                intentID: "f"),
+            &history)
+        #expect(mark.response?.code == .success)
+        #expect(search(SearchForMessagesIntent(attributes: [.flagged]), "s6") == [all[0]])
+        let unknown = run(
+            confirmed(
+                .setMessageAttribute(SetMessageAttributeIntent(messageIDs: ["nope"], attribute: .read)), intentID: "g"),
+            &history)
+        #expect(unknown.response?.code == .failure)
+        #expect(unknown.response?.reason == "unknownMessage")
+        // Another user's history is not searched.
+        let other = stage.process(
+            key: "u2",
+            value: confirmed(.searchForMessages(SearchForMessagesIntent()), intentID: "s7", user: "u2").encoded(),
+            history: &history, now: t0)
+        #expect(other.response?.messageIDs == [])
+    }
+
+    @Test("replaying the message events rebuilds the same history")
+    func replay() throws {
+        var history = MessageHistory()
+        var written: [MessageEvent] = []
+        written +=
+            run(
+                confirmed(.sendMessage(SendMessageIntent(recipients: [xiaoming], content: "a")), intentID: "a"),
+                &history
+            ).messageEvents
+        written +=
+            run(
+                confirmed(
+                    .sendMessage(SendMessageIntent(recipients: [dima], content: "b", serviceName: "satellite")),
+                    intentID: "b"), &history
+            ).messageEvents
+        written += stage.tick(history: &history, now: t0.addingTimeInterval(10), owns: { _ in true }).messageEvents
+        var rebuilt = MessageHistory()
+        for event in written + written { rebuilt.apply(event) }
+        #expect(rebuilt.messages(of: "u1") == history.messages(of: "u1"))
+        #expect(rebuilt.messages(of: "u1").allSatisfy { $0.status == .delivered })
+    }
+}
