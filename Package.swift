@@ -108,6 +108,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The simulated voice service (`intentctl voice`, the demo, end-to-end tests).
+        .target(
+            name: "VoiceSimulator",
+            dependencies: [
+                "Kafka", "IntentEvents", "Intents", "IntentWorkers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Options every executable shares: Kafka connection, logging, state directory.
         .target(
             name: "CommandLineSupport",
@@ -133,6 +142,7 @@ let package = Package(
             name: "intentctl",
             dependencies: [
                 "Kafka", "IntentEvents", "LocalBroker", "ContactResolution", "CommandLineSupport", "IntentWorkers",
+                "VoiceSimulator", "Payments", "Intents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -228,7 +238,7 @@ let package = Package(
             name: "IntentWorkersTests",
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
-                "LocalBroker", "BrokerTestSupport", "Payments", "Messaging",
+                "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator",
             ],
             swiftSettings: swiftSettings
         ),
