@@ -25,7 +25,11 @@ public struct PipelineTopics: Sendable, Hashable {
     /// The messaging history.
     public var messages: String
 
+    /// What every name starts with.
+    public let prefix: String
+
     public init(prefix: String = "") {
+        self.prefix = prefix
         requested = prefix + "intents.requested"
         prompts = prefix + "intents.prompts"
         resolved = prefix + "intents.resolved"

@@ -1,0 +1,388 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentCrypto
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Messaging
+import Payments
+import Synchronization
+import Testing
+
+/// Exactly-once effects on a real broker with every worker as its own OS
+/// process: thousands of intents (half of them payments) while the payments
+/// and handle workers are killed with SIGKILL at random moments and restarted.
+@Suite("Exactly-once effects while workers are killed", .timeLimit(.minutes(20)))
+struct CrashRecoveryTests {
+    static let intentCount = Int(ProcessInfo.processInfo.environment["INTENT_CRASH_TEST_INTENTS"] ?? "") ?? 2000
+    static let users = (0..<20).map { "user-\($0)" }
+    static let voiceKey = Array(repeating: UInt8(0x42), count: 32)
+    static let bindingKey = Array(repeating: UInt8(0x17), count: 32)
+    static let authenticator = EventAuthenticator(keys: ["/voice/load": voiceKey])
+
+    @Test("every intent gets exactly one final response; no transfer twice; balances are the sums of their entries")
+    func killAndRestart() async throws {
+        try await withBroker { broker in
+            let topics = PipelineTopics(prefix: uniqueName("crash") + ".")
+            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+                try await $0.createTopics(topics.specifications(partitions: 4))
+            }
+            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            defer { Task { await producer.shutdown() } }
+            try await Self.seed(topics, producer)
+
+            let workers = try WorkerProcesses(broker: broker, topics: topics)
+            let responder = try Responder(broker: broker, topics: topics, producer: producer)
+            let intents = try await Self.publishIntents(topics, producer)
+            let started = ContinuousClock.now
+            let chaos = Task { try await workers.chaos(kills: 3, of: ["payments", "handle"], progress: responder) }
+            let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(720))
+            let progressAtKills = try await chaos.value
+            await workers.stopAll()
+            await responder.close()
+            print(
+                "crash test: \(intents.count) intents in \(ContinuousClock.now - started); final responses seen at each kill: \(progressAtKills)"
+            )
+            // The kills must land while there is work in flight, not after it.
+            #expect(progressAtKills.filter { $0 < intents.count }.count >= 4, "kills at progress \(progressAtKills)")
+            #expect(finals.count == intents.count, "\(intents.count - finals.count) intents without a final response")
+            try await Self.check(topics: topics, broker: broker, intents: intents)
+        }
+    }
+
+    // MARK: Setup
+
+    /// Accounts with 100,000 CNY each; every user has every other user as a contact.
+    static func seed(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws {
+        var records: [KafkaProducerMessage] = []
+        for user in users {
+            let money = CurrencyAmount(amount: DecimalAmount("100000")!, currency: "CNY")
+            for event in [
+                LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: ["\(user)@example.com"]),
+                LedgerEvent(
+                    id: "deposit-\(user)", kind: .deposit, userID: user,
+                    entries: [
+                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money),
+                        LedgerEntry(account: Ledger.available(user), side: .credit, amount: money),
+                    ]),
+            ] {
+                records.append(
+                    KafkaProducerMessage(
+                        topic: topics.ledger,
+                        event: EventEnvelope(
+                            id: event.id, source: "/test/seed", type: LedgerEvent.type, time: Date(),
+                            dataSchema: LedgerEvent.dataSchema, userID: user, conversationID: "seed", payload: event)))
+            }
+            for other in users where other != user {
+                let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
+                records.append(
+                    KafkaProducerMessage(
+                        topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: contact.id),
+                        value: ContactRecord.upsertEvent(userID: user, contact: contact, source: "/test").encoded()))
+            }
+        }
+        _ = try await producer.sendAll(records)
+    }
+
+    /// Half payments (one in ten to be declined), half messages; returns intent id → kind.
+    static func publishIntents(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws -> [String: Intent
+        .Kind]
+    {
+        var random = SystemRandomNumberGenerator()
+        var intents: [String: Intent.Kind] = [:]
+        var records: [KafkaProducerMessage] = []
+        for index in 0..<intentCount {
+            let user = users[index % users.count]
+            let other = users.filter { $0 != user }.randomElement(using: &random)!
+            let person = Person(spoken: other, contactID: "c-\(other)")
+            let intent: Intent =
+                index.isMultiple(of: 2)
+                ? .sendPayment(
+                    SendPaymentIntent(
+                        payee: person,
+                        currencyAmount: CurrencyAmount(
+                            amount: DecimalAmount("\(Int.random(in: 1...500, using: &random)).25")!, currency: "CNY")))
+                : .sendMessage(SendMessageIntent(recipients: [person], content: "message \(index)"))
+            let intentID = "load-\(index)"
+            intents[intentID] = intent.kind
+            let event = EventEnvelope(
+                id: "request-\(intentID)", source: "/voice/load", type: IntentRequested.type, time: Date(),
+                dataSchema: IntentRequested.dataSchema, userID: user, conversationID: "load-\(user)",
+                intentID: intentID,
+                payload: IntentRequested(turn: 1, intent: intent))
+            records.append(KafkaProducerMessage(topic: topics.requested, event: event, signedWith: authenticator))
+        }
+        _ = try await producer.sendAll(records)
+        return intents
+    }
+
+    /// Whether the responder declines this payment (deterministic, one in ten).
+    static func declines(_ intentID: String) -> Bool {
+        (Int(intentID.split(separator: "-").last ?? "") ?? 0) % 20 == 10
+    }
+
+    // MARK: Checks
+
+    static func check(topics: PipelineTopics, broker: LocalBroker, intents: [String: Intent.Kind]) async throws {
+        let responses = try await readAll(topics.responses, broker)
+        let ledgerRecords = try await readAll(topics.ledger, broker)
+        let answers = try await readAll(topics.confirmations, broker)
+        let messages = try await readAll(topics.messages, broker)
+
+        // Exactly one final response per intent: one event id (redeliveries repeat it), one code.
+        var finals: [String: [EventEnvelope]] = [:]
+        for event in responses {
+            let response = try event.decodeData(as: IntentResponse.self)
+            if response.code.isFinal { finals[event.intentID ?? "", default: []].append(event) }
+        }
+        for intentID in intents.keys {
+            let events = finals[intentID] ?? []
+            #expect(Set(events.map(\.id)).count == 1, "\(intentID): \(Set(events.map(\.id)).count) final responses")
+            let codes = Set(try events.map { try $0.decodeData(as: IntentResponse.self).code })
+            #expect(codes.count == 1, "\(intentID): codes \(codes)")
+        }
+
+        // The ledger: unique events by id, at most one post and one void per transfer, never both.
+        var unique: [String: LedgerEvent] = [:]
+        for record in ledgerRecords {
+            let event = try record.decodeData(as: LedgerEvent.self)
+            if let earlier = unique[event.id] {
+                #expect(earlier == event, "event \(event.id) written twice differently")
+            }
+            unique[event.id] = event
+        }
+        let byTransfer = Dictionary(grouping: unique.values.filter { $0.transferID != nil }, by: { $0.transferID! })
+        for (transferID, events) in byTransfer {
+            let kinds = events.map(\.kind)
+            #expect(
+                kinds.filter { $0 == .post }.count + kinds.filter { $0 == .void }.count == 1, "\(transferID): \(kinds)")
+            #expect(kinds.filter { $0 == .hold }.count == 1, "\(transferID): \(kinds)")
+        }
+
+        // Balances are the sums of their entries, never negative, nothing left held, nothing created.
+        var ledger = Ledger()
+        var sums: [String: Int64] = [:]
+        // In topic order: a transfer's hold, post and void share the payer's partition.
+        for record in ledgerRecords {
+            let event = try record.decodeData(as: LedgerEvent.self)
+            guard try ledger.apply(event, checkingBalances: false) else { continue }
+            for entry in event.entries {
+                sums["\(entry.account) \(entry.amount.currency)", default: 0] +=
+                    (entry.side == .credit ? 1 : -1) * Money(entry.amount).micros
+            }
+        }
+        for (account, money) in ledger.allBalances {
+            #expect(money.micros == sums["\(account) \(money.currency)"], "\(account)")
+            if account.hasPrefix("users/") { #expect(money.micros >= 0, "\(account) is \(money)") }
+            if account.hasSuffix("/held") { #expect(money.micros == 0, "\(account) still holds \(money)") }
+        }
+        #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
+
+        // No payment moved without the user's matching, signed confirmation.
+        let key = BindingKey(bindingKey)
+        var confirmedAnswers: [String: (EventEnvelope, ConfirmationAnswer)] = [:]
+        for record in answers where record.type == ConfirmationAnswer.type {
+            let answer = try record.decodeData(as: ConfirmationAnswer.self)
+            if answer.decision == .confirmed { confirmedAnswers[record.intentID ?? ""] = (record, answer) }
+        }
+        let posted = ledger.transfers.values.filter { $0.status == .posted }
+        for transfer in posted {
+            guard let (event, answer) = confirmedAnswers[transfer.intentID] else {
+                Issue.record("transfer \(transfer.id) posted without a confirmation")
+                continue
+            }
+            #expect(event.userID == transfer.payer)
+            #expect(
+                key.matches(
+                    answer.binding, intentID: transfer.intentID, userID: transfer.payer,
+                    counterpartyContactID: transfer.payeeContactID, money: transfer.money,
+                    expiresAt: transfer.expiresAt!))
+            #expect(!declines(transfer.intentID), "declined payment \(transfer.intentID) was posted")
+        }
+        let payments = intents.filter { $0.value == .sendPayment }
+        #expect(posted.count == payments.keys.filter { !declines($0) }.count)
+
+        // Each message was sent once.
+        var sent: [String: Set<String>] = [:]
+        for record in messages {
+            let event = try record.decodeData(as: MessageEvent.self)
+            if event.kind == .delivered { sent[event.intentID, default: []].formUnion(event.messageIDs) }
+        }
+        for (intentID, kind) in intents where kind == .sendMessage {
+            #expect(sent[intentID]?.count == 1, "\(intentID): \(sent[intentID]?.count ?? 0) messages")
+        }
+    }
+
+    static func readAll(_ topic: String, _ broker: LocalBroker) async throws -> [EventEnvelope] {
+        let lookup = try KafkaOffsetLookup(configuration: clientConfiguration(broker), logger: testLogger)
+        let partitions = try await lookup.partitions(of: topic)
+        let marks = try await lookup.watermarks(partitions)
+        await lookup.close()
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                client: clientConfiguration(broker), groupID: uniqueName("audit")),
+            logger: testLogger)
+        try consumer.assign(
+            partitions.map {
+                KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+            })
+        var remaining = Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) }).filter {
+            $0.value > 0
+        }
+        var events: [EventEnvelope] = []
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !remaining.isEmpty && ContinuousClock.now < deadline {
+            for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
+                events.append(try EventEnvelope.decode(message.value ?? []))
+                if let end = remaining[message.topicPartition], message.offset + 1 >= end {
+                    remaining[message.topicPartition] = nil
+                }
+            }
+        }
+        await consumer.close()
+        #expect(remaining.isEmpty, "could not read all of \(topic)")
+        return events
+    }
+}
+
+/// The four workers as OS processes, killed and restarted on demand.
+final class WorkerProcesses: Sendable {
+    let broker: LocalBroker
+    let topics: PipelineTopics
+    let directory: URL
+    let environment: [String: String]
+    private let running = Mutex<[String: ManagedProcess]>([:])
+    private let restarts = Mutex(0)
+
+    init(broker: LocalBroker, topics: PipelineTopics) throws {
+        self.broker = broker
+        self.topics = topics
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keys = directory.appendingPathComponent("source-keys")
+        try "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n".write(
+            to: keys, atomically: true, encoding: .utf8)
+        let binding = directory.appendingPathComponent("binding-key")
+        try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)
+        let suffix = UUID().uuidString.prefix(8)
+        environment = [
+            "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "INTENT_TOPIC_PREFIX": topics.prefix,
+            "INTENT_SOURCE_KEYS_FILE": keys.path, "INTENT_BINDING_KEY_FILE": binding.path, "LOG_LEVEL": "info",
+            "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
+            "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
+        ]
+        for worker in ["resolve", "confirm", "payments", "handle"] { try start(worker) }
+    }
+
+    static var binaries: URL {
+        if let directory = ProcessInfo.processInfo.environment["INTENT_BIN_DIR"] {
+            return URL(fileURLWithPath: directory)
+        }
+        // The test runner sits next to the package's executables in .build/<triple>/debug.
+        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL]
+        return candidates.compactMap { $0 }.first {
+            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("intent-resolve").path)
+        } ?? Bundle.main.bundleURL
+    }
+
+    func start(_ worker: String) throws {
+        let count = restarts.withLock { count in
+            count += 1
+            return count
+        }
+        let process = try ManagedProcess(
+            name: "intent-\(worker)", executable: Self.binaries.appendingPathComponent("intent-\(worker)").path,
+            arguments: [], environment: environment,
+            logFile: directory.appendingPathComponent("\(worker)-\(count).log"))
+        running.withLock { $0[worker] = process }
+    }
+
+    /// Kills each named worker `kills` times at random moments (SIGKILL: no cleanup, no commit) and restarts it.
+    /// Returns how many intents had finished at each kill.
+    func chaos(kills: Int, of workers: [String], progress: Responder) async throws -> [Int] {
+        var killed: [Int] = []
+        // Start once intents are flowing, so the kills land mid-work rather than during start-up.
+        while progress.finished == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        for _ in 0..<kills {
+            for worker in workers {
+                // Random moments, by design: the point is to crash mid-work, not to synchronize.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1000...3000)))
+                guard let process = running.withLock({ $0[worker] }) else { continue }
+                killed.append(progress.finished)
+                await process.kill()
+                try start(worker)
+            }
+        }
+        return killed
+    }
+
+    func stopAll() async {
+        for process in running.withLock({ Array($0.values) }) { await process.stop() }
+    }
+}
+
+/// The voice side of the load: answers every confirmation request (declining
+/// one in ten), and collects final responses.
+final class Responder: Sendable {
+    private let reader: KafkaConsumer
+    private let producer: KafkaProducer
+    private let topics: PipelineTopics
+    private let finishedCount = Mutex(0)
+
+    /// How many intents have a final response so far.
+    var finished: Int { finishedCount.withLock { $0 } }
+
+    init(broker: LocalBroker, topics: PipelineTopics, producer: KafkaProducer) throws {
+        self.producer = producer
+        self.topics = topics
+        reader = try KafkaConsumer(
+            configuration: consumerConfiguration(broker, group: uniqueName("voice")), logger: testLogger)
+        try reader.subscribe(topics: [topics.prompts, topics.responses])
+    }
+
+    func close() async { await reader.close() }
+
+    /// Runs until every intent has a final response; returns intent id → final response.
+    func run(until intents: Set<String>, timeout: Duration) async throws -> [String: IntentResponse] {
+        var finals: [String: IntentResponse] = [:]
+        var answered: Set<String> = []
+        let deadline = ContinuousClock.now + timeout
+        while !intents.isSubset(of: Set(finals.keys)) && ContinuousClock.now < deadline {
+            var replies: [KafkaProducerMessage] = []
+            for message in try await reader.poll(maxMessages: 1000, timeout: .milliseconds(500)) {
+                let event = try EventEnvelope.decode(message.value ?? [])
+                guard let intentID = event.intentID else { continue }
+                switch event.type {
+                case ConfirmationRequest.type where !answered.contains(event.id):
+                    answered.insert(event.id)
+                    let request = try event.decodeData(as: ConfirmationRequest.self)
+                    let answer = EventEnvelope(
+                        id: "answer-\(event.id)", source: "/voice/load", type: ConfirmationAnswer.type, time: Date(),
+                        dataSchema: ConfirmationAnswer.dataSchema, userID: event.userID,
+                        conversationID: event.conversationID, intentID: intentID,
+                        payload: ConfirmationAnswer(
+                            decision: CrashRecoveryTests.declines(intentID) ? .declined : .confirmed,
+                            binding: request.binding))
+                    replies.append(
+                        KafkaProducerMessage(
+                            topic: topics.confirmations, event: answer, signedWith: CrashRecoveryTests.authenticator))
+                case IntentResponse.type:
+                    let response = try event.decodeData(as: IntentResponse.self)
+                    if response.code.isFinal {
+                        finals[intentID] = response
+                        finishedCount.withLock { $0 = finals.count }
+                    }
+                default:
+                    continue
+                }
+            }
+            if !replies.isEmpty { _ = try await producer.sendAll(replies) }
+        }
+        return finals
+    }
+}
