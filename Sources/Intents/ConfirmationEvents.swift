@@ -110,3 +110,17 @@ public struct IntentResponse: Codable, Sendable, Hashable {
         self.messageIDs = messageIDs
     }
 }
+
+/// `payment.request.decline.v1`, from the voice service to the confirmations
+/// topic (keyed by the payer, signed): the payer declines a pending payment
+/// request. Paying one is a send payment with `paymentRequestID`.
+public struct PaymentRequestDecline: Codable, Sendable, Hashable {
+    public static let type = "payment.request.decline.v1"
+    public static let dataSchema = "urn:intent-pipeline:schema:payment.request.decline:v1"
+
+    public var paymentRequestID: String
+
+    public init(paymentRequestID: String) {
+        self.paymentRequestID = paymentRequestID
+    }
+}

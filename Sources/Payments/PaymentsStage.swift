@@ -33,7 +33,17 @@ public struct PaymentsStage: Sendable {
         let envelope: EventEnvelope
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
-                key: key, value: value, types: [IntentConfirmation.type, ConfirmationAnswer.type])
+                key: key, value: value,
+                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type],
+                requireIntentID: false)
+            if envelope.type == PaymentRequestDecline.type {
+                try authenticator.verify(envelope, signature: signature)
+                let decline = try envelope.decodeData(as: PaymentRequestDecline.self)
+                return declined(decline, envelope, &ledger, now)
+            }
+            guard envelope.intentID != nil else {
+                throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent event needs an intent id")
+            }
             if envelope.type == ConfirmationAnswer.type {
                 try authenticator.verify(envelope, signature: signature)
                 let answer = try envelope.decodeData(as: ConfirmationAnswer.self)
@@ -263,6 +273,32 @@ public struct PaymentsStage: Sendable {
         guard Timestamp(now) <= expiresAt else { return "confirmationExpired" }
         guard answer.decision == .confirmed else { return "declinedByUser" }
         return nil
+    }
+
+    /// The payer declines a pending request: recorded on the requester's
+    /// partition, after the request's creation. Nothing moves.
+    private func declined(
+        _ decline: PaymentRequestDecline, _ envelope: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+    ) -> StageResult {
+        guard let request = ledger.requests[decline.paymentRequestID] else {
+            return .rejected(
+                EventDecodingError(.schemaInvalid, field: "$.data.paymentRequestID", "no such payment request"))
+        }
+        guard request.payer == envelope.userID else {
+            return .rejected(
+                EventDecodingError(.wrongUser, field: "$.userid", "only the payer can decline a payment request"))
+        }
+        guard request.status == .pending else {
+            return .ignored("payment request \(request.id) is \(request.status.rawValue)")
+        }
+        let event = LedgerEvent(
+            id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
+            userID: envelope.userID, intentID: request.intentID, requestID: request.id,
+            counterpartyUserID: request.requester, amount: request.money.currencyAmount)
+        guard let recorded = record(event, envelope, &ledger, now, partitionUser: request.requester) else {
+            return .ignored("the ledger refused the decline of \(request.id)")
+        }
+        return StageResult(events: [recorded])
     }
 
     // MARK: Releasing

@@ -190,6 +190,17 @@ struct PaymentsStageTests {
         #expect(ledger.requests[requestID]?.status == .pending)
         #expect(ledger.requests[requestID]?.payer == "alice")
 
+        // Only the payer can decline it; a decline by someone else is dead-lettered.
+        func decline(by user: String) -> StageResult {
+            let event = EventEnvelope(
+                id: "decline-\(user)", source: "/voice/test", type: PaymentRequestDecline.type, time: t0,
+                dataSchema: PaymentRequestDecline.dataSchema, userID: user, conversationID: "c",
+                payload: PaymentRequestDecline(paymentRequestID: requestID))
+            return run(event, signature: authenticator.signature(for: event), &ledger)
+        }
+        #expect(decline(by: "carol").rejected?.reason == .wrongUser)
+        #expect(ledger.requests[requestID]?.status == .pending)
+
         // Alice pays it.
         let payment = pay(
             "50", to: Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob"), requestID: requestID)
@@ -200,6 +211,29 @@ struct PaymentsStageTests {
         #expect(paid.ledgerKinds == [.post, .requestPaid])
         #expect(ledger.requests[requestID]?.status == .paid)
         #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("50")))
+        // A paid request can no longer be declined.
+        #expect(decline(by: "alice").ledgerKinds.isEmpty)
+        #expect(ledger.requests[requestID]?.status == .paid)
+    }
+
+    @Test("the payer declines a pending request: recorded, nothing moves")
+    func declineRequest() throws {
+        var ledger = try fundedLedger()
+        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
+        let binding = try #require(run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger).confirmationRequest).binding
+        let answer = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
+        let requestID = try #require(run(answer.0, signature: answer.1, &ledger).response?.paymentRequestID)
+        let event = EventEnvelope(
+            id: "decline", source: "/voice/test", type: PaymentRequestDecline.type, time: t0,
+            dataSchema: PaymentRequestDecline.dataSchema, userID: "alice", conversationID: "c",
+            payload: PaymentRequestDecline(paymentRequestID: requestID))
+        #expect(run(event, signature: nil, &ledger).rejected?.reason == .unauthenticated)
+        let declined = run(event, signature: authenticator.signature(for: event), &ledger)
+        #expect(declined.ledgerKinds == [.requestDeclined])
+        #expect(declined.events(to: .ledger).first?.userID == "bob", "recorded on the requester's partition")
+        #expect(ledger.requests[requestID]?.status == .declined)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
 
     @Test("replaying the ledger events a run wrote rebuilds the same balances")
