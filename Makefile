@@ -27,7 +27,7 @@ build: setup ## Build every target (debug)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 demo: build ## Run the pipeline demo on an embedded local broker
-	$(SWIFT) run $(SWIFT_BUILD_FLAGS) intentctl demo
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/intentctl demo
 
 test: setup lint ## Run every test (unit and integration, against a real local broker)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)

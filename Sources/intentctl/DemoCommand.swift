@@ -12,13 +12,18 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Run the demo on an embedded local broker (or the cluster you name).",
         discussion: """
-            Until the workers exist this is a smoke flow: start a local broker, create a topic, \
-            publish envelopes for three users, consume them in a consumer group, and check that \
-            every event arrived once, in order per user, and decodes strictly. Exits 0 only if \
-            it all went as expected. Ctrl-C stops it cleanly.
+            Starts a local broker, the resolve, confirm, payments and handle workers as separate \
+            processes, and plays scripts/demo/conversation.json through the simulated voice service: \
+            English, Chinese and Russian, a disambiguation, a declined payment, an insufficient-funds \
+            payment and a payment request. Prints the transcript and the balances, then stops \
+            everything. Exits 0 only if the conversation went as scripted. Ctrl-C stops it cleanly.
+
+            --smoke instead publishes envelopes for three users and checks that every event arrived \
+            once, in order per user, and decodes strictly.
             """)
 
-    @Option(help: "Events per user.") var events = 5
+    @Flag(help: "Run the Kafka smoke flow instead of the pipeline.") var smoke = false
+    @Option(help: "Events per user (--smoke).") var events = 5
     @Option(help: "Kafka brokers to use instead of starting an embedded one.") var bootstrapServers: String?
     @OptionGroup var logging: LoggingOptions
 
@@ -35,6 +40,33 @@ struct DemoCommand: AsyncParsableCommand {
             services.append(.init(service: LocalBrokerService(broker: broker)))
             bootstrap = broker.bootstrapServers
         }
+        if smoke {
+            try await runSmoke(services, bootstrap, logger)
+            return
+        }
+        guard let root = ToolLocator.projectRoot() else {
+            throw ValidationError("Run the demo from the intent-pipeline checkout (it reads scripts/demo/).")
+        }
+        let demo = PipelineDemo(bootstrapServers: bootstrap, root: root, logger: logger)
+        services.append(
+            .init(
+                service: demo, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        guard demo.outcome.succeeded else {
+            for failure in demo.outcome.failures { output("✘ \(failure)") }
+            output("✘ demo failed")
+            throw ExitCode.failure
+        }
+        output("✔ demo finished: the conversation went as scripted")
+    }
+
+    private func runSmoke(
+        _ services: [ServiceGroupConfiguration.ServiceConfiguration], _ bootstrap: String, _ logger: Logger
+    ) async throws {
+        var services = services
         let flow = SmokeFlow(bootstrapServers: bootstrap, eventsPerUser: events, logger: logger)
         // The flow ends the group when it finishes or fails; the broker stops last.
         services.append(

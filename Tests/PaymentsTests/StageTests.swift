@@ -221,7 +221,8 @@ struct PaymentsStageTests {
         var ledger = try fundedLedger()
         let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
         let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
-        let binding = try #require(run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger).confirmationRequest).binding
+        let binding = try #require(run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger).confirmationRequest)
+            .binding
         let answer = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
         let requestID = try #require(run(answer.0, signature: answer.1, &ledger).response?.paymentRequestID)
         let event = EventEnvelope(

@@ -1,0 +1,199 @@
+import CommandLineSupport
+import ContactResolution
+import Foundation
+import IntentCrypto
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Logging
+import Payments
+import ServiceLifecycle
+import Synchronization
+import VoiceSimulator
+
+/// The demo: every worker as its own process on one broker, a scripted
+/// conversation in English, Chinese and Russian through the simulated voice
+/// service, then the balances the ledger holds. Keys are made for this run
+/// only and deleted with it.
+final class PipelineDemo: Service, Sendable {
+    struct Outcome: Sendable {
+        var succeeded = false
+        var failures: [String] = []
+    }
+
+    let bootstrapServers: String
+    let root: URL
+    let logger: Logger
+    private let result = Mutex(Outcome())
+    var outcome: Outcome { result.withLock { $0 } }
+
+    static let accounts: [(user: String, handle: String, deposits: [String])] = [
+        ("alice", "+1 555 0100", ["1000 CNY", "100 RUB"]), ("sunbo", "sunbo@example.cn", []),
+        ("brandon-lee", "brandon.lee@example.com", []), ("brandon-smith", "brandon.smith@example.com", []),
+        ("yulia", "+7 900 000 0001", ["2000 RUB"]),
+    ]
+
+    init(bootstrapServers: String, root: URL, logger: Logger) {
+        self.bootstrapServers = bootstrapServers
+        self.root = root
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "intent-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let workers = Mutex<[ManagedProcess]>([])
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await self.play(work: work) { process in workers.withLock { $0.append(process) } }
+            }
+        } catch {
+            result.withLock { $0.failures.append("\(error)") }
+        }
+        output("▶ stopping the workers")
+        for worker in workers.withLock({ $0 }) { await worker.stop() }
+    }
+
+    private func play(work: URL, started: @Sendable (ManagedProcess) -> Void) async throws {
+        let client = KafkaConfiguration(bootstrapServers: [bootstrapServers], clientID: "intent-demo")
+        let topics = PipelineTopics(prefix: "demo-\(UUID().uuidString.prefix(6).lowercased()).")
+        try await KafkaAdminClient.with(configuration: client, logger: logger) {
+            try await $0.createTopics(topics.specifications(partitions: 3))
+        }
+        output("▶ topics \(topics.prefix)* created")
+
+        // Keys for this run: the voice service's signing key and the payments binding key.
+        var random = SystemRandomNumberGenerator()
+        let voiceKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let bindingKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let keysFile = work.appendingPathComponent("source-keys")
+        let bindingFile = work.appendingPathComponent("binding-key")
+        try "/voice/demo \(Digest.hex(voiceKey))\n".write(to: keysFile, atomically: true, encoding: .utf8)
+        try Digest.hex(bindingKey).write(to: bindingFile, atomically: true, encoding: .utf8)
+        for file in [keysFile, bindingFile] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
+
+        try await seed(topics, client)
+
+        let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
+        let environment = [
+            "KAFKA_BOOTSTRAP_SERVERS": bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": keysFile.path,
+            "INTENT_BINDING_KEY_FILE": bindingFile.path, "LOG_LEVEL": "info",
+            "INTENT_SLOW_SERVICES": "satellite=3", "INTENT_MESSAGING_SERVICES": "sms,chat,satellite",
+        ]
+        for name in ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle"] {
+            let path = binaries.appendingPathComponent(name).path
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw DemoError("\(path) is missing: build every product first (`swift build`, which `make demo` does)")
+            }
+            let process = try ManagedProcess(
+                name: name, executable: path, arguments: [], environment: environment,
+                logFile: work.deletingLastPathComponent().appendingPathComponent("intent-demo-logs")
+                    .appendingPathComponent("\(name).log"))
+            started(process)
+            output("▶ started \(name) (pid \(process.pid), log \(process.logFile.path))")
+        }
+
+        let script = try VoiceScript.load(
+            Data(contentsOf: root.appendingPathComponent("scripts/demo/conversation.json")))
+        let simulator = try VoiceSimulator(
+            configuration: client, topics: topics,
+            authenticator: EventAuthenticator(keys: ["/voice/demo": voiceKey]), source: "/voice/demo",
+            logger: logger, print: { output("  " + $0) })
+        output("▶ the conversation (simulated voice service):")
+        let played: VoiceSimulator.Outcome
+        do {
+            played = try await simulator.play(script)
+            await simulator.close()
+        } catch {
+            await simulator.close()
+            throw error
+        }
+        try await printBalances(topics, client)
+        result.withLock {
+            $0.failures += played.failures
+            $0.succeeded = played.succeeded
+        }
+    }
+
+    /// Payment accounts (with opening deposits) and Alice's address book.
+    private func seed(_ topics: PipelineTopics, _ client: KafkaConfiguration) async throws {
+        var records: [KafkaProducerMessage] = []
+        for account in Self.accounts {
+            var events = [
+                LedgerEvent(
+                    id: EventID.derived("demo", "open", account.user), kind: .accountOpened, userID: account.user,
+                    handles: [account.handle])
+            ]
+            for deposit in account.deposits {
+                let parts = deposit.split(separator: " ")
+                let money = CurrencyAmount(amount: DecimalAmount(String(parts[0]))!, currency: String(parts[1]))
+                events.append(
+                    LedgerEvent(
+                        id: EventID.derived("demo", "deposit", account.user, deposit), kind: .deposit,
+                        userID: account.user,
+                        entries: [
+                            LedgerEntry(account: Ledger.funding, side: .debit, amount: money),
+                            LedgerEntry(account: Ledger.available(account.user), side: .credit, amount: money),
+                        ], amount: money))
+            }
+            records += events.map {
+                KafkaProducerMessage(
+                    topic: topics.ledger,
+                    event: EventEnvelope(
+                        id: $0.id, source: "/demo/seed", type: LedgerEvent.type, time: Date(),
+                        dataSchema: LedgerEvent.dataSchema, userID: account.user, conversationID: "seed", payload: $0))
+            }
+        }
+        let contacts = try BatchResolution.contacts(
+            from: Data(contentsOf: root.appendingPathComponent("scripts/demo/contacts-alice.json")))
+        records += contacts.map {
+            KafkaProducerMessage(
+                topic: topics.contacts, key: ContactRecord.key(userID: "alice", contactID: $0.id),
+                value: ContactRecord.upsertEvent(userID: "alice", contact: $0, source: "/demo/seed").encoded())
+        }
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
+        _ = try await producer.sendAll(records)
+        await producer.shutdown()
+        output("▶ \(Self.accounts.count) payment accounts and \(contacts.count) contacts for alice published")
+    }
+
+    /// What the ledger says now, read from its topic.
+    private func printBalances(_ topics: PipelineTopics, _ client: KafkaConfiguration) async throws {
+        let ledger = Mutex(Ledger())
+        let follower = try TopicFollower(
+            configuration: client, topic: topics.ledger, logger: logger,
+            apply: { message throws(EventDecodingError) in
+                let event = try EventEnvelope.decode(message.value ?? []).decodeData(as: LedgerEvent.self)
+                ledger.withLock { _ = try? $0.apply(event, checkingBalances: false) }
+            }, reject: { _, _ in })
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await follower.follow() }
+            try await follower.caughtUp()
+            group.cancelAll()
+        }
+        await follower.close()
+        let snapshot = ledger.withLock { $0 }
+        output("▶ balances in the ledger:")
+        for (account, money) in snapshot.allBalances where account.hasPrefix("users/") && money.micros != 0 {
+            output("  \(account): \(money)")
+        }
+        for request in snapshot.requests.values.sorted(by: { $0.id < $1.id }) {
+            output(
+                "  payment request \(request.requester) → \(request.payer): \(request.money), \(request.status.rawValue)"
+            )
+        }
+    }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

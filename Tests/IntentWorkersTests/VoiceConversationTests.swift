@@ -1,0 +1,112 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Messaging
+import Payments
+import Synchronization
+import Testing
+import VoiceSimulator
+
+/// The simulated voice service against all four workers: the transcript and
+/// the outcome of every scripted step.
+@Suite("A scripted voice conversation through every worker", .timeLimit(.minutes(5)))
+struct VoiceConversationTests {
+    static let voiceKey = Array(repeating: UInt8(0x33), count: 32)
+
+    @Test("disambiguation, confirmation, decline, a tampered confirmation, a slow send, a search")
+    func conversation() async throws {
+        try await withPipeline { pipeline in
+            let authenticator = EventAuthenticator(keys: ["/voice/sim": Self.voiceKey])
+            for event in [
+                LedgerEvent(id: "open-alice", kind: .accountOpened, userID: "alice", handles: ["+1 555 0100"]),
+                LedgerEvent(id: "open-lee", kind: .accountOpened, userID: "lee", handles: ["lee@example.com"]),
+                LedgerEvent(
+                    id: "deposit-alice", kind: .deposit, userID: "alice",
+                    entries: [
+                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money("500", "CNY")),
+                        LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: money("500", "CNY")),
+                    ]),
+            ] {
+                try await pipeline.publish(PaymentsFlowTests.ledgerEnvelope(event), to: pipeline.topics.ledger)
+            }
+            try await pipeline.publishContacts(
+                [
+                    Contact(id: "c-lee", displayName: "Brandon Lee", handles: ["lee@example.com"], interactionCount: 1),
+                    Contact(
+                        id: "c-smith", displayName: "Brandon Smith", handles: ["smith@example.com"], interactionCount: 9
+                    ),
+                    Contact(id: "c-xm", displayName: "小明", handles: ["+86 138"]),
+                ], user: "alice")
+            let kafka = clientConfiguration(pipeline.broker)
+            try await pipeline.start(
+                ResolveWorker(
+                    configuration: ResolveWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
+                        resolver: .init(messagingServices: ["sms", "satellite"]), authenticator: authenticator,
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                ConfirmWorker(
+                    configuration: ConfirmWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                PaymentsWorker(
+                    configuration: PaymentsWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("payments"),
+                        stage: PaymentsStage(
+                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: authenticator),
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                HandleWorker(
+                    configuration: HandleWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("handle"),
+                        stage: HandleStage(slowServices: ["satellite": .seconds(2)]), sessionTimeout: .seconds(6)),
+                    logger: testLogger))
+
+            let script = try VoiceScript.load(
+                Data(
+                    #"""
+                    {"steps": [
+                      {"user": "alice", "say": "Pay Brandon 20 yuan",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon"}, "currencyAmount": {"amount": "20", "currency": "CNY"}},
+                       "answers": [{"pick": 2}, {"confirm": true}], "expect": "success"},
+                      {"user": "alice", "say": "Pay Brandon Lee 30 yuan",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon Lee"}, "currencyAmount": {"amount": "30", "currency": "CNY"}},
+                       "answers": [{"confirm": false}], "expect": "failure", "expectReason": "declinedByUser"},
+                      {"user": "alice", "say": "Pay Brandon Lee 40 yuan (a forged confirmation)",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon Lee"}, "currencyAmount": {"amount": "40", "currency": "CNY"}},
+                       "answers": [{"confirm": true, "tamper": true}], "expect": "failure", "expectReason": "confirmationMismatch"},
+                      {"user": "alice", "say": "Pay Brandon Lee",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon Lee"}},
+                       "answers": [{"value": {"currencyAmount": {"amount": "5", "currency": "CNY"}}}, {"confirm": true}], "expect": "success"},
+                      {"user": "alice", "say": "Text 小明 by satellite",
+                       "intent": {"kind": "sendMessage", "recipients": [{"spoken": "小明"}], "content": "到了", "serviceName": "satellite"},
+                       "expect": "success"},
+                      {"user": "alice", "say": "Find my messages to 小明",
+                       "intent": {"kind": "searchForMessages", "keywords": ["到了"]}, "expect": "success"}
+                    ]}
+                    """#.utf8))
+            let lines = Mutex<[String]>([])
+            let simulator = try VoiceSimulator(
+                configuration: kafka, topics: pipeline.topics, authenticator: authenticator, source: "/voice/sim",
+                logger: testLogger, print: { line in lines.withLock { $0.append(line) } })
+            let outcome = try await simulator.play(script)
+            await simulator.close()
+            try await pipeline.stopWorker()
+
+            #expect(outcome.failures == [])
+            let transcript = lines.withLock { $0 }.joined(separator: "\n")
+            #expect(transcript.contains("1) Brandon Smith, 2) Brandon Lee"), "\(transcript)")
+            #expect(transcript.contains("[inProgress]"), "\(transcript)")
+            #expect(transcript.contains("Found 1 message(s). [success]"), "\(transcript)")
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "lee", "CNY") == Money(money("25", "CNY")))
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("475", "CNY")))
+        }
+    }
+}
