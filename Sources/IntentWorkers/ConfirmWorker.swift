@@ -36,7 +36,7 @@ public struct ConfirmWorker: Service {
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let ledger = Mutex(Ledger())
+        let ledger = SharedLedger()
         let stage = ConfirmStage(amounts: configuration.amounts, unavailableServices: configuration.unavailableServices)
         worker = StageWorker(
             name: "confirm worker",
@@ -46,14 +46,9 @@ public struct ConfirmWorker: Service {
             logger: logger,
             followers: { reject in
                 [
-                    try TopicFollower.ledger(
+                    try ledger.follower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger, logger: logger,
-                        reject: reject
-                    ) { event in
-                        ledger.withLock { ledger in
-                            Result { () throws(Ledger.ApplyError) in try ledger.apply(event, checkingBalances: false) }
-                        }
-                    }
+                        reject: reject)
                 ]
             },
             process: { message in

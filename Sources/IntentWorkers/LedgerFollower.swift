@@ -2,14 +2,21 @@ import IntentEvents
 import Kafka
 import Logging
 import Payments
+import Synchronization
 
-extension TopicFollower {
-    /// Follows the ledger topic, handing each event to `apply` (which applies
-    /// it in replay mode, see ``Ledger/apply(_:checkingBalances:)``).
-    static func ledger(
+/// The ledger a worker holds in memory, fed by the ledger topic.
+final class SharedLedger: Sendable {
+    private let ledger = Mutex(Ledger())
+
+    func withLock<Result>(_ body: (inout Ledger) -> Result) -> Result {
+        ledger.withLock { body(&$0) }
+    }
+
+    /// A follower of the ledger topic that applies each event in replay mode
+    /// (see ``Ledger/apply(_:checkingBalances:)``); an event the ledger refuses is logged.
+    func follower(
         configuration: KafkaConfiguration, topic: String, logger: Logger,
-        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
-        apply: @escaping @Sendable (LedgerEvent) -> Result<Bool, Ledger.ApplyError>
+        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
@@ -17,10 +24,17 @@ extension TopicFollower {
                 let envelope = try IncomingEvent.decode(
                     key: message.keyString, value: message.value, types: [LedgerEvent.type], requireIntentID: false)
                 let event = try envelope.decodeData(as: LedgerEvent.self)
-                if case .failure(let error) = apply(event) {
+                let refusal = self.ledger.withLock { ledger -> Ledger.ApplyError? in
+                    do throws(Ledger.ApplyError) {
+                        try ledger.apply(event, checkingBalances: false)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                if let refusal {
                     logger.error(
-                        "ledger event refused on replay",
-                        metadata: ["event": "\(event.id)", "error": "\(error)"])
+                        "ledger event refused on replay", metadata: ["event": "\(event.id)", "error": "\(refusal)"])
                 }
             }, reject: reject)
     }

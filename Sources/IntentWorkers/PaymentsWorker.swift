@@ -35,7 +35,7 @@ public struct PaymentsWorker: Service {
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let ledger = Mutex(Ledger())
+        let ledger = SharedLedger()
         let stage = configuration.stage
         worker = StageWorker(
             name: "payments worker",
@@ -45,14 +45,9 @@ public struct PaymentsWorker: Service {
             logger: logger,
             followers: { reject in
                 [
-                    try TopicFollower.ledger(
+                    try ledger.follower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger, logger: logger,
-                        reject: reject
-                    ) { event in
-                        ledger.withLock { ledger in
-                            Result { () throws(Ledger.ApplyError) in try ledger.apply(event, checkingBalances: false) }
-                        }
-                    }
+                        reject: reject)
                 ]
             },
             tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },

@@ -21,18 +21,8 @@ struct PaymentsFlowTests {
     func payments() async throws {
         try await withPipeline { pipeline in
             // Accounts: Alice with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.
-            for event in [
-                LedgerEvent(id: "open-alice", kind: .accountOpened, userID: "u1", handles: ["+1 555 0100"]),
-                LedgerEvent(id: "open-bob", kind: .accountOpened, userID: "bob", handles: ["bob@example.com"]),
-                LedgerEvent(
-                    id: "deposit-alice", kind: .deposit, userID: "u1",
-                    entries: [
-                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money("1000", "CNY")),
-                        LedgerEntry(account: Ledger.available("u1"), side: .credit, amount: money("1000", "CNY")),
-                    ]),
-            ] {
-                try await pipeline.publish(Self.ledgerEnvelope(event), to: pipeline.topics.ledger)
-            }
+            try await pipeline.openAccount("u1", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+            try await pipeline.openAccount("bob", handle: "bob@example.com")
             try await pipeline.publishContacts(
                 [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
             try await pipeline.startWorker()
@@ -108,6 +98,21 @@ struct PaymentsFlowTests {
 }
 
 extension PipelineHarness {
+    /// A payment account with an optional opening deposit, written to the ledger topic.
+    func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
+        var events = [LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle])]
+        if let deposit {
+            events.append(
+                LedgerEvent(
+                    id: "deposit-\(user)", kind: .deposit, userID: user,
+                    entries: [
+                        LedgerEntry(account: Ledger.funding, side: .debit, amount: deposit),
+                        LedgerEntry(account: Ledger.available(user), side: .credit, amount: deposit),
+                    ]))
+        }
+        for event in events { try await publish(PaymentsFlowTests.ledgerEnvelope(event), to: topics.ledger) }
+    }
+
     /// Reads the whole ledger topic into a fresh ledger, as a restarted worker would.
     func rebuildLedger() async throws -> Ledger {
         let consumer = try KafkaConsumer(

@@ -22,18 +22,8 @@ struct VoiceConversationTests {
     func conversation() async throws {
         try await withPipeline { pipeline in
             let authenticator = EventAuthenticator(keys: ["/voice/sim": Self.voiceKey])
-            for event in [
-                LedgerEvent(id: "open-alice", kind: .accountOpened, userID: "alice", handles: ["+1 555 0100"]),
-                LedgerEvent(id: "open-lee", kind: .accountOpened, userID: "lee", handles: ["lee@example.com"]),
-                LedgerEvent(
-                    id: "deposit-alice", kind: .deposit, userID: "alice",
-                    entries: [
-                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money("500", "CNY")),
-                        LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: money("500", "CNY")),
-                    ]),
-            ] {
-                try await pipeline.publish(PaymentsFlowTests.ledgerEnvelope(event), to: pipeline.topics.ledger)
-            }
+            try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("500", "CNY"))
+            try await pipeline.openAccount("lee", handle: "lee@example.com")
             try await pipeline.publishContacts(
                 [
                     Contact(id: "c-lee", displayName: "Brandon Lee", handles: ["lee@example.com"], interactionCount: 1),
