@@ -1,5 +1,5 @@
 import IntentEvents
-public import Kafka
+import Kafka
 public import Logging
 public import Messaging
 public import ServiceLifecycle
@@ -10,24 +10,7 @@ import Synchronization
 /// read in full at start and followed while running; a tick each second
 /// delivers what slow services queued and completes those intents.
 public struct HandleWorker: Service {
-    public struct Configuration: Sendable {
-        public var kafka: KafkaConfiguration
-        public var topics: PipelineTopics
-        public var groupID: String
-        public var stage: HandleStage
-        public var sessionTimeout: Duration
-
-        public init(
-            kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-handle",
-            stage: HandleStage = HandleStage(), sessionTimeout: Duration = .seconds(10)
-        ) {
-            self.kafka = kafka
-            self.topics = topics
-            self.groupID = groupID
-            self.stage = stage
-            self.sessionTimeout = sessionTimeout
-        }
-    }
+    public typealias Configuration = StageConfiguration<HandleStage>
 
     private let worker: StageWorker
 

@@ -1,5 +1,5 @@
 import IntentEvents
-public import Kafka
+import Kafka
 public import Logging
 public import Payments
 public import ServiceLifecycle
@@ -13,24 +13,7 @@ import Synchronization
 /// before anything else a decision publishes. A sweep every second releases
 /// the expired holds of the users this member owns.
 public struct PaymentsWorker: Service {
-    public struct Configuration: Sendable {
-        public var kafka: KafkaConfiguration
-        public var topics: PipelineTopics
-        public var groupID: String
-        public var stage: PaymentsStage
-        public var sessionTimeout: Duration
-
-        public init(
-            kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-payments",
-            stage: PaymentsStage, sessionTimeout: Duration = .seconds(10)
-        ) {
-            self.kafka = kafka
-            self.topics = topics
-            self.groupID = groupID
-            self.stage = stage
-            self.sessionTimeout = sessionTimeout
-        }
-    }
+    public typealias Configuration = StageConfiguration<PaymentsStage>
 
     private let worker: StageWorker
 

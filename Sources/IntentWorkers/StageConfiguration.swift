@@ -1,0 +1,23 @@
+public import Kafka
+
+/// How a worker whose behaviour is a configured stage value connects: the
+/// cluster, the topics, its consumer group, and the stage itself.
+public struct StageConfiguration<Stage: Sendable>: Sendable {
+    public var kafka: KafkaConfiguration
+    public var topics: PipelineTopics
+    /// Every instance of the worker uses the same group.
+    public var groupID: String
+    public var stage: Stage
+    public var sessionTimeout: Duration
+
+    public init(
+        kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
+        sessionTimeout: Duration = .seconds(10)
+    ) {
+        self.kafka = kafka
+        self.topics = topics
+        self.groupID = groupID
+        self.stage = stage
+        self.sessionTimeout = sessionTimeout
+    }
+}
