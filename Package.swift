@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "Kafka", "LocalBroker", "IntentWorkers", "IntentEvents", "IntentResolution",
+                "Kafka", "LocalBroker", "IntentWorkers", "IntentEvents", "IntentResolution", "IntentCrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -162,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "intent-confirm",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers",
+                "CommandLineSupport", "IntentWorkers", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

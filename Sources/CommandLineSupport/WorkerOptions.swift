@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import IntentCrypto
 public import IntentEvents
 public import IntentResolution
 import IntentWorkers
@@ -85,6 +86,19 @@ public enum Secrets {
             }
         }
         return environment[variable]
+    }
+
+    /// The payments binding key (hex, at least 32 bytes), shared by the confirm and payments workers.
+    public static func bindingKey(file: String?) throws -> [UInt8] {
+        guard
+            let text = try read(fileVariable: "INTENT_BINDING_KEY_FILE", variable: "INTENT_BINDING_KEY", file: file),
+            let key = Digest.bytes(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
+        else {
+            throw ValidationError(
+                "No binding key of at least 32 bytes: pass --binding-key-file FILE, or set INTENT_BINDING_KEY_FILE or INTENT_BINDING_KEY (hex)."
+            )
+        }
+        return key
     }
 
     /// Voice services' signing keys: `SOURCE HEXKEY` lines.

@@ -154,13 +154,20 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
+    /// Publishes in two rounds: first what is state (the ledger, the message
+    /// history, proposals to the payments stage) and dead letters, then, once
+    /// the broker has acknowledged those, what others react to (prompts,
+    /// responses, the next stage's input). A response is never seen before the
+    /// decision it reports is durable, and a confirmation request never before
+    /// the proposal it asks about has reached the payments stage's topic.
     private func publish(_ results: [(KafkaConsumerMessage?, StageResult)], _ producer: KafkaProducer) async throws {
         let topics = configuration.topics
-        var outgoing: [KafkaProducerMessage] = []
+        var state: [KafkaProducerMessage] = []
+        var notices: [KafkaProducerMessage] = []
         for (message, result) in results {
             let record = message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick"
             if let error = result.rejected, let message {
-                outgoing.append(
+                state.append(
                     DeadLetter.record(
                         for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
                 logger.warning(
@@ -171,13 +178,15 @@ public final class StageWorker: Service, Sendable {
                 logger.info("skipped", metadata: ["record": "\(record)", "reason": "\(note)"])
             }
             for (destination, event) in result.events {
-                outgoing.append(KafkaProducerMessage(topic: topics.topic(for: destination), event: event))
+                let outgoing = KafkaProducerMessage(topic: topics.topic(for: destination), event: event)
+                if destination.isState { state.append(outgoing) } else { notices.append(outgoing) }
                 logger.debug(
                     "publish",
                     metadata: ["record": "\(record)", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
             }
         }
-        if !outgoing.isEmpty { _ = try await producer.sendAll(outgoing) }
+        if !state.isEmpty { _ = try await producer.sendAll(state) }
+        if !notices.isEmpty { _ = try await producer.sendAll(notices) }
     }
 
     private func inputPartitionCount() async throws -> Int {

@@ -14,13 +14,19 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
     public var reason: String?
     /// What the assistant would say, e.g. "Send 100 CNY to 孙波?".
     public var proposedResponse: String
+    /// For a financial intent that is ready: the binding the user's answer must echo.
+    public var binding: ConfirmationBinding?
 
-    public init(turn: Int, intent: Intent, code: ResponseCode, reason: String? = nil, proposedResponse: String) {
+    public init(
+        turn: Int, intent: Intent, code: ResponseCode, reason: String? = nil, proposedResponse: String,
+        binding: ConfirmationBinding? = nil
+    ) {
         self.turn = turn
         self.intent = intent
         self.code = code
         self.reason = reason
         self.proposedResponse = proposedResponse
+        self.binding = binding
     }
 }
 
@@ -39,9 +45,11 @@ public struct ConfirmationBinding: Codable, Sendable, Hashable {
     }
 }
 
-/// `payment.confirmation.requested.v1`, on the prompts topic: ask the user to
-/// confirm a payment or payment request. Money is already reserved for a
-/// payment; it moves only on a matching, timely "confirmed".
+/// `payment.confirmation.requested.v1`, on the prompts topic: the confirm
+/// stage asks the user to confirm a payment or payment request. It is
+/// published only after the proposal reached the payments stage's topic, so
+/// the payments stage always sees the proposal (and reserves the money)
+/// before the answer; money moves only on a matching, timely "confirmed".
 public struct ConfirmationRequest: Codable, Sendable, Hashable {
     public static let type = "payment.confirmation.requested.v1"
     public static let dataSchema = "urn:intent-pipeline:schema:payment.confirmation.requested:v1"

@@ -16,6 +16,14 @@ public enum Destination: String, Sendable, Hashable, CaseIterable {
     case ledger
     /// The messaging history.
     case messages
+
+    /// Whether this is state (published and acknowledged before anything that reports on it).
+    public var isState: Bool {
+        switch self {
+        case .ledger, .messages, .confirmations: true
+        case .prompts, .resolved, .confirmed, .responses: false
+        }
+    }
 }
 
 /// What a stage decided for one record: events to publish, or a rejection

@@ -5,20 +5,28 @@ public import Intents
 
 /// SiriKit's confirm stage as a pure function: the final check that a
 /// resolved intent can be done, and the response the user would see.
-/// Financial intents that pass go to the payments stage (which reserves the
-/// money and asks the user); messaging intents go to the handle stage;
-/// anything that cannot be done ends here with its response code.
+/// Messaging intents that pass go to the handle stage. Financial intents that
+/// pass go to the payments stage (which reserves the money) and, right after,
+/// the user is asked to confirm them, with a binding the answer must echo.
+/// Anything that cannot be done ends here with its response code.
 public struct ConfirmStage: Sendable {
     public var amounts: AmountPolicy
     /// Messaging services that are down right now (operators set this).
     public var unavailableServices: Set<String>
+    /// Signs the bindings of confirmation requests (the payments stage checks them with the same key).
+    public let bindingKey: BindingKey
+    /// How long the user has to answer a confirmation request.
+    public var confirmationWindow: Duration
     public let source: String
 
     public init(
-        amounts: AmountPolicy = .default, unavailableServices: Set<String> = [], source: String = "/workers/confirm"
+        bindingKey: BindingKey, amounts: AmountPolicy = .default, unavailableServices: Set<String> = [],
+        confirmationWindow: Duration = .seconds(120), source: String = "/workers/confirm"
     ) {
+        self.bindingKey = bindingKey
         self.amounts = amounts
         self.unavailableServices = Set(unavailableServices.map { $0.lowercased() })
+        self.confirmationWindow = confirmationWindow
         self.source = source
     }
 
@@ -32,13 +40,7 @@ public struct ConfirmStage: Sendable {
             return .rejected(error)
         }
         let verdict = confirm(report.intent, userID: envelope.userID, ledger: ledger)
-        let confirmation = IntentConfirmation(
-            turn: report.turn, intent: report.intent, code: verdict.code, reason: verdict.reason,
-            proposedResponse: verdict.message)
         let intentID = envelope.intentID!
-        let confirmed = envelope.derived(
-            type: IntentConfirmation.type, dataSchema: IntentConfirmation.dataSchema, source: source, time: now,
-            payload: confirmation)
         guard verdict.code == .ready else {
             let response = IntentResponse(
                 kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message)
@@ -46,7 +48,38 @@ public struct ConfirmStage: Sendable {
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
         }
-        return StageResult(events: [(report.intent.isFinancial ? .confirmations : .confirmed, confirmed)])
+        guard let terms = PaymentTerms(report.intent) else {
+            let confirmation = IntentConfirmation(
+                turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message)
+            return StageResult(events: [(.confirmed, derived(envelope, confirmation, now))])
+        }
+        // A financial intent: the proposal goes to the payments stage first (the worker publishes
+        // it, and waits for the broker, before the prompt), then the user is asked.
+        let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
+        let binding = bindingKey.binding(
+            intentID: intentID, userID: envelope.userID, counterpartyContactID: terms.counterparty?.contactID,
+            money: terms.money, expiresAt: expiresAt)
+        let confirmation = IntentConfirmation(
+            turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message, binding: binding)
+        let request = ConfirmationRequest(
+            intent: report.intent, counterpartyContactID: terms.counterparty?.contactID,
+            counterpartyDisplayName: terms.counterparty?.displayName, amount: terms.money.currencyAmount,
+            proposedResponse: verdict.message, binding: binding)
+        return StageResult(events: [
+            (.confirmations, derived(envelope, confirmation, now)),
+            (
+                .prompts,
+                envelope.derived(
+                    type: ConfirmationRequest.type, dataSchema: ConfirmationRequest.dataSchema, source: source,
+                    time: now, payload: request)
+            ),
+        ])
+    }
+
+    private func derived(_ envelope: EventEnvelope, _ confirmation: IntentConfirmation, _ now: Date) -> EventEnvelope {
+        envelope.derived(
+            type: IntentConfirmation.type, dataSchema: IntentConfirmation.dataSchema, source: source, time: now,
+            payload: confirmation)
     }
 
     struct Verdict {
@@ -134,5 +167,35 @@ public struct ConfirmStage: Sendable {
                 message: "Your balance is \(ledger.availableBalance(of: userID, amount.currency)).")
         }
         return Verdict(code: .ready, message: "Send \(amount) to \(name)?")
+    }
+}
+
+/// The counterparty, amount, note and paid request of a financial intent.
+struct PaymentTerms {
+    var counterparty: Person?
+    var money: Money
+    var note: String?
+    var paysRequestID: String?
+
+    init?(_ intent: Intent) {
+        switch intent {
+        case .sendPayment(let payment):
+            guard let amount = payment.currencyAmount else { return nil }
+            self.init(
+                counterparty: payment.payee, money: Money(amount), note: payment.note,
+                paysRequestID: payment.paymentRequestID)
+        case .requestPayment(let request):
+            guard let amount = request.currencyAmount else { return nil }
+            self.init(counterparty: request.payer, money: Money(amount), note: request.note, paysRequestID: nil)
+        case .sendMessage, .searchForMessages, .setMessageAttribute:
+            return nil
+        }
+    }
+
+    init(counterparty: Person?, money: Money, note: String?, paysRequestID: String?) {
+        self.counterparty = counterparty
+        self.money = money
+        self.note = note
+        self.paysRequestID = paysRequestID
     }
 }

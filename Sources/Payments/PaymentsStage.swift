@@ -3,8 +3,8 @@ public import IntentEvents
 public import Intents
 
 /// The payments stage as a pure function over the ledger: the only place
-/// money moves. A confirmed payment reserves the amount and asks the user;
-/// the money moves only when the user's authenticated answer echoes the
+/// money moves. A confirmed payment reserves the amount (the confirm stage
+/// has asked the user, with a binding made with the same key); the money moves only when the user's authenticated answer echoes the
 /// binding of exactly this proposal before it expires. A decline, a
 /// mismatch, an expiry or a missing proposal moves nothing and releases the
 /// hold. Every decision is recorded as a ledger event before anything else is
@@ -12,17 +12,11 @@ public import Intents
 public struct PaymentsStage: Sendable {
     public let bindingKey: BindingKey
     public let authenticator: EventAuthenticator
-    /// How long the user has to answer a confirmation request.
-    public var confirmationWindow: Duration
     public let source: String
 
-    public init(
-        bindingKey: BindingKey, authenticator: EventAuthenticator, confirmationWindow: Duration = .seconds(120),
-        source: String = "/workers/payments"
-    ) {
+    public init(bindingKey: BindingKey, authenticator: EventAuthenticator, source: String = "/workers/payments") {
         self.bindingKey = bindingKey
         self.authenticator = authenticator
-        self.confirmationWindow = confirmationWindow
         self.source = source
     }
 
@@ -64,49 +58,34 @@ public struct PaymentsStage: Sendable {
         let userID = envelope.userID
         let intentID = envelope.intentID!
         guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
-        let terms: (counterparty: Person?, amount: CurrencyAmount?, note: String?, paysRequestID: String?)
-        switch confirmation.intent {
-        case .sendPayment(let payment):
-            terms = (payment.payee, payment.currencyAmount, payment.note, payment.paymentRequestID)
-        case .requestPayment(let request): terms = (request.payer, request.currencyAmount, request.note, nil)
-        default: return .ignored("not a financial intent")
-        }
-        let isRequest = confirmation.intent.kind == .requestPayment
-        // Already decided (a redelivery, or a replay after a crash): ask again only if still open.
+        guard let terms = PaymentTerms(confirmation.intent) else { return .ignored("not a financial intent") }
+        let kind = confirmation.intent.kind
+        // Already decided: a redelivery, or a replay after a crash.
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
-            guard transfer.status == .held, let expiresAt = transfer.expiresAt else {
-                return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
-            }
-            return StageResult(events: [
-                (.prompts, request(envelope, confirmation, transfer.payeeContactID, transfer.money, expiresAt, now))
-            ])
+            return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
         }
         if let proposal = ledger.request(forIntent: intentID, of: userID) {
-            guard proposal.status == .proposed, let expiresAt = proposal.expiresAt else {
-                return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
-            }
-            return StageResult(events: [
-                (.prompts, request(envelope, confirmation, proposal.payerContactID, proposal.money, expiresAt, now))
-            ])
+            return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
         }
         if ledger.closedProposals[intentID] != nil { return .ignored("proposal already closed") }
-
-        // Check again what the confirm stage checked: its view of the ledger may be behind.
-        guard let amount = terms.amount, ledger.accounts[userID] != nil,
-            let handle = terms.counterparty?.handle, let other = ledger.account(handle: handle), other.userID != userID
-        else {
-            return refuse(envelope, confirmation.intent.kind, .failure, "counterpartyNoAccount", &ledger, now)
+        guard let binding = confirmation.binding else {
+            return refuse(envelope, kind, .failure, "noBinding", &ledger, now)
         }
-        let money = Money(amount)
-        let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
+        // Check again what the confirm stage checked: its view of the ledger may be behind.
+        guard ledger.accounts[userID] != nil, let handle = terms.counterparty?.handle,
+            let other = ledger.account(handle: handle), other.userID != userID
+        else {
+            return refuse(envelope, kind, .failure, "counterpartyNoAccount", &ledger, now)
+        }
+        let money = terms.money
         let contactID = terms.counterparty?.contactID
         let event: LedgerEvent
-        if isRequest {
+        if kind == .requestPayment {
             event = LedgerEvent(
                 id: EventID.derived("ledger", "requestProposed", userID, intentID), kind: .requestProposed,
                 userID: userID, intentID: intentID, requestID: Ledger.requestID(userID: userID, intentID: intentID),
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, amount: money.currencyAmount,
-                note: terms.note, expiresAt: expiresAt)
+                note: terms.note, expiresAt: binding.expiresAt)
         } else {
             guard ledger.availableBalance(of: userID, money.currency) >= money else {
                 return refuse(envelope, .sendPayment, .failureInsufficientFunds, nil, &ledger, now)
@@ -120,35 +99,12 @@ public struct PaymentsStage: Sendable {
                     LedgerEntry(account: Ledger.held(userID), side: .credit, amount: money.currencyAmount),
                 ],
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, amount: money.currencyAmount,
-                note: terms.note, expiresAt: expiresAt)
+                note: terms.note, expiresAt: binding.expiresAt)
         }
-        guard let ledgerEvent = record(event, envelope, &ledger, now) else {
-            return refuse(envelope, confirmation.intent.kind, .failureInsufficientFunds, nil, &ledger, now)
+        guard let recorded = record(event, envelope, &ledger, now) else {
+            return refuse(envelope, kind, .failureInsufficientFunds, nil, &ledger, now)
         }
-        return StageResult(events: [
-            ledgerEvent, (.prompts, request(envelope, confirmation, contactID, money, expiresAt, now)),
-        ])
-    }
-
-    private func request(
-        _ envelope: EventEnvelope, _ confirmation: IntentConfirmation, _ contactID: String?, _ money: Money,
-        _ expiresAt: Timestamp, _ now: Date
-    ) -> EventEnvelope {
-        let binding = bindingKey.binding(
-            intentID: envelope.intentID!, userID: envelope.userID, counterpartyContactID: contactID, money: money,
-            expiresAt: expiresAt)
-        let counterpartyName: String? =
-            switch confirmation.intent {
-            case .sendPayment(let payment): payment.payee?.displayName
-            case .requestPayment(let request): request.payer?.displayName
-            default: nil
-            }
-        let payload = ConfirmationRequest(
-            intent: confirmation.intent, counterpartyContactID: contactID, counterpartyDisplayName: counterpartyName,
-            amount: money.currencyAmount, proposedResponse: confirmation.proposedResponse, binding: binding)
-        return envelope.derived(
-            type: ConfirmationRequest.type, dataSchema: ConfirmationRequest.dataSchema, source: source, time: now,
-            payload: payload, discriminator: expiresAt.description)
+        return StageResult(events: [recorded])
     }
 
     // MARK: Answers

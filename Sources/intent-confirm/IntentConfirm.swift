@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentWorkers
+import Payments
 
 /// The confirm worker's command line; the work is in `ConfirmWorker`.
 @main
@@ -30,16 +31,24 @@ struct IntentConfirm: AsyncParsableCommand {
             valueName: "list"))
     var unavailableServices: String?
 
+    @Option(
+        help: ArgumentHelp("File with the binding key (hex). Default: $INTENT_BINDING_KEY_FILE.", valueName: "FILE"))
+    var bindingKeyFile: String?
+
+    @Option(help: "Seconds the user has to confirm a payment.") var confirmationWindow = 120
+
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-confirm")
         let client = try kafka.configuration(clientID: "intent-confirm")
         let topics = worker.topicOptions.topics
         let down = (unavailableServices ?? ProcessInfo.processInfo.environment["INTENT_UNAVAILABLE_SERVICES"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let stage = ConfirmStage(
+            bindingKey: BindingKey(try Secrets.bindingKey(file: bindingKeyFile)), amounts: try amounts.policy(),
+            unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))
         let confirm = ConfirmWorker(
             configuration: ConfirmWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"),
-                amounts: try amounts.policy(), unavailableServices: Set(down)),
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage),
             logger: logger)
         try await worker.run(
             confirm,

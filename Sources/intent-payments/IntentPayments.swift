@@ -1,7 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
-import IntentCrypto
 import IntentWorkers
 import Payments
 
@@ -36,24 +35,13 @@ struct IntentPayments: AsyncParsableCommand {
         help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
     var sourceKeys: String?
 
-    @Option(help: "Seconds the user has to confirm a payment.") var confirmationWindow = 120
-
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
         let client = try kafka.configuration(clientID: "intent-payments")
         let topics = worker.topicOptions.topics
-        guard
-            let keyText = try Secrets.read(
-                fileVariable: "INTENT_BINDING_KEY_FILE", variable: "INTENT_BINDING_KEY", file: bindingKeyFile),
-            let key = Digest.bytes(hex: keyText.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
-        else {
-            throw ValidationError(
-                "No binding key of at least 32 bytes: pass --binding-key-file FILE, or set INTENT_BINDING_KEY_FILE or INTENT_BINDING_KEY (hex)."
-            )
-        }
         let stage = PaymentsStage(
-            bindingKey: BindingKey(key), authenticator: try Secrets.sourceKeys(file: sourceKeys),
-            confirmationWindow: .seconds(confirmationWindow))
+            bindingKey: BindingKey(try Secrets.bindingKey(file: bindingKeyFile)),
+            authenticator: try Secrets.sourceKeys(file: sourceKeys))
         let payments = PaymentsWorker(
             configuration: PaymentsWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage),

@@ -13,8 +13,8 @@ struct PaymentSchemaTests {
     @Test("every event the confirm and payments stages write validates against schemas/")
     func stagesWriteValidEvents() throws {
         let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
-        let payments = PaymentsStage(
-            bindingKey: BindingKey(Array(repeating: 9, count: 32)), authenticator: authenticator)
+        let key = BindingKey(Array(repeating: 9, count: 32))
+        let payments = PaymentsStage(bindingKey: key, authenticator: authenticator)
         var ledger = Ledger()
         var events: [EventEnvelope] = []
         let seeds = [
@@ -46,13 +46,14 @@ struct PaymentSchemaTests {
                 id: "r\(index)", source: "/workers/resolve", type: IntentResolutionReport.resolvedType, time: Self.time,
                 dataSchema: IntentResolutionReport.resolvedDataSchema, userID: "a", conversationID: "c",
                 intentID: "i\(index)", payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
-            let confirmed = ConfirmStage().process(key: "a", value: resolved.encoded(), ledger: ledger, now: Self.time)
+            let confirmed = ConfirmStage(bindingKey: key).process(
+                key: "a", value: resolved.encoded(), ledger: ledger, now: Self.time)
             events += confirmed.events.map(\.event)
             for (destination, event) in confirmed.events where destination == .confirmations {
                 let proposed = payments.process(
                     key: "a", value: event.encoded(), signature: nil, ledger: &ledger, now: Self.time)
                 events += proposed.events.map(\.event)
-                guard let request = proposed.events.first(where: { $0.event.type == ConfirmationRequest.type }) else {
+                guard let request = confirmed.events.first(where: { $0.event.type == ConfirmationRequest.type }) else {
                     continue
                 }
                 let binding = try request.event.decodeData(as: ConfirmationRequest.self).binding

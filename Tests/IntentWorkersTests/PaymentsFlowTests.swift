@@ -30,7 +30,9 @@ struct PaymentsFlowTests {
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(
                         kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
-                        groupID: uniqueName("confirm"), sessionTimeout: .seconds(6)),
+                        groupID: uniqueName("confirm"),
+                        stage: ConfirmStage(bindingKey: BindingKey(Array(repeating: 1, count: 32))),
+                        sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 PaymentsWorker(
                     configuration: PaymentsWorker.Configuration(

@@ -43,6 +43,7 @@ struct VoiceConversationTests {
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
+                        stage: ConfirmStage(bindingKey: BindingKey(Array(repeating: 2, count: 32))),
                         sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 PaymentsWorker(

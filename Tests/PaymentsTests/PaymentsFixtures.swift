@@ -35,12 +35,27 @@ func pay(_ amount: String, to person: Person = bob, requestID: String? = nil) ->
     .sendPayment(SendPaymentIntent(payee: person, currencyAmount: cny(amount), paymentRequestID: requestID))
 }
 
-/// A confirm-stage result as the payments stage receives it.
+/// The binding the confirm stage gives a proposal made at t0 (120 s to answer).
+func bindingFor(_ intent: Intent, user: String = "alice", intentID: String) -> ConfirmationBinding {
+    let (person, amount): (Person?, CurrencyAmount?) =
+        switch intent {
+        case .sendPayment(let payment): (payment.payee, payment.currencyAmount)
+        case .requestPayment(let request): (request.payer, request.currencyAmount)
+        default: (nil, nil)
+        }
+    return bindingKey.binding(
+        intentID: intentID, userID: user, counterpartyContactID: person?.contactID, money: Money(amount!),
+        expiresAt: Timestamp(t0.addingTimeInterval(120)))
+}
+
+/// A confirm-stage result as the payments stage receives it, with its binding.
 func confirmedEvent(_ intent: Intent, user: String = "alice", intentID: String) -> EventEnvelope {
     EventEnvelope(
         id: "confirmed-\(intentID)", source: "/workers/confirm", type: IntentConfirmation.type, time: t0,
         dataSchema: IntentConfirmation.dataSchema, userID: user, conversationID: "c", intentID: intentID,
-        payload: IntentConfirmation(turn: 1, intent: intent, code: .ready, proposedResponse: "OK?"))
+        payload: IntentConfirmation(
+            turn: 1, intent: intent, code: .ready, proposedResponse: "OK?",
+            binding: bindingFor(intent, user: user, intentID: intentID)))
 }
 
 /// The user's answer, signed by the voice service.

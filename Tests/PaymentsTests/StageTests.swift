@@ -7,7 +7,7 @@ import Testing
 
 @Suite("The confirm stage")
 struct ConfirmStageTests {
-    let stage = ConfirmStage(unavailableServices: ["telegraph"])
+    let stage = ConfirmStage(bindingKey: bindingKey, unavailableServices: ["telegraph"])
 
     func confirm(_ intent: Intent, user: String = "alice") throws -> StageResult {
         let resolved = EventEnvelope(
@@ -26,6 +26,11 @@ struct ConfirmStageTests {
         #expect(confirmation.code == .ready)
         #expect(confirmation.proposedResponse == "Send 100 CNY to Bob?")
         #expect(result.events(to: .responses).isEmpty)
+        // The user is asked, with the binding the payments stage will check, expiring in 120 s.
+        let request = try #require(result.confirmationRequest)
+        #expect(request.binding == confirmation.binding)
+        #expect(request.binding == bindingFor(pay("100"), intentID: "i1"))
+        #expect(request.amount == cny("100"))
     }
 
     @Test(
@@ -84,7 +89,8 @@ struct PaymentsStageTests {
     func propose(_ amount: String, _ ledger: inout Ledger, intentID: String = "i1") throws -> ConfirmationBinding {
         let result = run(confirmedEvent(pay(amount), intentID: intentID), &ledger)
         #expect(result.ledgerKinds == [.hold])
-        return try #require(result.confirmationRequest).binding
+        #expect(result.events(to: .prompts).isEmpty, "the confirm stage asks, not the payments stage")
+        return bindingFor(pay(amount), intentID: intentID)
     }
 
     @Test(
@@ -182,7 +188,7 @@ struct PaymentsStageTests {
         let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
         let proposed = run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger)
         #expect(proposed.ledgerKinds == [.requestProposed])
-        let binding = try #require(proposed.confirmationRequest).binding
+        let binding = bindingFor(ask, user: "bob", intentID: "r1")
         let (answer, signature) = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
         let created = run(answer, signature: signature, &ledger)
         #expect(created.ledgerKinds == [.requestCreated])
@@ -205,7 +211,8 @@ struct PaymentsStageTests {
         let payment = pay(
             "50", to: Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob"), requestID: requestID)
         let held = run(confirmedEvent(payment, intentID: "p1"), &ledger)
-        let payBinding = try #require(held.confirmationRequest).binding
+        #expect(held.ledgerKinds == [.hold])
+        let payBinding = bindingFor(payment, intentID: "p1")
         let payAnswer = answerEvent(.confirmed, binding: payBinding, intentID: "p1")
         let paid = run(payAnswer.0, signature: payAnswer.1, &ledger)
         #expect(paid.ledgerKinds == [.post, .requestPaid])
@@ -221,8 +228,8 @@ struct PaymentsStageTests {
         var ledger = try fundedLedger()
         let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
         let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
-        let binding = try #require(run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger).confirmationRequest)
-            .binding
+        _ = run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger)
+        let binding = bindingFor(ask, user: "bob", intentID: "r1")
         let answer = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
         let requestID = try #require(run(answer.0, signature: answer.1, &ledger).response?.paymentRequestID)
         let event = EventEnvelope(
@@ -242,7 +249,7 @@ struct PaymentsStageTests {
         var ledger = try fundedLedger()
         var written: [LedgerEvent] = []
         let first = run(confirmedEvent(pay("100"), intentID: "i1"), &ledger)
-        let binding = try #require(first.confirmationRequest).binding
+        let binding = bindingFor(pay("100"), intentID: "i1")
         let answer = answerEvent(.confirmed, binding: binding, intentID: "i1")
         let second = run(answer.0, signature: answer.1, &ledger)
         let fourth = run(confirmedEvent(pay("7"), intentID: "i2"), &ledger)
