@@ -88,6 +88,25 @@ struct VoiceConversationTests {
                 logger: testLogger, print: { line in lines.withLock { $0.append(line) } })
             let outcome = try await simulator.play(script)
             await simulator.close()
+
+            // Unsigned, and signed with another source's key: both dead-lettered as unauthenticated.
+            var unsigned = pipeline.requestEvent(
+                "unsigned", user: "alice", turn: 1,
+                .sendPayment(SendPaymentIntent(payee: Person(spoken: "Brandon Lee"), currencyAmount: money("1", "CNY")))
+            )
+            unsigned.source = "/voice/sim"
+            try await pipeline.request(event: unsigned)
+            var forged = unsigned
+            forged.id = "forged"
+            let forger = EventAuthenticator(keys: [unsigned.source: Array(repeating: 9, count: 32)])
+            try await pipeline.publish(
+                forged, to: pipeline.topics.requested,
+                headers: [KafkaHeader(key: EventAuthenticator.signatureHeader, string: forger.signature(for: forged)!)])
+            let letters = try await pipeline.deadLetters(count: 2)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["unauthenticated", "unauthenticated"])
+            #expect(letters.first?.header(DeadLetter.messageHeader) == "the event is not signed")
+            #expect(letters.last?.header(DeadLetter.messageHeader) == "the signature does not match the event")
+            #expect(pipeline.outputs(for: "unsigned").isEmpty)
             try await pipeline.stopWorker()
 
             #expect(outcome.failures == [])
