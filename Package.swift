@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "intent-confirm", targets: ["intent-confirm"]),
         .executable(name: "intent-payments", targets: ["intent-payments"]),
         .executable(name: "intent-handle", targets: ["intent-handle"]),
+        .executable(name: "intent-appstate", targets: ["intent-appstate"]),
         .executable(name: "intentctl", targets: ["intentctl"]),
         .executable(name: "intent-bench", targets: ["intent-bench"]),
         .executable(name: "kafka-c-baseline", targets: ["kafka-c-baseline"]),
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C libraries, each behind its own system-library target.
@@ -117,6 +120,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The "parent app" state: per-user state in SQLite (GRDB), fed by the pipeline's topics.
+        .target(
+            name: "AppState",
+            dependencies: [
+                "Intents", "IntentEvents", "Payments", "Messaging", "IntentCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The state service's Kafka consumer and HTTP API (hummingbird) with the web page.
+        .target(
+            name: "AppStateService",
+            dependencies: [
+                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Options every executable shares: Kafka connection, logging, state directory.
         .target(
             name: "CommandLineSupport",
@@ -142,7 +165,7 @@ let package = Package(
             name: "intentctl",
             dependencies: [
                 "Kafka", "IntentEvents", "LocalBroker", "ContactResolution", "CommandLineSupport", "IntentWorkers",
-                "VoiceSimulator", "Payments", "Intents",
+                "VoiceSimulator", "Payments", "Intents", "AppStateService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -180,6 +203,17 @@ let package = Package(
             dependencies: [
                 "CommandLineSupport", "IntentWorkers", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "intent-appstate",
+            dependencies: [
+                "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -238,7 +272,8 @@ let package = Package(
             name: "IntentWorkersTests",
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
-                "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator",
+                "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
+                "IntentCrypto",
             ],
             swiftSettings: swiftSettings
         ),
@@ -250,6 +285,11 @@ let package = Package(
         .testTarget(
             name: "MessagingTests",
             dependencies: ["Messaging", "Intents", "IntentEvents"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppStateTests",
+            dependencies: ["AppState", "AppStateService", "Intents", "IntentEvents", "Payments", "Messaging"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

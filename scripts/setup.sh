@@ -40,6 +40,8 @@ as_root() {
 APT_PACKAGES=(
     pkg-config libssl-dev openssl zlib1g-dev libzstd-dev liblz4-dev
     python3 python3-venv gcc make ca-certificates socat
+    libsqlite3-dev  # GRDB (the app-state service's database)
+    chromium        # headless browser for the app-state web page test
 )
 
 is_installed() {

@@ -74,3 +74,16 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension JSONValue {
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+}

@@ -23,6 +23,10 @@ struct DemoCommand: AsyncParsableCommand {
             """)
 
     @Flag(help: "Run the Kafka smoke flow instead of the pipeline.") var smoke = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Keep everything running after the conversation, until Ctrl-C (default: when interactive and not CI).")
+    var keep: Bool?
     @Option(help: "Events per user (--smoke).") var events = 5
     @Option(help: "Kafka brokers to use instead of starting an embedded one.") var bootstrapServers: String?
     @OptionGroup var logging: LoggingOptions
@@ -47,7 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
         guard let root = ToolLocator.projectRoot() else {
             throw ValidationError("Run the demo from the intent-pipeline checkout (it reads scripts/demo/).")
         }
-        let demo = PipelineDemo(bootstrapServers: bootstrap, root: root, logger: logger)
+        let interactive = ProcessInfo.processInfo.environment["CI"] != "true" && isatty(STDIN_FILENO) == 1
+        let demo = PipelineDemo(
+            bootstrapServers: bootstrap, root: root, keepRunning: keep ?? interactive, logger: logger)
         services.append(
             .init(
                 service: demo, successTerminationBehavior: .gracefullyShutdownGroup,

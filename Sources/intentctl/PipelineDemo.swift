@@ -1,3 +1,4 @@
+import AppStateService
 import CommandLineSupport
 import ContactResolution
 import Foundation
@@ -26,6 +27,8 @@ final class PipelineDemo: Service, Sendable {
 
     let bootstrapServers: String
     let root: URL
+    /// Keep the services running after the conversation until Ctrl-C, so the web page can be browsed.
+    let keepRunning: Bool
     let logger: Logger
     private let result = Mutex(Outcome())
     var outcome: Outcome { result.withLock { $0 } }
@@ -36,9 +39,10 @@ final class PipelineDemo: Service, Sendable {
         ("yulia", "+7 900 000 0001", ["2000 RUB"]),
     ]
 
-    init(bootstrapServers: String, root: URL, logger: Logger) {
+    init(bootstrapServers: String, root: URL, keepRunning: Bool, logger: Logger) {
         self.bootstrapServers = bootstrapServers
         self.root = root
+        self.keepRunning = keepRunning
         self.logger = logger
     }
 
@@ -71,24 +75,31 @@ final class PipelineDemo: Service, Sendable {
         var random = SystemRandomNumberGenerator()
         let voiceKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let bindingKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let appKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let keysFile = work.appendingPathComponent("source-keys")
         let bindingFile = work.appendingPathComponent("binding-key")
+        let appKeyFile = work.appendingPathComponent("app-key")
         try "/voice/demo \(Digest.hex(voiceKey))\n".write(to: keysFile, atomically: true, encoding: .utf8)
         try Digest.hex(bindingKey).write(to: bindingFile, atomically: true, encoding: .utf8)
-        for file in [keysFile, bindingFile] {
+        try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
+        for file in [keysFile, bindingFile, appKeyFile] {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
 
         try await seed(topics, client)
 
         let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
+        let port = try Loopback.freePort()
+        let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
         let environment = [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": keysFile.path,
             "INTENT_BINDING_KEY_FILE": bindingFile.path, "LOG_LEVEL": "info",
             "INTENT_SLOW_SERVICES": "satellite=3", "INTENT_MESSAGING_SERVICES": "sms,chat,satellite",
+            "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(port),
+            "INTENT_APPSTATE_DB": work.appendingPathComponent("appstate.sqlite").path,
         ]
-        for name in ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle"] {
+        for name in ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"] {
             let path = binaries.appendingPathComponent(name).path
             guard FileManager.default.isExecutableFile(atPath: path) else {
                 throw DemoError("\(path) is missing: build every product first (`swift build`, which `make demo` does)")
@@ -100,6 +111,9 @@ final class PipelineDemo: Service, Sendable {
             started(process)
             output("▶ started \(name) (pid \(process.pid), log \(process.logFile.path))")
         }
+
+        try await app.waitUntilReady()
+        output("▶ app-state service ready at http://127.0.0.1:\(port)/")
 
         let script = try VoiceScript.load(
             Data(contentsOf: root.appendingPathComponent("scripts/demo/conversation.json")))
@@ -117,9 +131,14 @@ final class PipelineDemo: Service, Sendable {
             throw error
         }
         try await printBalances(topics, client)
+        try await printAppState(app, user: "alice", finishedIntents: script.steps.count)
         result.withLock {
             $0.failures += played.failures
             $0.succeeded = played.succeeded
+        }
+        if keepRunning {
+            output("▶ everything keeps running; press Ctrl-C to stop")
+            try await gracefulShutdown()
         }
     }
 
@@ -190,6 +209,39 @@ final class PipelineDemo: Service, Sendable {
                 "  payment request \(request.requester) → \(request.payer): \(request.money), \(request.status.rawValue)"
             )
         }
+    }
+}
+
+extension PipelineDemo {
+    /// The app state of a user as the parent app sees it, once every intent of the conversation is in.
+    func printAppState(_ app: AppStateClient, user: String, finishedIntents: Int) async throws {
+        let state = try await app.state(of: user) { state in
+            (state["intents"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "done" }.count
+                >= finishedIntents
+        }
+        output("▶ the app state of \(user) (intent-appstate, as the iOS app would refresh it):")
+        for balance in state["balances"] as? [[String: Any]] ?? [] {
+            output("  balance: \(balance["available"] ?? "?") \(balance["currency"] ?? "") available")
+        }
+        for payment in state["payments"] as? [[String: Any]] ?? [] {
+            let direction = payment["direction"] as? String == "received" ? "received from" : "to"
+            output(
+                "  payment \(direction) \(payment["counterparty"] ?? ""): \(payment["amount"] ?? ""), \(payment["status"] ?? "")"
+            )
+        }
+        for request in state["paymentRequests"] as? [[String: Any]] ?? [] {
+            output(
+                "  payment request: \(request["role"] ?? "") \(request["amount"] ?? "") with \(request["counterparty"] ?? ""): \(request["status"] ?? "")"
+            )
+        }
+        for message in state["messages"] as? [[String: Any]] ?? [] {
+            output(
+                "  message to \((message["to"] as? [String] ?? []).joined(separator: ", ")): \"\(message["content"] ?? "")\" \(message["status"] ?? "")"
+            )
+        }
+        let intents = state["intents"] as? [[String: Any]] ?? []
+        output("  intents: \(intents.count), \(intents.filter { $0["code"] as? String == "success" }.count) succeeded")
+        output("▶ web page: \(app.pageURL(for: user))")
     }
 }
 

@@ -258,7 +258,10 @@ final class WorkerProcesses: Sendable {
     private let running = Mutex<[String: ManagedProcess]>([:])
     private let restarts = Mutex(0)
 
-    init(broker: LocalBroker, topics: PipelineTopics) throws {
+    init(
+        broker: LocalBroker, topics: PipelineTopics, workers: [String] = ["resolve", "confirm", "payments", "handle"],
+        extraEnvironment: [String: String] = [:]
+    ) throws {
         self.broker = broker
         self.topics = topics
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
@@ -275,8 +278,9 @@ final class WorkerProcesses: Sendable {
             "INTENT_SOURCE_KEYS_FILE": keys.path, "INTENT_BINDING_KEY_FILE": binding.path, "LOG_LEVEL": "info",
             "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
             "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
-        ]
-        for worker in ["resolve", "confirm", "payments", "handle"] { try start(worker) }
+            "INTENT_APPSTATE_GROUP": "appstate-\(suffix)",
+        ].merging(extraEnvironment) { $1 }
+        for worker in workers { try start(worker) }
     }
 
     static var binaries: URL {

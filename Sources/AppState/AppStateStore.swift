@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+public import IntentEvents
+import Intents
+import Messaging
+import Payments
+
+/// Each user's app state in SQLite: conversations and messages, payments and
+/// balances, payment requests, and intents in progress, plus a change feed
+/// (a cursor per change) for background refresh. Fed by pipeline events;
+/// an event applied twice changes nothing (event ids are recorded in the
+/// same transaction as their effects).
+public final class AppStateStore: Sendable {
+    private let database: DatabaseQueue
+
+    /// Opens (creating if needed) the database at `path`; `:memory:` for tests.
+    public init(path: String) throws {
+        if path != ":memory:" {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        database = path == ":memory:" ? try DatabaseQueue() : try DatabaseQueue(path: path)
+        try Self.migrator.migrate(database)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE applied_events (id TEXT PRIMARY KEY);
+                    CREATE TABLE changes (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, kind TEXT NOT NULL,
+                        item_id TEXT NOT NULL, body TEXT NOT NULL, at TEXT NOT NULL);
+                    CREATE INDEX changes_by_user ON changes (user_id, seq);
+                    CREATE TABLE items (
+                        user_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL, body TEXT NOT NULL,
+                        seq INTEGER NOT NULL, PRIMARY KEY (user_id, kind, item_id));
+                    CREATE TABLE balances (
+                        user_id TEXT NOT NULL, currency TEXT NOT NULL, available INTEGER NOT NULL DEFAULT 0,
+                        held INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, currency));
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: Applying events
+
+    /// Applies a pipeline event (response, ledger event or message event); false if already applied or not relevant.
+    @discardableResult
+    public func apply(_ envelope: EventEnvelope) async throws -> Bool {
+        let updates = try AppStateUpdates.of(envelope)
+        guard !updates.isEmpty else { return false }
+        return try await database.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [envelope.id])
+            guard db.changesCount == 1 else { return false }
+            let at = EventTime.format(envelope.time)
+            for update in updates {
+                switch update {
+                case .item(let user, let kind, let id, let body):
+                    let merged = try Self.merge(db, user, kind, id, body)
+                    try Self.recordChange(db, user, kind.rawValue, id, merged, at)
+                case .balance(let user, let currency, let available, let held):
+                    try db.execute(
+                        sql: """
+                            INSERT INTO balances (user_id, currency, available, held) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (user_id, currency) DO UPDATE SET available = available + excluded.available,
+                            held = held + excluded.held
+                            """, arguments: [user, currency, available, held])
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT available, held FROM balances WHERE user_id = ? AND currency = ?",
+                        arguments: [user, currency])!
+                    let body: JSONValue = .object([
+                        "currency": .string(currency),
+                        "available": .string(Money(currency: currency, micros: row["available"]).amount.description),
+                        "held": .string(Money(currency: currency, micros: row["held"]).amount.description),
+                    ])
+                    try Self.recordChange(db, user, AppStateUpdates.Kind.balance.rawValue, currency, body, at)
+                }
+            }
+            return true
+        }
+    }
+
+    /// Merges new fields into an item (later events add to what earlier ones said).
+    private static func merge(
+        _ db: Database, _ user: String, _ kind: AppStateUpdates.Kind, _ id: String, _ body: [String: JSONValue]
+    ) throws -> JSONValue {
+        var merged: [String: JSONValue] = [:]
+        if let existing = try String.fetchOne(
+            db, sql: "SELECT body FROM items WHERE user_id = ? AND kind = ? AND item_id = ?",
+            arguments: [user, kind.rawValue, id]),
+            case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(existing.utf8))
+        {
+            merged = fields
+        }
+        merged.merge(body) { _, new in new }
+        let value = JSONValue.object(merged)
+        try db.execute(
+            sql: """
+                INSERT INTO items (user_id, kind, item_id, body, seq) VALUES (?, ?, ?, ?, 0)
+                ON CONFLICT (user_id, kind, item_id) DO UPDATE SET body = excluded.body
+                """, arguments: [user, kind.rawValue, id, String(decoding: CanonicalJSON.encode(value), as: UTF8.self)])
+        return value
+    }
+
+    private static func recordChange(
+        _ db: Database, _ user: String, _ kind: String, _ id: String, _ body: JSONValue, _ at: String
+    ) throws {
+        try db.execute(
+            sql: "INSERT INTO changes (user_id, kind, item_id, body, at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [user, kind, id, String(decoding: CanonicalJSON.encode(body), as: UTF8.self), at])
+    }
+
+    // MARK: Reading
+
+    public struct Change: Codable, Sendable, Hashable {
+        public var seq: Int64
+        public var kind: String
+        public var id: String
+        public var item: JSONValue
+        public var at: String
+    }
+
+    public struct ChangePage: Codable, Sendable, Hashable {
+        /// Pass this as `since` next time.
+        public var cursor: Int64
+        public var changes: [Change]
+    }
+
+    /// What changed for the user after `cursor` (background refresh gets only that), oldest first.
+    public func changes(of user: String, since cursor: Int64, limit: Int = 500) async throws -> ChangePage {
+        try await database.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT seq, kind, item_id, body, at FROM changes WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [user, cursor, limit])
+            let changes = try rows.map { row in
+                Change(
+                    seq: row["seq"], kind: row["kind"], id: row["item_id"],
+                    item: try JSONDecoder().decode(JSONValue.self, from: Data((row["body"] as String).utf8)),
+                    at: row["at"])
+            }
+            return ChangePage(cursor: changes.last?.seq ?? cursor, changes: changes)
+        }
+    }
+
+    /// The user's whole state: every item by kind, and the cursor it is current to.
+    public func snapshot(of user: String) async throws -> JSONValue {
+        try await database.read { db in
+            let cursor = try Int64.fetchOne(
+                db, sql: "SELECT MAX(seq) FROM changes WHERE user_id = ?", arguments: [user])
+            var state: [String: JSONValue] = [:]
+            for kind in AppStateUpdates.Kind.allCases where kind != .balance {
+                let bodies = try String.fetchAll(
+                    db, sql: "SELECT body FROM items WHERE user_id = ? AND kind = ? ORDER BY item_id",
+                    arguments: [user, kind.rawValue])
+                state[kind.plural] = .array(
+                    try bodies.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) })
+            }
+            let balances = try Row.fetchAll(
+                db, sql: "SELECT currency, available, held FROM balances WHERE user_id = ? ORDER BY currency",
+                arguments: [user])
+            state[AppStateUpdates.Kind.balance.plural] = .array(
+                balances.map { row in
+                    let currency: String = row["currency"]
+                    return .object([
+                        "currency": .string(currency),
+                        "available": .string(Money(currency: currency, micros: row["available"]).amount.description),
+                        "held": .string(Money(currency: currency, micros: row["held"]).amount.description),
+                    ])
+                })
+            state["user"] = .string(user)
+            state["cursor"] = .integer(cursor ?? 0)
+            return .object(state)
+        }
+    }
+
+    /// The newest cursor of the user (0 when nothing happened yet).
+    public func cursor(of user: String) async throws -> Int64 {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM changes WHERE user_id = ?", arguments: [user]) ?? 0
+        }
+    }
+}

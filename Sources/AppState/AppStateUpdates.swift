@@ -1,0 +1,137 @@
+import Foundation
+import IntentEvents
+import Intents
+import Messaging
+import Payments
+
+/// What one pipeline event changes in which users' app state: the pure part
+/// of the state service. Items are JSON objects merged field by field, so
+/// each event only says what it knows (a post says "posted", a hold said
+/// the amount and payee).
+enum AppStateUpdates {
+    enum Kind: String, CaseIterable {
+        case message, payment, paymentRequest, intent, balance
+
+        var plural: String {
+            switch self {
+            case .message: "messages"
+            case .payment: "payments"
+            case .paymentRequest: "paymentRequests"
+            case .intent: "intents"
+            case .balance: "balances"
+            }
+        }
+    }
+
+    enum Update {
+        case item(user: String, kind: Kind, id: String, body: [String: JSONValue])
+        /// Micro-unit deltas.
+        case balance(user: String, currency: String, available: Int64, held: Int64)
+    }
+
+    static func of(_ envelope: EventEnvelope) throws -> [Update] {
+        switch envelope.type {
+        case IntentResponse.type: return try response(envelope)
+        case LedgerEvent.type: return try ledger(envelope.decodeData(as: LedgerEvent.self))
+        case MessageEvent.type: return try message(envelope.decodeData(as: MessageEvent.self))
+        default: return []
+        }
+    }
+
+    private static func response(_ envelope: EventEnvelope) throws -> [Update] {
+        let response = try envelope.decodeData(as: IntentResponse.self)
+        guard let intentID = envelope.intentID else { return [] }
+        var body: [String: JSONValue] = [
+            "id": .string(intentID), "kind": .string(response.kind.rawValue), "code": .string(response.code.rawValue),
+            "message": .string(response.message), "updatedAt": .string(EventTime.format(envelope.time)),
+            "status": .string(response.code == .inProgress ? "inProgress" : "done"),
+        ]
+        body["reason"] = response.reason.map(JSONValue.string)
+        return [.item(user: envelope.userID, kind: .intent, id: intentID, body: body)]
+    }
+
+    private static func ledger(_ event: LedgerEvent) -> [Update] {
+        var updates: [Update] = []
+        // Balances: the users' entries, as deltas.
+        for entry in event.entries {
+            let parts = entry.account.split(separator: "/")
+            guard parts.count == 3, parts[0] == "users" else { continue }
+            let micros = Money(entry.amount).micros * (entry.side == .credit ? 1 : -1)
+            let held = parts[2] == "held"
+            updates.append(
+                .balance(
+                    user: String(parts[1]), currency: entry.amount.currency, available: held ? 0 : micros,
+                    held: held ? micros : 0))
+        }
+        let amount = event.amount.map { JSONValue.string($0.description) }
+        switch event.kind {
+        case .hold:
+            guard let id = event.transferID else { break }
+            var body: [String: JSONValue] = [
+                "id": .string(id), "direction": .string("sent"), "status": .string("awaiting confirmation"),
+                "counterparty": .string(event.counterpartyUserID ?? ""), "intentID": .string(event.intentID ?? ""),
+            ]
+            body["amount"] = amount
+            body["note"] = event.note.map(JSONValue.string)
+            updates.append(.item(user: event.userID, kind: .payment, id: id, body: body))
+        case .post:
+            guard let id = event.transferID else { break }
+            updates.append(.item(user: event.userID, kind: .payment, id: id, body: ["status": .string("sent")]))
+            if let payee = event.counterpartyUserID {
+                var body: [String: JSONValue] = [
+                    "id": .string(id), "direction": .string("received"), "status": .string("received"),
+                    "counterparty": .string(event.userID),
+                ]
+                body["amount"] = amount
+                updates.append(.item(user: payee, kind: .payment, id: id, body: body))
+            }
+        case .void:
+            guard let id = event.transferID else { break }
+            var body: [String: JSONValue] = ["status": .string("cancelled")]
+            body["reason"] = event.reason.map(JSONValue.string)
+            updates.append(.item(user: event.userID, kind: .payment, id: id, body: body))
+        case .requestCreated:
+            guard let id = event.requestID, let payer = event.counterpartyUserID else { break }
+            var mine: [String: JSONValue] = [
+                "id": .string(id), "role": .string("requester"), "counterparty": .string(payer),
+                "status": .string("pending"),
+            ]
+            mine["amount"] = amount
+            mine["note"] = event.note.map(JSONValue.string)
+            var theirs = mine
+            theirs["role"] = .string("payer")
+            theirs["counterparty"] = .string(event.userID)
+            updates.append(.item(user: event.userID, kind: .paymentRequest, id: id, body: mine))
+            updates.append(.item(user: payer, kind: .paymentRequest, id: id, body: theirs))
+        case .requestPaid, .requestDeclined:
+            guard let id = event.requestID else { break }
+            let status: JSONValue = .string(event.kind == .requestPaid ? "paid" : "declined")
+            updates.append(.item(user: event.userID, kind: .paymentRequest, id: id, body: ["status": status]))
+            if let requester = event.counterpartyUserID {
+                updates.append(.item(user: requester, kind: .paymentRequest, id: id, body: ["status": status]))
+            }
+        case .accountOpened, .deposit, .requestProposed, .proposalClosed:
+            break
+        }
+        return updates
+    }
+
+    private static func message(_ event: MessageEvent) -> [Update] {
+        event.messageIDs.map { id in
+            var body: [String: JSONValue] = ["id": .string(id), "intentID": .string(event.intentID)]
+            switch event.kind {
+            case .queued, .delivered:
+                body["status"] = .string(event.kind == .queued ? "sending" : "delivered")
+                body["conversation"] = event.conversation.map(JSONValue.string)
+                body["to"] = .array(
+                    (event.recipients ?? []).map { .string($0.displayName ?? $0.spoken ?? $0.handle ?? "?") })
+                body["content"] = event.content.map(JSONValue.string)
+                body["service"] = event.serviceName.map(JSONValue.string)
+                body["at"] = .string(event.at.description)
+            case .attributeSet:
+                if let attribute = event.attribute { body["attribute.\(attribute.rawValue)"] = .bool(true) }
+            }
+            return .item(user: event.userID, kind: .message, id: id, body: body)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+public import AppState
+import Foundation
+import IntentEvents
+public import IntentWorkers
+public import Kafka
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// Feeds the app-state store from the pipeline: final responses, ledger
+/// events and messages, in one consumer group. Offsets are committed only
+/// after a batch is in the database; the store ignores events it already
+/// has, so redeliveries change nothing.
+public final class AppStateConsumer: Service, Sendable {
+    private let store: AppStateStore
+    private let configuration: KafkaConfiguration
+    private let topics: PipelineTopics
+    private let groupID: String
+    private let sessionTimeout: Duration
+    private let logger: Logger
+    private let readyState = Mutex(false)
+
+    public init(
+        store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
+        sessionTimeout: Duration = .seconds(10), logger: Logger
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.topics = topics
+        self.groupID = groupID
+        self.sessionTimeout = sessionTimeout
+        self.logger = logger
+    }
+
+    /// True once the consumer has partitions assigned (for the readiness probe).
+    public var isReady: Bool { readyState.withLock { $0 } }
+
+    public func run() async throws {
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(
+                client: configuration, groupID: groupID, sessionTimeout: sessionTimeout),
+            logger: logger)
+        do {
+            try consumer.subscribe(topics: [topics.responses, topics.ledger, topics.messages])
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let batch = try await consumer.poll(timeout: .milliseconds(200))
+                if !isReady, try !consumer.assignment().isEmpty { readyState.withLock { $0 = true } }
+                guard !batch.isEmpty else { continue }
+                var applied = 0
+                for message in batch {
+                    do {
+                        let event = try EventEnvelope.decode(message.value ?? [])
+                        if try await store.apply(event) { applied += 1 }
+                    } catch {
+                        // Not ours to dead-letter: the producing worker checked it; log and go on.
+                        logger.warning(
+                            "event not applied",
+                            metadata: ["record": "\(message.topicPartition)@\(message.offset)", "error": "\(error)"])
+                    }
+                }
+                try consumer.markProcessed(batch)
+                _ = try await consumer.commit()
+                logger.debug("applied", metadata: ["events": "\(applied)", "records": "\(batch.count)"])
+            }
+            await consumer.close()
+        } catch {
+            await consumer.close()
+            throw error
+        }
+    }
+}

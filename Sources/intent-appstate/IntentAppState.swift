@@ -1,0 +1,110 @@
+import AppState
+import AppStateService
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import Hummingbird
+import IntentCrypto
+import IntentWorkers
+import Logging
+import ServiceLifecycle
+
+/// The app-state service's command line: the "parent app" side of the pipeline.
+@main
+struct IntentAppState: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intent-appstate",
+        abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
+        discussion: """
+            Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \\
+            SQLite (--database), idempotently, and serves: GET /health, GET /ready, \\
+            GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \\
+            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \\
+            the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \\
+            INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
+
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \\
+            INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, LOG_LEVEL.
+            """,
+        subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the service (the default).")
+
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+        @OptionGroup var worker: WorkerOptions
+        @Option(
+            help: ArgumentHelp(
+                "The SQLite database. Default: $INTENT_APPSTATE_DB, else .intent/appstate.sqlite.", valueName: "PATH"))
+        var database: String?
+        @Option(help: "Address to listen on.") var host = "127.0.0.1"
+        @Option(help: "Port to listen on. Default: $INTENT_APPSTATE_PORT, else 8080.") var port: Int?
+        @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
+        var appKeyFile: String?
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let logger = try logging.makeLogger(label: "intent-appstate")
+            let client = try kafka.configuration(clientID: "intent-appstate")
+            let topics = worker.topicOptions.topics
+            let path = database ?? environment["INTENT_APPSTATE_DB"] ?? ".intent/appstate.sqlite"
+            let store = try AppStateStore(path: path)
+            let tokens = UserTokens(key: try AppKey.read(file: appKeyFile))
+            let consumer = AppStateConsumer(
+                store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
+                logger: logger)
+            let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
+            let host = self.host
+            let application = Application(
+                router: AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady }),
+                configuration: .init(address: .hostname(host, port: listenPort), serverName: "intent-appstate"),
+                onServerRunning: { channel in
+                    logger.info(
+                        "listening", metadata: ["url": "http://\(host):\(channel.localAddress?.port ?? listenPort)/"])
+                },
+                logger: logger)
+            try await worker.run(
+                CombinedServices(services: [consumer, application], logger: logger),
+                needs: [topics.responses, topics.ledger, topics.messages], client: client, logger: logger)
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a user's bearer token for the API and the web page.")
+        @Argument var user: String
+        @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
+        var appKeyFile: String?
+
+        func run() async throws {
+            print(UserTokens(key: try AppKey.read(file: appKeyFile)).token(for: user))
+        }
+    }
+}
+
+enum AppKey {
+    static func read(file: String?) throws -> [UInt8] {
+        guard let text = try Secrets.read(fileVariable: "INTENT_APP_KEY_FILE", variable: "INTENT_APP_KEY", file: file),
+            let key = Digest.bytes(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
+        else {
+            throw ValidationError(
+                "No app key of at least 32 bytes: pass --app-key-file FILE, or set INTENT_APP_KEY_FILE or INTENT_APP_KEY (hex)."
+            )
+        }
+        return key
+    }
+}
+
+/// Runs several services as one (the consumer and the HTTP server), so the
+/// worker runner can treat the state service like any other worker.
+struct CombinedServices: Service {
+    let services: [any Service]
+    let logger: Logger
+
+    func run() async throws {
+        let group = ServiceGroup(
+            configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+        try await group.run()
+    }
+}
