@@ -12,6 +12,7 @@ import Payments
 /// same transaction as their effects).
 public final class AppStateStore: Sendable {
     private let database: DatabaseQueue
+    private let signal = ChangeSignal()
 
     /// Opens (creating if needed) the database at `path`; `:memory:` for tests.
     public init(path: String) throws {
@@ -51,6 +52,7 @@ public final class AppStateStore: Sendable {
     public func apply(_ envelope: EventEnvelope) async throws -> Bool {
         let updates = try AppStateUpdates.of(envelope)
         guard !updates.isEmpty else { return false }
+        defer { signal.changed() }
         return try await database.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [envelope.id])
             guard db.changesCount == 1 else { return false }
@@ -174,6 +176,18 @@ public final class AppStateStore: Sendable {
             state["user"] = .string(user)
             state["cursor"] = .integer(cursor ?? 0)
             return .object(state)
+        }
+    }
+
+    /// Changes after `cursor`, waiting up to `wait` for the first one: the live stream as a long poll.
+    public func changes(of user: String, since cursor: Int64, waitingUpTo wait: Duration) async throws -> ChangePage {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let seen = signal.generation
+            let page = try await changes(of: user, since: cursor)
+            let remaining = deadline - ContinuousClock.now
+            if !page.changes.isEmpty || remaining <= .zero { return page }
+            await signal.wait(after: seen, upTo: remaining)
         }
     }
 

@@ -35,15 +35,8 @@ public enum AppStateHTTP {
             let user = try authorize(request, context, tokens)
             let since = request.uri.queryParameters.get("since", as: Int64.self) ?? 0
             let wait = min(max(request.uri.queryParameters.get("wait", as: Int.self) ?? 0, 0), 60)
-            let deadline = ContinuousClock.now + .seconds(wait)
-            while true {
-                let page = try await store.changes(of: user, since: since)
-                if !page.changes.isEmpty || ContinuousClock.now >= deadline {
-                    return json(JSONValue(encoding: page))
-                }
-                // Long poll: look again shortly (the store is local, so this is cheap).
-                try await Task.sleep(for: .milliseconds(200))
-            }
+            let page = try await store.changes(of: user, since: since, waitingUpTo: .seconds(wait))
+            return json(JSONValue(encoding: page))
         }
         return router
     }

@@ -96,3 +96,21 @@ struct AppStateStoreTests {
         #expect(try await reopened.apply(paymentEvents[0]) == false)
     }
 }
+
+@Suite("App state live stream")
+struct AppStateLiveTests {
+    @Test("a long poll answers when a change arrives, not at its timeout; with nothing new it waits out the timeout")
+    func longPoll() async throws {
+        let store = try AppStateStore(path: ":memory:")
+        let started = ContinuousClock.now
+        async let page = store.changes(of: "alice", since: 0, waitingUpTo: .seconds(30))
+        // The change is applied while the poll waits; the poll must return with it.
+        try await store.apply(paymentEvents[0])
+        let result = try await page
+        #expect(result.changes.map(\.kind) == ["balance"])
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let empty = try await store.changes(of: "alice", since: result.cursor, waitingUpTo: .milliseconds(300))
+        #expect(empty.changes.isEmpty)
+        #expect(empty.cursor == result.cursor)
+    }
+}
