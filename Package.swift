@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto",
+                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "LocalBroker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

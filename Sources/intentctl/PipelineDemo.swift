@@ -215,7 +215,7 @@ final class PipelineDemo: Service, Sendable {
 extension PipelineDemo {
     /// The app state of a user as the parent app sees it, once every intent of the conversation is in.
     func printAppState(_ app: AppStateClient, user: String, finishedIntents: Int) async throws {
-        let state = try await app.state(of: user) { state in
+        let state = try await app.state(of: user, timeout: .seconds(30)) { state in
             (state["intents"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "done" }.count
                 >= finishedIntents
         }

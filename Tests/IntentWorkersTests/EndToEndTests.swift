@@ -46,7 +46,7 @@ struct EndToEndTests {
                     "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(port),
                     "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
                 ])
-            let app = HTTPProbe(port: port, tokens: UserTokens(key: appKey))
+            let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
             try await app.waitUntilReady()
 
             let simulator = try VoiceSimulator(
@@ -94,55 +94,14 @@ struct EndToEndTests {
             #expect(try await app.status("/health", token: nil) == 200)
 
             // The web page, in headless Chromium, shows the payment.
-            let dom = try await Chromium.dumpDOM(url: app.pageURL(for: "alice"))
+            // wait=0: render once; a long poll would keep headless Chromium's virtual clock from running out.
+            let dom = try await Chromium.dumpDOM(url: app.pageURL(for: "alice", wait: 0))
             #expect(dom.contains("to sunbo"), "\(dom.prefix(3000))")
             #expect(dom.contains("100 CNY"))
             #expect(dom.contains("在路上"))
 
             await workers.stopAll()
             try? FileManager.default.removeItem(at: directory)
-        }
-    }
-}
-
-/// The app-state API over HTTP, as the app would call it.
-struct HTTPProbe: Sendable {
-    let port: Int
-    let tokens: UserTokens
-
-    func pageURL(for user: String) -> String {
-        // wait=0: render once; a long poll would keep headless Chromium's virtual clock from running out.
-        "http://127.0.0.1:\(port)/?user=\(user)&token=\(tokens.token(for: user))&wait=0"
-    }
-
-    func waitUntilReady() async throws {
-        let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline {
-            if (try? Loopback.httpStatus(method: "GET", port: port, path: "/ready")) == 200 { return }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        throw Failure("the app-state service did not become ready")
-    }
-
-    func status(_ path: String, token: String?) async throws -> Int {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
-    }
-
-    /// Fetches the state until `isComplete` holds (the service applies events asynchronously), for up to 60 s.
-    func state(of user: String, until isComplete: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/users/\(user)/state")!)
-        request.setValue("Bearer \(tokens.token(for: user))", forHTTPHeaderField: "Authorization")
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            let (data, _) = try await URLSession.shared.data(for: request)
-            let state = (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-            if isComplete(state) { return state }
-            guard ContinuousClock.now < deadline else { throw Failure("state of \(user) incomplete: \(state)") }
-            // Poll: the service gives no push to a test, and the page's own long poll is tested via Chromium.
-            try await Task.sleep(for: .milliseconds(300))
         }
     }
 }
