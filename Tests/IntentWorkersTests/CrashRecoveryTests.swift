@@ -37,18 +37,31 @@ struct CrashRecoveryTests {
 
             let workers = try WorkerProcesses(broker: broker, topics: topics)
             let responder = try Responder(broker: broker, topics: topics, producer: producer)
-            let intents = try await Self.publishIntents(topics, producer)
+            let (intents, records) = Self.makeIntents(topics)
+            let published = Counter()
             let started = ContinuousClock.now
-            let chaos = Task { try await workers.chaos(kills: 3, of: ["payments", "handle"], progress: responder) }
+            // The load arrives over about 20 s (100 intents a second) while the workers are killed, so
+            // every kill lands with work in flight, whatever the machine's speed.
+            let load = Task {
+                for batch in stride(from: 0, to: records.count, by: 100) {
+                    _ = try await producer.sendAll(Array(records[batch..<min(batch + 100, records.count)]))
+                    published.set(min(batch + 100, records.count))
+                    try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
+                }
+            }
+            let chaos = Task {
+                try await workers.chaos(kills: 3, of: ["payments", "handle"]) { published.value }
+            }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(720))
-            let progressAtKills = try await chaos.value
+            try await load.value
+            let publishedAtKills = try await chaos.value
             await workers.stopAll()
             await responder.close()
             print(
-                "crash test: \(intents.count) intents in \(ContinuousClock.now - started); final responses seen at each kill: \(progressAtKills)"
+                "crash test: \(intents.count) intents in \(ContinuousClock.now - started); intents published at each kill: \(publishedAtKills)"
             )
             // The kills must land while there is work in flight, not after it.
-            #expect(progressAtKills.filter { $0 < intents.count }.count >= 4, "kills at progress \(progressAtKills)")
+            #expect(publishedAtKills.filter { $0 < intents.count }.count >= 4, "kills at \(publishedAtKills)")
             #expect(finals.count == intents.count, "\(intents.count - finals.count) intents without a final response")
             try await Self.check(topics: topics, broker: broker, intents: intents)
         }
@@ -88,10 +101,8 @@ struct CrashRecoveryTests {
         _ = try await producer.sendAll(records)
     }
 
-    /// Half payments (one in ten to be declined), half messages; returns intent id → kind.
-    static func publishIntents(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws -> [String: Intent
-        .Kind]
-    {
+    /// Half payments (one in ten to be declined), half messages: intent id → kind, and the signed records.
+    static func makeIntents(_ topics: PipelineTopics) -> ([String: Intent.Kind], [KafkaProducerMessage]) {
         var random = SystemRandomNumberGenerator()
         var intents: [String: Intent.Kind] = [:]
         var records: [KafkaProducerMessage] = []
@@ -116,8 +127,7 @@ struct CrashRecoveryTests {
                 payload: IntentRequested(turn: 1, intent: intent))
             records.append(KafkaProducerMessage(topic: topics.requested, event: event, signedWith: authenticator))
         }
-        _ = try await producer.sendAll(records)
-        return intents
+        return (intents, records)
     }
 
     /// Whether the responder declines this payment (deterministic, one in ten).
@@ -307,17 +317,15 @@ final class WorkerProcesses: Sendable {
     }
 
     /// Kills each named worker `kills` times at random moments (SIGKILL: no cleanup, no commit) and restarts it.
-    /// Returns how many intents had finished at each kill.
-    func chaos(kills: Int, of workers: [String], progress: Responder) async throws -> [Int] {
+    /// Returns `progress()` (how many intents were published) at each kill.
+    func chaos(kills: Int, of workers: [String], progress: @Sendable () -> Int) async throws -> [Int] {
         var killed: [Int] = []
-        // Start once intents are flowing, so the kills land mid-work rather than during start-up.
-        while progress.finished == 0 { try await Task.sleep(for: .milliseconds(100)) }
         for _ in 0..<kills {
             for worker in workers {
                 // Random moments, by design: the point is to crash mid-work, not to synchronize.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1000...3000)))
                 guard let process = running.withLock({ $0[worker] }) else { continue }
-                killed.append(progress.finished)
+                killed.append(progress())
                 await process.kill()
                 try start(worker)
             }
@@ -336,10 +344,6 @@ final class Responder: Sendable {
     private let reader: KafkaConsumer
     private let producer: KafkaProducer
     private let topics: PipelineTopics
-    private let finishedCount = Mutex(0)
-
-    /// How many intents have a final response so far.
-    var finished: Int { finishedCount.withLock { $0 } }
 
     init(broker: LocalBroker, topics: PipelineTopics, producer: KafkaProducer) throws {
         self.producer = producer
@@ -377,10 +381,7 @@ final class Responder: Sendable {
                             topic: topics.confirmations, event: answer, signedWith: CrashRecoveryTests.authenticator))
                 case IntentResponse.type:
                     let response = try event.decodeData(as: IntentResponse.self)
-                    if response.code.isFinal {
-                        finals[intentID] = response
-                        finishedCount.withLock { $0 = finals.count }
-                    }
+                    if response.code.isFinal { finals[intentID] = response }
                 default:
                     continue
                 }
@@ -389,4 +390,11 @@ final class Responder: Sendable {
         }
         return finals
     }
+}
+
+/// A number several tasks read and one writes.
+final class Counter: Sendable {
+    private let state = Mutex(0)
+    var value: Int { state.withLock { $0 } }
+    func set(_ value: Int) { state.withLock { $0 = value } }
 }
