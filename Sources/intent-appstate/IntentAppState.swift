@@ -16,14 +16,14 @@ struct IntentAppState: AsyncParsableCommand {
         commandName: "intent-appstate",
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
         discussion: """
-            Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \\
-            SQLite (--database), idempotently, and serves: GET /health, GET /ready, \\
-            GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \\
-            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \\
-            the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \\
+            Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
+            SQLite (--database), idempotently, and serves: GET /health, GET /ready, \
+            GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
+            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \
+            the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
 
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \\
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \
             INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, LOG_LEVEL.
             """,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)

@@ -10,8 +10,8 @@ struct ContactsBenchmark: AsyncParsableCommand {
         commandName: "contacts",
         abstract: "Contact resolver throughput (queries per second on one core).",
         discussion: """
-            Prints per-kind outcome counts and, as its last line, one JSON object: \\
-            {"contacts": N, "queries": N, "queries_per_s": N}. The target is at least 10,000 \\
+            Prints per-kind outcome counts and, as its last line, one JSON object: \
+            {"contacts": N, "queries": N, "queries_per_s": N}. The target is at least 10,000 \
             queries per second against 1,000 contacts.
             """)
 

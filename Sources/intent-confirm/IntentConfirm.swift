@@ -11,12 +11,12 @@ struct IntentConfirm: AsyncParsableCommand {
         commandName: "intent-confirm",
         abstract: "Confirm resolved intents: final checks and the proposed response.",
         discussion: """
-            Consumes intent.resolved.v1 from <prefix>intents.resolved. Messaging intents that can be done go \\
-            to <prefix>intents.confirmed (the handle worker), payments to <prefix>intents.confirmations (the \\
-            payments worker); anything that cannot be done ends with its SiriKit response code on \\
+            Consumes intent.resolved.v1 from <prefix>intents.resolved. Messaging intents that can be done go \
+            to <prefix>intents.confirmed (the handle worker), payments to <prefix>intents.confirmations (the \
+            payments worker); anything that cannot be done ends with its SiriKit response code on \
             <prefix>intents.responses. Reads accounts, balances and payment requests from <prefix>payments.ledger.
 
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \\
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \
             INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL.
             """)
 

@@ -11,11 +11,11 @@ struct IntentHandle: AsyncParsableCommand {
         commandName: "intent-handle",
         abstract: "Handle confirmed messaging intents: send, search, mark.",
         discussion: """
-            Consumes intent.confirmed.v1 from <prefix>intents.confirmed; writes the history to \\
-            <prefix>messages.history and each intent's response to <prefix>intents.responses. A send through a \\
+            Consumes intent.confirmed.v1 from <prefix>intents.confirmed; writes the history to \
+            <prefix>messages.history and each intent's response to <prefix>intents.responses. A send through a \
             slow service (--slow-service NAME=SECONDS) answers inProgress at once and completes when delivered.
 
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_HANDLE_GROUP, \\
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_HANDLE_GROUP, \
             INTENT_SLOW_SERVICES (NAME=SECONDS,…), LOG_LEVEL.
             """)
 

@@ -11,14 +11,14 @@ struct IntentPayments: AsyncParsableCommand {
         commandName: "intent-payments",
         abstract: "Move money, only with the user's explicit, matching confirmation, and never twice.",
         discussion: """
-            Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm (the amount is \\
-            reserved and a payment.confirmation.requested.v1 goes to <prefix>intents.prompts) and the users' \\
-            answers (payment.confirmation.v1, signed by the voice service). Money moves only when the answer \\
-            echoes the binding of exactly that proposal before it expires; otherwise the hold is released. \\
+            Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm (the amount is \
+            reserved and a payment.confirmation.requested.v1 goes to <prefix>intents.prompts) and the users' \
+            answers (payment.confirmation.v1, signed by the voice service). Money moves only when the answer \
+            echoes the binding of exactly that proposal before it expires; otherwise the hold is released. \
             Writes every decision to <prefix>payments.ledger first, and the outcome to <prefix>intents.responses.
 
-            Secrets, from files or the environment: the binding key (INTENT_BINDING_KEY_FILE or \\
-            INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \\
+            Secrets, from files or the environment: the binding key (INTENT_BINDING_KEY_FILE or \
+            INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \
             (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY").
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL.
             """)

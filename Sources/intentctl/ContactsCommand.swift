@@ -17,11 +17,11 @@ struct ContactsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Resolve spoken names against a contacts file, in batch.",
             discussion: """
-                Reads JSON Lines queries {"id": string, "spoken": string} on standard input and writes \\
-                one line {"id", "outcome", "candidates"} per query on standard output, in order. \\
-                Outcomes: success, disambiguation, confirmationRequired, needsValue, unsupported; \\
-                candidates are contact ids, best first. FILE is a JSON array of contacts: {"id", \\
-                "displayName", "givenName"?, "familyName"?, "nickname"?, "aliases"?, "relation"?, \\
+                Reads JSON Lines queries {"id": string, "spoken": string} on standard input and writes \
+                one line {"id", "outcome", "candidates"} per query on standard output, in order. \
+                Outcomes: success, disambiguation, confirmationRequired, needsValue, unsupported; \
+                candidates are contact ids, best first. FILE is a JSON array of contacts: {"id", \
+                "displayName", "givenName"?, "familyName"?, "nickname"?, "aliases"?, "relation"?, \
                 "handles"?, "interactionCount"?, "lastInteraction"? (ISO-8601)}.
                 """)
 

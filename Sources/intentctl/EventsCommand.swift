@@ -18,7 +18,7 @@ struct EventsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Publish events (one JSON envelope per line on standard input), keyed by their userid.",
             discussion: """
-                Each line is checked as an envelope (schemas/envelope/v1.json) before anything is sent; \\
+                Each line is checked as an envelope (schemas/envelope/v1.json) before anything is sent; \
                 a bad line stops the command with its line number and reason, and nothing is published.
                 """)
         @Option(help: "Topic to publish to.") var topic: String
@@ -47,8 +47,8 @@ struct EventsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a topic's records as JSON lines, from the beginning, without joining a group.",
             discussion: """
-                Each line: {"topic", "partition", "offset", "key", "headers", "event"} where event is the \\
-                envelope, or "value" (the raw text) for a record that is not one. Stops after --count \\
+                Each line: {"topic", "partition", "offset", "key", "headers", "event"} where event is the \
+                envelope, or "value" (the raw text) for a record that is not one. Stops after --count \
                 records, or when --idle seconds pass without a new one.
                 """)
         @Argument(help: "Topics to read.") var topics: [String]

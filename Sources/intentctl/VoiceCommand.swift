@@ -10,10 +10,10 @@ struct VoiceCommand: AsyncParsableCommand {
         commandName: "voice",
         abstract: "Play a scripted conversation through the pipeline, as a voice service would, and print it.",
         discussion: """
-            SCRIPT is JSON: {"steps": [{"user", "say", "intent" (with "kind"), "answers"?: [{"pick": N} | \\
-            {"value": {...}} | {"confirm": true|false, "tamper"?: true}], "expect"?: "success", "expectReason"?}]}. \\
-            Each step's intent is published signed with the source's key (INTENT_SOURCE_KEYS_FILE or \\
-            INTENT_SOURCE_KEYS); prompts and confirmation requests are answered in order; the transcript goes to \\
+            SCRIPT is JSON: {"steps": [{"user", "say", "intent" (with "kind"), "answers"?: [{"pick": N} | \
+            {"value": {...}} | {"confirm": true|false, "tamper"?: true}], "expect"?: "success", "expectReason"?}]}. \
+            Each step's intent is published signed with the source's key (INTENT_SOURCE_KEYS_FILE or \
+            INTENT_SOURCE_KEYS); prompts and confirmation requests are answered in order; the transcript goes to \
             standard output. Exits 1 when a step did not end as the script expects.
             """)
 
