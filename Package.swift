@@ -140,6 +140,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Replaying the topics to check every intent's lifecycle (`intentctl audit`, the crash test).
+        .target(
+            name: "PipelineAudit",
+            dependencies: ["Intents", "IntentEvents", "Payments", "Messaging"],
+            swiftSettings: swiftSettings
+        ),
         /// Options every executable shares: Kafka connection, logging, state directory.
         .target(
             name: "CommandLineSupport",
@@ -165,7 +171,7 @@ let package = Package(
             name: "intentctl",
             dependencies: [
                 "Kafka", "IntentEvents", "LocalBroker", "ContactResolution", "CommandLineSupport", "IntentWorkers",
-                "VoiceSimulator", "Payments", "Intents", "AppStateService",
+                "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -273,13 +279,14 @@ let package = Package(
             dependencies: [
                 "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
+                "PipelineAudit",
                 "IntentCrypto",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PaymentsTests",
-            dependencies: ["Payments", "Intents", "IntentEvents", "IntentResolution"],
+            dependencies: ["Payments", "Intents", "IntentEvents", "IntentResolution", "PipelineAudit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,6 +11,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineAudit
 import ServiceLifecycle
 import Synchronization
 import VoiceSimulator
@@ -132,7 +133,9 @@ final class PipelineDemo: Service, Sendable {
         }
         try await printBalances(topics, client)
         try await printAppState(app, user: "alice", finishedIntents: script.steps.count)
+        let findings = try await audit(topics, client, bindingKey: BindingKey(bindingKey))
         result.withLock {
+            $0.failures += findings
             $0.failures += played.failures
             $0.succeeded = played.succeeded
         }
@@ -242,6 +245,26 @@ extension PipelineDemo {
         let intents = state["intents"] as? [[String: Any]] ?? []
         output("  intents: \(intents.count), \(intents.filter { $0["code"] as? String == "success" }.count) succeeded")
         output("▶ web page: \(app.pageURL(for: user))")
+    }
+}
+
+extension PipelineDemo {
+    /// Replays the topics as an auditor would (`intentctl audit`) and prints what it found.
+    func audit(_ topics: PipelineTopics, _ client: KafkaConfiguration, bindingKey: BindingKey) async throws -> [String]
+    {
+        func read(_ topic: String) async throws -> [EventEnvelope] {
+            try await TopicReader.events(of: topic, configuration: client, logger: logger).events
+        }
+        let report = PipelineAudit.audit(
+            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
+            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
+            bindingKey: bindingKey)
+        output(
+            "▶ audit of the topics: \(report.intents) intents, \(report.postedTransfers) transfers posted, "
+                + "\(report.voidedTransfers) released, \(report.messagesDelivered) messages: "
+                + (report.findings.isEmpty ? "every rule holds" : "\(report.findings.count) broken rules"))
+        for finding in report.findings { output("  ✘ \(finding)") }
+        return report.findings.map { "audit: \($0)" }
     }
 }
 

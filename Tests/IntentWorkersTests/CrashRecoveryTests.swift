@@ -10,6 +10,7 @@ import Kafka
 import LocalBroker
 import Messaging
 import Payments
+import PipelineAudit
 import Synchronization
 import Testing
 
@@ -138,125 +139,31 @@ struct CrashRecoveryTests {
     // MARK: Checks
 
     static func check(topics: PipelineTopics, broker: LocalBroker, intents: [String: Intent.Kind]) async throws {
-        let responses = try await readAll(topics.responses, broker)
-        let ledgerRecords = try await readAll(topics.ledger, broker)
-        let answers = try await readAll(topics.confirmations, broker)
-        let messages = try await readAll(topics.messages, broker)
-
-        // Exactly one final response per intent: one event id (redeliveries repeat it), one code.
-        var finals: [String: [EventEnvelope]] = [:]
-        for event in responses {
-            let response = try event.decodeData(as: IntentResponse.self)
-            if response.code.isFinal { finals[event.intentID ?? "", default: []].append(event) }
+        func read(_ topic: String) async throws -> [EventEnvelope] {
+            let (events, unreadable) = try await TopicReader.events(
+                of: topic, configuration: clientConfiguration(broker), logger: testLogger)
+            #expect(unreadable == 0, "\(unreadable) unreadable records on \(topic)")
+            return events
         }
-        for intentID in intents.keys {
-            let events = finals[intentID] ?? []
-            #expect(Set(events.map(\.id)).count == 1, "\(intentID): \(Set(events.map(\.id)).count) final responses")
-            let codes = Set(try events.map { try $0.decodeData(as: IntentResponse.self).code })
-            #expect(codes.count == 1, "\(intentID): codes \(codes)")
-        }
-
-        // The ledger: unique events by id, at most one post and one void per transfer, never both.
-        var unique: [String: LedgerEvent] = [:]
-        for record in ledgerRecords {
-            let event = try record.decodeData(as: LedgerEvent.self)
-            if let earlier = unique[event.id] {
-                #expect(earlier == event, "event \(event.id) written twice differently")
-            }
-            unique[event.id] = event
-        }
-        let byTransfer = Dictionary(grouping: unique.values.filter { $0.transferID != nil }, by: { $0.transferID! })
-        for (transferID, events) in byTransfer {
-            let kinds = events.map(\.kind)
-            #expect(
-                kinds.filter { $0 == .post }.count + kinds.filter { $0 == .void }.count == 1, "\(transferID): \(kinds)")
-            #expect(kinds.filter { $0 == .hold }.count == 1, "\(transferID): \(kinds)")
-        }
-
-        // Balances are the sums of their entries, never negative, nothing left held, nothing created.
-        var ledger = Ledger()
-        var sums: [String: Int64] = [:]
-        // In topic order: a transfer's hold, post and void share the payer's partition.
-        for record in ledgerRecords {
-            let event = try record.decodeData(as: LedgerEvent.self)
-            guard try ledger.apply(event, checkingBalances: false) else { continue }
-            for entry in event.entries {
-                sums["\(entry.account) \(entry.amount.currency)", default: 0] +=
-                    (entry.side == .credit ? 1 : -1) * Money(entry.amount).micros
-            }
-        }
-        for (account, money) in ledger.allBalances {
-            #expect(money.micros == sums["\(account) \(money.currency)"], "\(account)")
-            if account.hasPrefix("users/") { #expect(money.micros >= 0, "\(account) is \(money)") }
-            if account.hasSuffix("/held") { #expect(money.micros == 0, "\(account) still holds \(money)") }
-        }
-        #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
-
-        // No payment moved without the user's matching, signed confirmation.
-        let key = BindingKey(bindingKey)
-        var confirmedAnswers: [String: (EventEnvelope, ConfirmationAnswer)] = [:]
-        for record in answers where record.type == ConfirmationAnswer.type {
-            let answer = try record.decodeData(as: ConfirmationAnswer.self)
-            if answer.decision == .confirmed { confirmedAnswers[record.intentID ?? ""] = (record, answer) }
-        }
-        let posted = ledger.transfers.values.filter { $0.status == .posted }
-        for transfer in posted {
-            guard let (event, answer) = confirmedAnswers[transfer.intentID] else {
-                Issue.record("transfer \(transfer.id) posted without a confirmation")
-                continue
-            }
-            #expect(event.userID == transfer.payer)
-            #expect(
-                key.matches(
-                    answer.binding, intentID: transfer.intentID, userID: transfer.payer,
-                    counterpartyContactID: transfer.payeeContactID, money: transfer.money,
-                    expiresAt: transfer.expiresAt!))
-            #expect(!declines(transfer.intentID), "declined payment \(transfer.intentID) was posted")
-        }
-        let payments = intents.filter { $0.value == .sendPayment }
-        #expect(posted.count == payments.keys.filter { !declines($0) }.count)
-
-        // Each message was sent once.
-        var sent: [String: Set<String>] = [:]
-        for record in messages {
-            let event = try record.decodeData(as: MessageEvent.self)
-            if event.kind == .delivered { sent[event.intentID, default: []].formUnion(event.messageIDs) }
-        }
+        let report = PipelineAudit.audit(
+            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
+            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
+            bindingKey: BindingKey(bindingKey))
+        // The audit's rules: one final response per intent, one hold and one post-or-void per
+        // transfer, balances equal to their entries and never negative, money neither created nor
+        // lost, every posted transfer confirmed by its payer with a matching binding, messages once.
+        #expect(report.findings == [])
+        #expect(report.intents == intents.count)
+        #expect(report.pendingIntents == [])
+        #expect(report.heldTransfers == 0, "holds left after every intent ended")
+        // What this load knows beyond the rules: which payments were declined, and that every message went out.
+        let expectedPosted = intents.filter { $0.value == .sendPayment && !declines($0.key) }.keys.sorted()
+        #expect(report.postedIntents == expectedPosted)
         for (intentID, kind) in intents where kind == .sendMessage {
-            #expect(sent[intentID]?.count == 1, "\(intentID): \(sent[intentID]?.count ?? 0) messages")
+            #expect(report.deliveredMessages[intentID] == 1, "\(intentID)")
         }
     }
 
-    static func readAll(_ topic: String, _ broker: LocalBroker) async throws -> [EventEnvelope] {
-        let lookup = try KafkaOffsetLookup(configuration: clientConfiguration(broker), logger: testLogger)
-        let partitions = try await lookup.partitions(of: topic)
-        let marks = try await lookup.watermarks(partitions)
-        await lookup.close()
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(
-                client: clientConfiguration(broker), groupID: uniqueName("audit")),
-            logger: testLogger)
-        try consumer.assign(
-            partitions.map {
-                KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
-            })
-        var remaining = Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) }).filter {
-            $0.value > 0
-        }
-        var events: [EventEnvelope] = []
-        let deadline = ContinuousClock.now + .seconds(120)
-        while !remaining.isEmpty && ContinuousClock.now < deadline {
-            for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
-                events.append(try EventEnvelope.decode(message.value ?? []))
-                if let end = remaining[message.topicPartition], message.offset + 1 >= end {
-                    remaining[message.topicPartition] = nil
-                }
-            }
-        }
-        await consumer.close()
-        #expect(remaining.isEmpty, "could not read all of \(topic)")
-        return events
-    }
 }
 
 /// The four workers as OS processes, killed and restarted on demand.

@@ -1,0 +1,63 @@
+import Foundation
+public import IntentEvents
+public import Kafka
+public import Logging
+
+/// Reads whole topics as they are now, outside any consumer group: what an
+/// audit replays. Stops at each partition's end (verified by reading).
+public enum TopicReader {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Every record's event, in partition order; records that are not events are skipped and counted.
+    public static func events(
+        of topic: String, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120)
+    ) async throws -> (events: [EventEnvelope], unreadable: Int) {
+        let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
+        let partitions: [KafkaTopicPartition]
+        let marks: [KafkaTopicPartition: KafkaWatermarks]
+        do {
+            partitions = try await lookup.partitions(of: topic)
+            marks = try await lookup.watermarks(partitions)
+            await lookup.close()
+        } catch {
+            await lookup.close()
+            throw error
+        }
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(client: configuration, groupID: "reader-\(UUID().uuidString)"),
+            logger: logger)
+        var remaining = Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) })
+            .filter { $0.value > (marks[$0.key]?.low ?? 0) }
+        var events: [EventEnvelope] = []
+        var unreadable = 0
+        do {
+            try consumer.assign(
+                partitions.map {
+                    KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+                })
+            let deadline = ContinuousClock.now + timeout
+            while !remaining.isEmpty && ContinuousClock.now < deadline {
+                for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
+                    if let event = try? EventEnvelope.decode(message.value ?? []) {
+                        events.append(event)
+                    } else {
+                        unreadable += 1
+                    }
+                    if let end = remaining[message.topicPartition], message.offset + 1 >= end {
+                        remaining[message.topicPartition] = nil
+                    }
+                }
+            }
+            await consumer.close()
+        } catch {
+            await consumer.close()
+            throw error
+        }
+        guard remaining.isEmpty else {
+            throw Failure(description: "could not read all of \(topic) within \(timeout)")
+        }
+        return (events, unreadable)
+    }
+}

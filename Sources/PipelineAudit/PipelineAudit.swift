@@ -1,0 +1,164 @@
+public import IntentEvents
+import Intents
+import Messaging
+public import Payments
+
+/// Checks the lifecycle of every intent from the topics alone, the way an
+/// auditor replays them: one final response per intent, one hold and one
+/// post-or-void per transfer, balances equal to the sums of their entries and
+/// never negative, money neither created nor lost, every posted transfer
+/// confirmed by its payer (with a matching binding when the key is given),
+/// and every message sent once. Pure: the caller reads the topics.
+public enum PipelineAudit {
+    public struct Report: Codable, Sendable, Hashable {
+        /// Intents with at least one response.
+        public var intents = 0
+        /// Intents whose only responses so far are inProgress.
+        public var pendingIntents: [String] = []
+        public var postedTransfers = 0
+        public var voidedTransfers = 0
+        public var heldTransfers = 0
+        public var messagesDelivered = 0
+        /// Every broken rule, one sentence each; empty when all holds.
+        public var findings: [String] = []
+        /// Posted transfers by intent id (for callers that know which payments should have moved).
+        public var postedIntents: [String] = []
+        /// Delivered message ids by intent id.
+        public var deliveredMessages: [String: Int] = [:]
+    }
+
+    public static func audit(
+        responses: [EventEnvelope], ledger ledgerRecords: [EventEnvelope], confirmations: [EventEnvelope],
+        messages: [EventEnvelope], bindingKey: BindingKey? = nil
+    ) -> Report {
+        var report = Report()
+        checkResponses(responses, &report)
+        let ledger = checkLedger(ledgerRecords, &report)
+        checkConfirmations(ledger, confirmations, bindingKey, &report)
+        checkMessages(messages, &report)
+        return report
+    }
+
+    private static func checkResponses(_ responses: [EventEnvelope], _ report: inout Report) {
+        var finals: [String: [(id: String, code: ResponseCode)]] = [:]
+        var seen: Set<String> = []
+        for event in responses {
+            guard let intentID = event.intentID, let response = try? event.decodeData(as: IntentResponse.self) else {
+                report.findings.append("response \(event.id) cannot be read")
+                continue
+            }
+            seen.insert(intentID)
+            if response.code.isFinal { finals[intentID, default: []].append((event.id, response.code)) }
+        }
+        report.intents = seen.count
+        report.pendingIntents = seen.filter { finals[$0] == nil }.sorted()
+        for (intentID, events) in finals.sorted(by: { $0.key < $1.key }) {
+            let ids = Set(events.map(\.id))
+            if ids.count != 1 {
+                report.findings.append("intent \(intentID) has \(ids.count) different final responses")
+            }
+            let codes = Set(events.map(\.code.rawValue))
+            if codes.count != 1 { report.findings.append("intent \(intentID) ended with codes \(codes.sorted())") }
+        }
+    }
+
+    private static func checkLedger(_ records: [EventEnvelope], _ report: inout Report) -> Ledger {
+        var unique: [String: LedgerEvent] = [:]
+        var ledger = Ledger()
+        var sums: [String: Int64] = [:]
+        // In topic order: a transfer's hold, post and void share the payer's partition.
+        for record in records {
+            guard let event = try? record.decodeData(as: LedgerEvent.self) else {
+                report.findings.append("ledger record \(record.id) cannot be read")
+                continue
+            }
+            if let earlier = unique[event.id], earlier != event {
+                report.findings.append("ledger event \(event.id) was written twice with different contents")
+            }
+            unique[event.id] = event
+            do throws(Ledger.ApplyError) {
+                guard try ledger.apply(event, checkingBalances: false) else { continue }
+            } catch {
+                report.findings.append("ledger event \(event.id) breaks the ledger: \(error)")
+                continue
+            }
+            for entry in event.entries {
+                sums["\(entry.account) \(entry.amount.currency)", default: 0] +=
+                    (entry.side == .credit ? 1 : -1) * Money(entry.amount).micros
+            }
+        }
+        let byTransfer = Dictionary(grouping: unique.values.filter { $0.transferID != nil }) { $0.transferID! }
+        for (transferID, events) in byTransfer.sorted(by: { $0.key < $1.key }) {
+            let kinds = events.map(\.kind)
+            let holds = kinds.filter { $0 == .hold }.count
+            let ends = kinds.filter { $0 == .post || $0 == .void }.count
+            if holds != 1 || ends > 1 {
+                report.findings.append("transfer \(transferID): \(kinds.map(\.rawValue).sorted())")
+            }
+        }
+        for (account, money) in ledger.allBalances {
+            if money.micros != sums["\(account) \(money.currency)"] {
+                report.findings.append("\(account) \(money.currency) is not the sum of its entries")
+            }
+            if account.hasPrefix("users/"), money.micros < 0 { report.findings.append("\(account) is \(money)") }
+        }
+        var totals: [String: Int64] = [:]
+        for (_, money) in ledger.allBalances { totals[money.currency, default: 0] += money.micros }
+        for (currency, total) in totals where total != 0 {
+            report.findings.append("\(currency) does not add up to zero across accounts: money was created or lost")
+        }
+        for transfer in ledger.transfers.values {
+            switch transfer.status {
+            case .posted:
+                report.postedTransfers += 1
+                report.postedIntents.append(transfer.intentID)
+            case .voided: report.voidedTransfers += 1
+            case .held: report.heldTransfers += 1
+            }
+        }
+        report.postedIntents.sort()
+        return ledger
+    }
+
+    private static func checkConfirmations(
+        _ ledger: Ledger, _ records: [EventEnvelope], _ key: BindingKey?, _ report: inout Report
+    ) {
+        var confirmed: [String: (EventEnvelope, ConfirmationAnswer)] = [:]
+        for record in records where record.type == ConfirmationAnswer.type {
+            if let answer = try? record.decodeData(as: ConfirmationAnswer.self), answer.decision == .confirmed,
+                let intentID = record.intentID
+            {
+                confirmed["\(record.userID)/\(intentID)"] = (record, answer)
+            }
+        }
+        for transfer in ledger.transfers.values where transfer.status == .posted {
+            guard let (_, answer) = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
+                report.findings.append("transfer \(transfer.id) was posted without its payer's confirmation")
+                continue
+            }
+            if let key, let expiresAt = transfer.expiresAt,
+                !key.matches(
+                    answer.binding, intentID: transfer.intentID, userID: transfer.payer,
+                    counterpartyContactID: transfer.payeeContactID, money: transfer.money, expiresAt: expiresAt)
+            {
+                report.findings.append("transfer \(transfer.id) was posted on a confirmation that does not match it")
+            }
+        }
+    }
+
+    private static func checkMessages(_ records: [EventEnvelope], _ report: inout Report) {
+        var sent: [String: Set<String>] = [:]
+        for record in records {
+            guard let event = try? record.decodeData(as: MessageEvent.self) else {
+                report.findings.append("message record \(record.id) cannot be read")
+                continue
+            }
+            if event.kind == .delivered { sent[event.intentID, default: []].formUnion(event.messageIDs) }
+        }
+        for (intentID, ids) in sent.sorted(by: { $0.key < $1.key }) where ids.count > 1 {
+            report.findings.append("intent \(intentID) sent \(ids.count) messages")
+        }
+        report.deliveredMessages = sent.mapValues(\.count)
+        report.messagesDelivered = sent.values.reduce(0) { $0 + $1.count }
+    }
+}
