@@ -190,14 +190,10 @@ public final class StageWorker: Service, Sendable {
     }
 
     private func inputPartitionCount() async throws -> Int {
-        let lookup = try KafkaOffsetLookup(configuration: configuration.kafka, logger: logger)
-        do {
-            let count = try await lookup.partitions(of: configuration.input).count
-            await lookup.close()
-            return max(count, 1)
-        } catch {
-            await lookup.close()
-            throw error
+        let input = configuration.input
+        let count = try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) {
+            try await $0.partitions(of: input).count
         }
+        return max(count, 1)
     }
 }

@@ -118,15 +118,8 @@ public final class TopicFollower: Sendable {
     /// The offset after the last record of each partition, verified by reading
     /// (some brokers report the last batch's base offset instead).
     private func endOffsets() async throws -> [KafkaTopicPartition: Int64] {
-        let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
-        do {
-            let partitions = try await lookup.partitions(of: topic)
-            let marks = try await lookup.watermarks(partitions)
-            await lookup.close()
-            return Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) })
-        } catch {
-            await lookup.close()
-            throw error
+        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { [topic] in
+            try await $0.bounds(of: topic).mapValues(\.high)
         }
     }
 }

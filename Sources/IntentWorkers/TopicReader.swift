@@ -14,17 +14,10 @@ public enum TopicReader {
     public static func events(
         of topic: String, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120)
     ) async throws -> (events: [EventEnvelope], unreadable: Int) {
-        let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
-        let partitions: [KafkaTopicPartition]
-        let marks: [KafkaTopicPartition: KafkaWatermarks]
-        do {
-            partitions = try await lookup.partitions(of: topic)
-            marks = try await lookup.watermarks(partitions)
-            await lookup.close()
-        } catch {
-            await lookup.close()
-            throw error
+        let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
+            try await $0.bounds(of: topic)
         }
+        let partitions = Array(marks.keys)
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: configuration, groupID: "reader-\(UUID().uuidString)"),
             logger: logger)

@@ -59,6 +59,21 @@ public final class KafkaOffsetLookup: Sendable {
         handle.callbacks.finish()
     }
 
+    /// Runs `body` with a new lookup and closes it afterwards, whether `body` returns or throws.
+    public static func with<Result>(
+        configuration: KafkaConfiguration, logger: Logger, _ body: (KafkaOffsetLookup) async throws -> Result
+    ) async throws -> Result {
+        let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
+        do {
+            let result = try await body(lookup)
+            await lookup.close()
+            return result
+        } catch {
+            await lookup.close()
+            throw error
+        }
+    }
+
     /// Destroys the librdkafka instance. Safe to call twice.
     public func close() async {
         let handle = self.handle
@@ -66,6 +81,11 @@ public final class KafkaOffsetLookup: Sendable {
             if !handle.isDestroyed { rd_kafka_consumer_close(handle.pointer) }
             handle.destroy()
         }
+    }
+
+    /// Every partition of a topic with its verified bounds: where reading the whole topic ends.
+    public func bounds(of topic: String) async throws(KafkaError) -> [KafkaTopicPartition: KafkaWatermarks] {
+        try await watermarks(partitions(of: topic))
     }
 
     /// The partitions of a topic.

@@ -60,14 +60,11 @@ struct EventsCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.makeLogger(label: "intentctl.events")
             let configuration = try kafka.configuration()
-            let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
-            var partitions: [KafkaTopicPartition] = []
-            do {
+            let topics = self.topics
+            let partitions = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+                var partitions: [KafkaTopicPartition] = []
                 for topic in topics { partitions += try await lookup.partitions(of: topic) }
-                await lookup.close()
-            } catch {
-                await lookup.close()
-                throw error
+                return partitions
             }
             let consumer = try KafkaConsumer(
                 configuration: KafkaConsumerConfiguration(client: configuration, groupID: "intentctl-read-\(UUID())"),

@@ -88,10 +88,10 @@ struct TopicsCommand: AsyncParsableCommand {
             let description = try await KafkaAdminClient.with(configuration: configuration, logger: logger) {
                 try await $0.describeTopic(name)
             }
-            let lookup = try KafkaOffsetLookup(configuration: configuration, logger: logger)
-            let watermarks = try await lookup.watermarks(
-                description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) })
-            await lookup.close()
+            let partitions = description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) }
+            let watermarks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
+                try await $0.watermarks(partitions)
+            }
             output("topic \(name): \(description.partitions.count) partitions")
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {
                 let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]

@@ -117,28 +117,11 @@ extension PipelineHarness {
 
     /// Reads the whole ledger topic into a fresh ledger, as a restarted worker would.
     func rebuildLedger() async throws -> Ledger {
-        let consumer = try KafkaConsumer(
-            configuration: consumerConfiguration(broker, group: uniqueName("audit")), logger: testLogger)
-        try consumer.subscribe(topics: [topics.ledger])
+        let (events, unreadable) = try await TopicReader.events(
+            of: topics.ledger, configuration: clientConfiguration(broker), logger: testLogger)
+        #expect(unreadable == 0)
         var ledger = Ledger()
-        let end = try await KafkaOffsetLookupTotal.count(broker: broker, topic: topics.ledger)
-        let messages = try await consume(consumer, count: end, commit: false)
-        await consumer.close()
-        for message in messages {
-            let event = try EventEnvelope.decode(message.value ?? []).decodeData(as: LedgerEvent.self)
-            try ledger.apply(event, checkingBalances: false)
-        }
+        for event in events { try ledger.apply(event.decodeData(as: LedgerEvent.self), checkingBalances: false) }
         return ledger
-    }
-}
-
-/// How many records a topic holds (sum of verified high watermarks; nothing is compacted or deleted here).
-enum KafkaOffsetLookupTotal {
-    static func count(broker: LocalBroker, topic: String) async throws -> Int {
-        let lookup = try KafkaOffsetLookup(configuration: clientConfiguration(broker), logger: testLogger)
-        let partitions = try await lookup.partitions(of: topic)
-        let marks = try await lookup.watermarks(partitions)
-        await lookup.close()
-        return marks.values.reduce(0) { $0 + Int($1.high - $1.low) }
     }
 }
