@@ -18,4 +18,14 @@ public struct Person: Codable, Sendable, Hashable {
         self.contactID = contactID
         self.displayName = displayName
     }
+
+    /// A handle as matching compares it: "+86 138-0000-0000" and "+8613800000000"
+    /// are the same phone number; e-mail addresses match in any letter case.
+    /// Contacts (resolution) and payment accounts (the ledger) use the same rule,
+    /// so a payee resolved by handle is the account found by that handle.
+    public static func normalizedHandle(_ handle: String) -> String {
+        let lowered = handle.lowercased()
+        if lowered.contains("@") { return lowered.filter { !$0.isWhitespace } }
+        return lowered.filter { !$0.isWhitespace && !"-().".contains($0) }
+    }
 }

@@ -78,7 +78,7 @@ public struct Ledger: Sendable {
     }
 
     public func account(handle: String) -> Account? {
-        accountByHandle[Self.normalized(handle)].flatMap { accounts[$0] }
+        accountByHandle[Person.normalizedHandle(handle)].flatMap { accounts[$0] }
     }
 
     public func contains(eventID: String) -> Bool { applied.contains(eventID) }
@@ -175,7 +175,7 @@ public struct Ledger: Sendable {
         case .accountOpened:
             let account = Account(userID: event.userID, handles: event.handles ?? [], verified: event.verified ?? true)
             accounts[event.userID] = account
-            for handle in account.handles { accountByHandle[Self.normalized(handle)] = event.userID }
+            for handle in account.handles { accountByHandle[Person.normalizedHandle(handle)] = event.userID }
         case .deposit:
             break
         case .hold:
@@ -213,11 +213,5 @@ public struct Ledger: Sendable {
             if let intentID = event.intentID { closedProposals[intentID] = event.reason ?? "closed" }
             if let id = event.requestID, requests[id]?.status == .proposed { requests[id]?.status = .closed }
         }
-    }
-
-    static func normalized(_ handle: String) -> String {
-        let lowered = handle.lowercased()
-        if lowered.contains("@") { return lowered.filter { !$0.isWhitespace } }
-        return lowered.filter { !$0.isWhitespace && !"-().".contains($0) }
     }
 }
