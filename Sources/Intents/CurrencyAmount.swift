@@ -21,4 +21,14 @@ public struct CurrencyAmount: Codable, Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String { "\(amount) \(currency)" }
+
+    /// Parses what ``description`` writes: `"1000 CNY"` (the code in any letter case).
+    public init?(parsing text: String) {
+        let parts = text.split(separator: " ")
+        let code = parts.count == 2 ? parts[1].uppercased() : ""
+        guard parts.count == 2, let amount = DecimalAmount(String(parts[0])), code.count == 3,
+            code.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) })
+        else { return nil }
+        self.init(amount: amount, currency: code)
+    }
 }

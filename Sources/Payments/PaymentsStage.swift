@@ -344,12 +344,9 @@ public struct PaymentsStage: Sendable {
         }
         return (
             .ledger,
-            EventEnvelope(
-                id: event.id, source: source, type: LedgerEvent.type, time: now,
-                subject: event.transferID ?? event.requestID,
-                dataSchema: LedgerEvent.dataSchema, userID: partitionUser ?? event.userID,
-                conversationID: cause.conversationID,
-                intentID: event.intentID, causationID: cause.id, payload: event)
+            event.envelope(
+                source: source, time: now, partitionUser: partitionUser, conversationID: cause.conversationID,
+                causationID: cause.id)
         )
     }
 

@@ -34,34 +34,17 @@ struct LedgerCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
-            var events = [
-                LedgerEvent(
-                    id: EventID.derived("ledger", "accountOpened", user), kind: .accountOpened, userID: user,
-                    handles: handles, verified: !unverified)
-            ]
-            for text in deposit {
-                let parts = text.split(separator: " ")
-                guard parts.count == 2, let amount = DecimalAmount(String(parts[0])), parts[1].count == 3 else {
+            let deposits = try deposit.map { text in
+                guard let amount = CurrencyAmount(parsing: text) else {
                     throw ValidationError("Bad deposit \"\(text)\": expected e.g. \"1000 CNY\".")
                 }
-                let money = CurrencyAmount(amount: amount, currency: parts[1].uppercased())
-                events.append(
-                    LedgerEvent(
-                        id: EventID.derived("ledger", "opening-deposit", user, money.currency), kind: .deposit,
-                        userID: user,
-                        entries: [
-                            LedgerEntry(account: Ledger.funding, side: .debit, amount: money),
-                            LedgerEntry(account: Ledger.available(user), side: .credit, amount: money),
-                        ], amount: money))
+                return amount
             }
             let topic = topicOptions.topics.ledger
-            let records = events.map { event in
-                KafkaProducerMessage(
-                    topic: topic,
-                    event: EventEnvelope(
-                        id: event.id, source: "/intentctl/ledger", type: LedgerEvent.type, time: Date(),
-                        dataSchema: LedgerEvent.dataSchema, userID: user, conversationID: "ledger", payload: event))
-            }
+            let records = LedgerEvent.opening(userID: user, handles: handles, verified: !unverified, deposits: deposits)
+                .map {
+                    KafkaProducerMessage(topic: topic, event: $0.envelope(source: "/intentctl/ledger", time: Date()))
+                }
             try await publish(records, kafka: kafka, logging: logging)
             output(
                 "account of \(user) opened (\(handles.joined(separator: ", ")))\(deposit.isEmpty ? "" : " with \(deposit.joined(separator: ", "))")"

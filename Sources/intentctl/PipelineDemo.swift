@@ -149,29 +149,11 @@ final class PipelineDemo: Service, Sendable {
     private func seed(_ topics: PipelineTopics, _ client: KafkaConfiguration) async throws {
         var records: [KafkaProducerMessage] = []
         for account in Self.accounts {
-            var events = [
-                LedgerEvent(
-                    id: EventID.derived("demo", "open", account.user), kind: .accountOpened, userID: account.user,
-                    handles: [account.handle])
-            ]
-            for deposit in account.deposits {
-                let parts = deposit.split(separator: " ")
-                let money = CurrencyAmount(amount: DecimalAmount(String(parts[0]))!, currency: String(parts[1]))
-                events.append(
-                    LedgerEvent(
-                        id: EventID.derived("demo", "deposit", account.user, deposit), kind: .deposit,
-                        userID: account.user,
-                        entries: [
-                            LedgerEntry(account: Ledger.funding, side: .debit, amount: money),
-                            LedgerEntry(account: Ledger.available(account.user), side: .credit, amount: money),
-                        ], amount: money))
-            }
+            let events = LedgerEvent.opening(
+                userID: account.user, handles: [account.handle],
+                deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)))
             records += events.map {
-                KafkaProducerMessage(
-                    topic: topics.ledger,
-                    event: EventEnvelope(
-                        id: $0.id, source: "/demo/seed", type: LedgerEvent.type, time: Date(),
-                        dataSchema: LedgerEvent.dataSchema, userID: account.user, conversationID: "seed", payload: $0))
+                KafkaProducerMessage(topic: topics.ledger, event: $0.envelope(source: "/demo/seed", time: Date()))
             }
         }
         let contacts = try BatchResolution.contacts(

@@ -20,19 +20,11 @@ struct PaymentSchemaTests {
         let seeds = [
             LedgerEvent(id: "open-a", kind: .accountOpened, userID: "a", handles: ["a@example.com"], verified: true),
             LedgerEvent(id: "open-b", kind: .accountOpened, userID: "b", handles: ["b@example.com"]),
-            LedgerEvent(
-                id: "dep", kind: .deposit, userID: "a",
-                entries: [
-                    LedgerEntry(account: Ledger.funding, side: .debit, amount: Self.cny("100")),
-                    LedgerEntry(account: Ledger.available("a"), side: .credit, amount: Self.cny("100")),
-                ]),
+            LedgerEvent.deposit(id: "dep", userID: "a", amount: Self.cny("100")),
         ]
         for seed in seeds {
             try ledger.apply(seed)
-            events.append(
-                EventEnvelope(
-                    id: seed.id, source: "/seed", type: LedgerEvent.type, time: Self.time,
-                    dataSchema: LedgerEvent.dataSchema, userID: seed.userID, conversationID: "seed", payload: seed))
+            events.append(seed.envelope(source: "/seed", time: Self.time))
         }
         let payee = Person(spoken: "B", handle: "b@example.com", contactID: "c-b", displayName: "B")
         let intents: [Intent] = [

@@ -75,21 +75,10 @@ struct CrashRecoveryTests {
         var records: [KafkaProducerMessage] = []
         for user in users {
             let money = CurrencyAmount(amount: DecimalAmount("100000")!, currency: "CNY")
-            for event in [
-                LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: ["\(user)@example.com"]),
-                LedgerEvent(
-                    id: "deposit-\(user)", kind: .deposit, userID: user,
-                    entries: [
-                        LedgerEntry(account: Ledger.funding, side: .debit, amount: money),
-                        LedgerEntry(account: Ledger.available(user), side: .credit, amount: money),
-                    ]),
-            ] {
+            for event in LedgerEvent.opening(userID: user, handles: ["\(user)@example.com"], deposits: [money]) {
                 records.append(
                     KafkaProducerMessage(
-                        topic: topics.ledger,
-                        event: EventEnvelope(
-                            id: event.id, source: "/test/seed", type: LedgerEvent.type, time: Date(),
-                            dataSchema: LedgerEvent.dataSchema, userID: user, conversationID: "seed", payload: event)))
+                        topic: topics.ledger, event: event.envelope(source: "/test/seed", time: Date())))
             }
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])

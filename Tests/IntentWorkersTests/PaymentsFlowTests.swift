@@ -90,29 +90,14 @@ struct PaymentsFlowTests {
             #expect(ledger.transfers.values.filter { $0.status == .posted }.count == 1)
         }
     }
-
-    static func ledgerEnvelope(_ event: LedgerEvent) -> EventEnvelope {
-        EventEnvelope(
-            id: event.id, source: "/test/seed", type: LedgerEvent.type, time: Date(),
-            dataSchema: LedgerEvent.dataSchema,
-            userID: event.userID, conversationID: "seed", payload: event)
-    }
 }
 
 extension PipelineHarness {
     /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
-        var events = [LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle])]
-        if let deposit {
-            events.append(
-                LedgerEvent(
-                    id: "deposit-\(user)", kind: .deposit, userID: user,
-                    entries: [
-                        LedgerEntry(account: Ledger.funding, side: .debit, amount: deposit),
-                        LedgerEntry(account: Ledger.available(user), side: .credit, amount: deposit),
-                    ]))
+        for event in LedgerEvent.opening(userID: user, handles: [handle], deposits: deposit.map { [$0] } ?? []) {
+            try await publish(event.envelope(source: "/test/seed", time: Date()), to: topics.ledger)
         }
-        for event in events { try await publish(PaymentsFlowTests.ledgerEnvelope(event), to: topics.ledger) }
     }
 
     /// Reads the whole ledger topic into a fresh ledger, as a restarted worker would.

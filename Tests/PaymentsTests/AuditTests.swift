@@ -7,11 +7,7 @@ import Testing
 
 @Suite("The audit finds broken rules")
 struct AuditTests {
-    func wrap(_ event: LedgerEvent) -> EventEnvelope {
-        EventEnvelope(
-            id: event.id, source: "/test", type: LedgerEvent.type, time: t0, userID: event.userID, conversationID: "c",
-            intentID: event.intentID, payload: event)
-    }
+    func wrap(_ event: LedgerEvent) -> EventEnvelope { event.envelope(source: "/test", time: t0) }
 
     func response(_ id: String, intent: String, _ code: ResponseCode) -> EventEnvelope {
         EventEnvelope(
@@ -35,12 +31,7 @@ struct AuditTests {
                 LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: cny("100")),
                 LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("100")),
             ], counterpartyUserID: "bob")
-        let deposit = LedgerEvent(
-            id: "deposit", kind: .deposit, userID: "alice",
-            entries: [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
-                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
-            ])
+        let deposit = LedgerEvent.deposit(id: "deposit", userID: "alice", amount: cny("1000"))
         let (answer, _) = answerEvent(.confirmed, binding: binding, intentID: "i1")
         return ([deposit, hold, post].map(wrap), [answer], [response("r1", intent: "i1", .success)])
     }

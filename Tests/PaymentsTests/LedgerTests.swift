@@ -35,12 +35,7 @@ struct LedgerTests {
     @Test("an event applied twice changes nothing")
     func idempotent() throws {
         var ledger = try fundedLedger()
-        let deposit = LedgerEvent(
-            id: "deposit-alice", kind: .deposit, userID: "alice",
-            entries: [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
-                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
-            ])
+        let deposit = LedgerEvent.deposit(id: "deposit-alice", userID: "alice", amount: cny("1000"))
         #expect(try ledger.apply(deposit) == false)
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }

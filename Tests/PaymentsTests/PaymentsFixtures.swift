@@ -19,13 +19,7 @@ func fundedLedger() throws -> Ledger {
         try ledger.apply(
             LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle], verified: verified))
     }
-    try ledger.apply(
-        LedgerEvent(
-            id: "deposit-alice", kind: .deposit, userID: "alice",
-            entries: [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
-                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
-            ]))
+    try ledger.apply(LedgerEvent.deposit(id: "deposit-alice", userID: "alice", amount: cny("1000")))
     return ledger
 }
 
