@@ -90,15 +90,26 @@ public enum Secrets {
 
     /// The payments binding key (hex, at least 32 bytes), shared by the confirm and payments workers.
     public static func bindingKey(file: String?) throws -> [UInt8] {
+        try hexKey("binding key", flag: "--binding-key-file", variable: "INTENT_BINDING_KEY", file: file)
+    }
+
+    /// A key of at least 32 bytes written as hex, from `--flag FILE`, `$VARIABLE_FILE` or `$VARIABLE`.
+    public static func hexKey(_ name: String, flag: String, variable: String, file: String?) throws -> [UInt8] {
         guard
-            let text = try read(fileVariable: "INTENT_BINDING_KEY_FILE", variable: "INTENT_BINDING_KEY", file: file),
+            let text = try read(fileVariable: variable + "_FILE", variable: variable, file: file),
             let key = Digest.bytes(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
         else {
             throw ValidationError(
-                "No binding key of at least 32 bytes: pass --binding-key-file FILE, or set INTENT_BINDING_KEY_FILE or INTENT_BINDING_KEY (hex)."
-            )
+                "No \(name) of at least 32 bytes: pass \(flag) FILE, or set \(variable)_FILE or \(variable) (hex).")
         }
         return key
+    }
+
+    /// A comma-separated list from a flag, else from the environment; nil when neither is set.
+    public static func list(_ flag: String?, variable: String) -> [String]? {
+        (flag ?? ProcessInfo.processInfo.environment[variable]).map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
     }
 
     /// Voice services' signing keys: `SOURCE HEXKEY` lines.

@@ -4,7 +4,6 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import Hummingbird
-import IntentCrypto
 import IntentWorkers
 import Logging
 import ServiceLifecycle
@@ -85,14 +84,7 @@ struct IntentAppState: AsyncParsableCommand {
 
 enum AppKey {
     static func read(file: String?) throws -> [UInt8] {
-        guard let text = try Secrets.read(fileVariable: "INTENT_APP_KEY_FILE", variable: "INTENT_APP_KEY", file: file),
-            let key = Digest.bytes(hex: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count >= 32
-        else {
-            throw ValidationError(
-                "No app key of at least 32 bytes: pass --app-key-file FILE, or set INTENT_APP_KEY_FILE or INTENT_APP_KEY (hex)."
-            )
-        }
-        return key
+        try Secrets.hexKey("app key", flag: "--app-key-file", variable: "INTENT_APP_KEY", file: file)
     }
 }
 

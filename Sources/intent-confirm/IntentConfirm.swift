@@ -41,8 +41,7 @@ struct IntentConfirm: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "intent-confirm")
         let client = try kafka.configuration(clientID: "intent-confirm")
         let topics = worker.topicOptions.topics
-        let down = (unavailableServices ?? ProcessInfo.processInfo.environment["INTENT_UNAVAILABLE_SERVICES"] ?? "")
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let down = Secrets.list(unavailableServices, variable: "INTENT_UNAVAILABLE_SERVICES") ?? []
         let stage = ConfirmStage(
             bindingKey: BindingKey(try Secrets.bindingKey(file: bindingKeyFile)), amounts: try amounts.policy(),
             unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))

@@ -53,13 +53,10 @@ struct IntentResolve: AsyncParsableCommand {
     var allowUnsigned = false
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
         let topics = worker.topicOptions.topics
-        let services = (messagingServices ?? environment["INTENT_MESSAGING_SERVICES"]).map {
-            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+        let services = Secrets.list(messagingServices, variable: "INTENT_MESSAGING_SERVICES")
         if allowUnsigned { logger.warning("accepting unsigned intent requests (--allow-unsigned)") }
         let resolve = ResolveWorker(
             configuration: ResolveWorker.Configuration(
