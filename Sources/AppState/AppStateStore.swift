@@ -72,12 +72,8 @@ public final class AppStateStore: Sendable {
                     let row = try Row.fetchOne(
                         db, sql: "SELECT available, held FROM balances WHERE user_id = ? AND currency = ?",
                         arguments: [user, currency])!
-                    let body: JSONValue = .object([
-                        "currency": .string(currency),
-                        "available": .string(Money(currency: currency, micros: row["available"]).amount.description),
-                        "held": .string(Money(currency: currency, micros: row["held"]).amount.description),
-                    ])
-                    try Self.recordChange(db, user, AppStateUpdates.Kind.balance.rawValue, currency, body, at)
+                    try Self.recordChange(
+                        db, user, AppStateUpdates.Kind.balance.rawValue, currency, Self.balance(row, currency), at)
                 }
             }
             return true
@@ -104,6 +100,15 @@ public final class AppStateStore: Sendable {
                 ON CONFLICT (user_id, kind, item_id) DO UPDATE SET body = excluded.body
                 """, arguments: [user, kind.rawValue, id, String(decoding: CanonicalJSON.encode(value), as: UTF8.self)])
         return value
+    }
+
+    /// A balance row as the API shows it: exact amounts as decimal strings.
+    private static func balance(_ row: Row, _ currency: String) -> JSONValue {
+        .object([
+            "currency": .string(currency),
+            "available": .string(Money(currency: currency, micros: row["available"]).amount.description),
+            "held": .string(Money(currency: currency, micros: row["held"]).amount.description),
+        ])
     }
 
     private static func recordChange(
@@ -164,15 +169,7 @@ public final class AppStateStore: Sendable {
             let balances = try Row.fetchAll(
                 db, sql: "SELECT currency, available, held FROM balances WHERE user_id = ? ORDER BY currency",
                 arguments: [user])
-            state[AppStateUpdates.Kind.balance.plural] = .array(
-                balances.map { row in
-                    let currency: String = row["currency"]
-                    return .object([
-                        "currency": .string(currency),
-                        "available": .string(Money(currency: currency, micros: row["available"]).amount.description),
-                        "held": .string(Money(currency: currency, micros: row["held"]).amount.description),
-                    ])
-                })
+            state[AppStateUpdates.Kind.balance.plural] = .array(balances.map { Self.balance($0, $0["currency"]) })
             state["user"] = .string(user)
             state["cursor"] = .integer(cursor ?? 0)
             return .object(state)

@@ -32,8 +32,9 @@ public struct ConfirmWorker: Service {
                 ]
             },
             process: { message in
-                let snapshot = ledger.withLock { $0 }
-                return stage.process(key: message.keyString, value: message.value, ledger: snapshot)
+                // Decide under the lock: a copy taken out of it would make the follower's next
+                // write duplicate the whole ledger (copy on write), once per record.
+                ledger.withLock { stage.process(key: message.keyString, value: message.value, ledger: $0) }
             })
     }
 

@@ -40,16 +40,19 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
         return "\(padded[..<point]).\(padded[point...])"
     }
 
-    /// Fraction digits that are not trailing zeros ("1.50" has 1).
-    public var significantScale: Int {
+    /// The same value without trailing fraction zeros ("1.50" → "1.5", "100.00" → "100").
+    public var normalized: DecimalAmount {
         var scale = self.scale
         var units = self.units
         while scale > 0 && units % 10 == 0 {
             units /= 10
             scale -= 1
         }
-        return scale
+        return DecimalAmount(units: units, scale: scale)
     }
+
+    /// Fraction digits that are not trailing zeros ("1.50" has 1).
+    public var significantScale: Int { normalized.scale }
 
     /// The value in units of 10^-scale; nil if it does not fit (never for parsed amounts).
     public func units(atScale target: Int) -> Int64? {
@@ -75,13 +78,9 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     public func hash(into hasher: inout Hasher) {
-        let significant = significantScale
-        hasher.combine(units / Self.power(scale - significant))
-        hasher.combine(significant)
-    }
-
-    private static func power(_ exponent: Int) -> Int64 {
-        (0..<exponent).reduce(1) { value, _ in value * 10 }
+        let normalized = self.normalized
+        hasher.combine(normalized.units)
+        hasher.combine(normalized.scale)
     }
 }
 

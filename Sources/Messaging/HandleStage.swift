@@ -49,7 +49,11 @@ public struct HandleStage: Sendable {
             // Already handled: say the same again.
             let delivered = existing.allSatisfy { $0.status == .delivered }
             return StageResult(events: [
-                (.responses, response(envelope, intentID, delivered ? .success : .inProgress, existing.map(\.id), now))
+                (
+                    .responses,
+                    response(
+                        envelope, intentID, .sendMessage, delivered ? .success : .inProgress, existing.map(\.id), now)
+                )
             ])
         }
         let messageID = "msg-" + EventID.derived("message", userID, intentID)
@@ -64,7 +68,10 @@ public struct HandleStage: Sendable {
         history.apply(event)
         return StageResult(events: [
             (.messages, wrap(event, envelope, now)),
-            (.responses, response(envelope, intentID, delay == nil ? .success : .inProgress, [messageID], now)),
+            (
+                .responses,
+                response(envelope, intentID, .sendMessage, delay == nil ? .success : .inProgress, [messageID], now)
+            ),
         ])
     }
 
@@ -83,7 +90,8 @@ public struct HandleStage: Sendable {
                 userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
                 data: .object([:]))
             result.events.append((.messages, wrap(event, cause, now)))
-            result.events.append((.responses, response(cause, message.intentID, .success, [message.id], now)))
+            result.events.append(
+                (.responses, response(cause, message.intentID, .sendMessage, .success, [message.id], now)))
         }
         return result
     }
@@ -104,7 +112,7 @@ public struct HandleStage: Sendable {
                 && (search.dateRange?.end.map { message.sentAt.date <= $0 } ?? true)
         }
         return StageResult(events: [
-            (.responses, response(envelope, envelope.intentID!, .success, found.map(\.id), now))
+            (.responses, response(envelope, envelope.intentID!, .searchForMessages, .success, found.map(\.id), now))
         ])
     }
 
@@ -131,18 +139,16 @@ public struct HandleStage: Sendable {
         history.apply(event)
         return StageResult(events: [
             (.messages, wrap(event, envelope, now)),
-            (.responses, response(envelope, intentID, .success, change.messageIDs, now)),
+            (.responses, response(envelope, intentID, .setMessageAttribute, .success, change.messageIDs, now)),
         ])
     }
 
     // MARK: Events
 
     private func response(
-        _ cause: EventEnvelope, _ intentID: String, _ code: ResponseCode, _ messageIDs: [String], _ now: Date
+        _ cause: EventEnvelope, _ intentID: String, _ kind: Intent.Kind, _ code: ResponseCode, _ messageIDs: [String],
+        _ now: Date
     ) -> EventEnvelope {
-        let kind: Intent.Kind =
-            cause.type == "message.delivery.v1"
-            ? .sendMessage : (try? cause.decodeData(as: IntentConfirmation.self))?.intent.kind ?? .sendMessage
         let message =
             switch code {
             case .inProgress: "Sending…"

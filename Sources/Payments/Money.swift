@@ -21,15 +21,7 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func zero(_ currency: String) -> Money { Money(currency: currency, micros: 0) }
 
     /// The amount as written on the wire, without trailing zeros ("100.5").
-    public var amount: DecimalAmount {
-        var units = micros
-        var scale = Self.scale
-        while scale > 0 && units % 10 == 0 {
-            units /= 10
-            scale -= 1
-        }
-        return DecimalAmount(units: units, scale: scale)
-    }
+    public var amount: DecimalAmount { DecimalAmount(units: micros, scale: Self.scale).normalized }
 
     public var currencyAmount: CurrencyAmount { CurrencyAmount(amount: amount, currency: currency) }
 

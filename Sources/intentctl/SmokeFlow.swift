@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import IntentEvents
+import IntentWorkers
 import Kafka
 import Logging
 import ServiceLifecycle
@@ -56,10 +57,7 @@ final class SmokeFlow: Service, Sendable {
                     type: SmokePing.type, time: Date(), subject: "ping-\(sequence)", dataSchema: SmokePing.dataSchema,
                     userID: user, conversationID: "demo-\(user)",
                     data: .object(["sequence": .integer(Int64(sequence)), "message": .string("hello from \(user)")]))
-                messages.append(
-                    KafkaProducerMessage(
-                        topic: topic, key: user, value: envelope.encoded(),
-                        headers: [KafkaHeader(key: "content-type", string: "application/cloudevents+json")]))
+                messages.append(KafkaProducerMessage(topic: topic, event: envelope))
             }
         }
         let reports = try await producer.sendAll(messages)
