@@ -24,16 +24,13 @@ struct IntentConfirm: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var worker: WorkerOptions
     @OptionGroup var amounts: AmountOptions
+    @OptionGroup var bindingKey: BindingKeyOptions
 
     @Option(
         help: ArgumentHelp(
             "Messaging services that are down right now, comma-separated. Default: $INTENT_UNAVAILABLE_SERVICES, else none.",
             valueName: "list"))
     var unavailableServices: String?
-
-    @Option(
-        help: ArgumentHelp("File with the binding key (hex). Default: $INTENT_BINDING_KEY_FILE.", valueName: "FILE"))
-    var bindingKeyFile: String?
 
     @Option(help: "Seconds the user has to confirm a payment.") var confirmationWindow = 120
 
@@ -43,7 +40,7 @@ struct IntentConfirm: AsyncParsableCommand {
         let topics = worker.topicOptions.topics
         let down = Secrets.list(unavailableServices, variable: "INTENT_UNAVAILABLE_SERVICES") ?? []
         let stage = ConfirmStage(
-            bindingKey: BindingKey(try Secrets.bindingKey(file: bindingKeyFile)), amounts: try amounts.policy(),
+            bindingKey: BindingKey(try bindingKey.key()), amounts: try amounts.policy(),
             unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))
         let confirm = ConfirmWorker(
             configuration: ConfirmWorker.Configuration(

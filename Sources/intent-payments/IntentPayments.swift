@@ -26,22 +26,15 @@ struct IntentPayments: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var worker: WorkerOptions
-
-    @Option(
-        help: ArgumentHelp("File with the binding key (hex). Default: $INTENT_BINDING_KEY_FILE.", valueName: "FILE"))
-    var bindingKeyFile: String?
-
-    @Option(
-        help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
-    var sourceKeys: String?
+    @OptionGroup var bindingKey: BindingKeyOptions
+    @OptionGroup var sourceKeys: SourceKeyOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
         let client = try kafka.configuration(clientID: "intent-payments")
         let topics = worker.topicOptions.topics
         let stage = PaymentsStage(
-            bindingKey: BindingKey(try Secrets.bindingKey(file: bindingKeyFile)),
-            authenticator: try Secrets.sourceKeys(file: sourceKeys))
+            bindingKey: BindingKey(try bindingKey.key()), authenticator: try sourceKeys.authenticator())
         let payments = PaymentsWorker(
             configuration: PaymentsWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage),

@@ -38,16 +38,13 @@ struct IntentResolve: AsyncParsableCommand {
 
     @OptionGroup var worker: WorkerOptions
     @OptionGroup var amounts: AmountOptions
+    @OptionGroup var sourceKeys: SourceKeyOptions
 
     @Option(
         help: ArgumentHelp(
             "Messaging services users may name, comma-separated. Default: $INTENT_MESSAGING_SERVICES, else sms,chat.",
             valueName: "list"))
     var messagingServices: String?
-
-    @Option(
-        help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
-    var sourceKeys: String?
 
     @Flag(help: "Accept unsigned intent requests. For development only: anyone who can publish could act as any user.")
     var allowUnsigned = false
@@ -63,7 +60,7 @@ struct IntentResolve: AsyncParsableCommand {
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
                 resolver: IntentResolver(
                     amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"]),
-                authenticator: allowUnsigned ? nil : try Secrets.sourceKeys(file: sourceKeys)),
+                authenticator: allowUnsigned ? nil : try sourceKeys.authenticator()),
             logger: logger)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],

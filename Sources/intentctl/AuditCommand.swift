@@ -21,11 +21,8 @@ struct AuditCommand: AsyncParsableCommand {
             listed, not counted as broken.
             """)
 
-    @Option(
-        help: ArgumentHelp(
-            "File with the binding key (hex), to check bindings too. Default: $INTENT_BINDING_KEY_FILE, if set.",
-            valueName: "FILE"))
-    var bindingKeyFile: String?
+    /// Given, bindings are checked too.
+    @OptionGroup var bindingKey: BindingKeyOptions
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
@@ -34,11 +31,7 @@ struct AuditCommand: AsyncParsableCommand {
         let configuration = try kafka.configuration(clientID: "intentctl-audit")
         let logger = try logging.makeLogger(label: "intentctl.audit")
         let topics = topicOptions.topics
-        let environment = ProcessInfo.processInfo.environment
-        let key: BindingKey? =
-            bindingKeyFile != nil || environment["INTENT_BINDING_KEY_FILE"] != nil
-                || environment["INTENT_BINDING_KEY"] != nil
-            ? BindingKey(try Secrets.bindingKey(file: bindingKeyFile)) : nil
+        let key = bindingKey.isConfigured ? BindingKey(try bindingKey.key()) : nil
         var unreadable = 0
         func read(_ topic: String) async throws -> [EventEnvelope] {
             let (events, skipped) = try await TopicReader.events(

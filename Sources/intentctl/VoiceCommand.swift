@@ -19,9 +19,7 @@ struct VoiceCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The conversation script.", valueName: "SCRIPT")) var script: String
     @Option(help: "The voice service's source name (its key signs the events).") var source = "/voice/demo"
-    @Option(
-        help: ArgumentHelp("File with the voice services' keys. Default: $INTENT_SOURCE_KEYS_FILE.", valueName: "FILE"))
-    var sourceKeys: String?
+    @OptionGroup var sourceKeys: SourceKeyOptions
     @Option(help: "Seconds to wait for each step to finish.") var stepTimeout = 60
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
@@ -34,7 +32,7 @@ struct VoiceCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("Cannot read the script \(script): \(error)")
         }
-        let authenticator = try Secrets.sourceKeys(file: sourceKeys)
+        let authenticator = try sourceKeys.authenticator()
         guard authenticator.sources.contains(source) else {
             throw ValidationError(
                 "No key for source \(source); keys exist for \(authenticator.sources.joined(separator: ", ")).")
