@@ -31,7 +31,7 @@ demo: build ## Run the pipeline demo on an embedded local broker
 
 test: setup lint ## Run every test (unit and integration, against a real local broker)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
+	SWIFT=$(SWIFT) bash scripts/run-tests.sh --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
 
 bench: setup ## Benchmark the Kafka layer against raw librdkafka, and the contact resolver
 	$(SWIFT) run -c release intent-bench kafka

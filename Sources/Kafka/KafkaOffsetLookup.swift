@@ -48,6 +48,9 @@ public final class KafkaOffsetLookup: Sendable {
         properties["enable.auto.commit"] = "false"
         properties["enable.auto.offset.store"] = "false"
         properties["enable.partition.eof"] = "true"
+        // Reads here stop at the end of the log; let the broker answer an
+        // empty fetch at once instead of holding it for new records.
+        properties["fetch.wait.max.ms"] = "10"
         properties["group.id"] = groupID ?? "intent-pipeline-offset-lookup"
         handle = try RDKafkaHandle(kind: .consumer, properties: properties, callbacks: ClientCallbacks(logger: logger))
         try KafkaError.check(rd_kafka_poll_set_consumer(handle.pointer), "route events to consumer queue")
@@ -237,14 +240,28 @@ private struct PartitionReader: Sendable {
         defer { _ = rd_kafka_assign(handle.pointer, nil) }
         var records: [(offset: Int64, time: Int64)] = []
         let deadline = ContinuousClock.now + timeout
+        var lastProgress = ContinuousClock.now
         while records.count < count {
             guard ContinuousClock.now < deadline else {
                 throw .client(
                     "reading \(partition) from \(offset) took longer than \(timeout)", operation: "read offsets",
                     code: .timedOut)
             }
-            guard let raw = rd_kafka_consumer_poll(handle.pointer, 100) else { continue }
+            guard let raw = rd_kafka_consumer_poll(handle.pointer, 100) else {
+                // Each read re-assigns the one partition it reads. Under load
+                // (CI, many brokers on two cores) a read was seen to get
+                // nothing at all until its timeout. An answer (records or end
+                // of log) takes milliseconds on a healthy broker, so after
+                // three silent seconds assign again rather than keep waiting.
+                if ContinuousClock.now - lastProgress > .seconds(3) {
+                    _ = rd_kafka_assign(handle.pointer, nil)
+                    try KafkaError.check(rd_kafka_assign(handle.pointer, assignment.pointer), "assign \(partition)")
+                    lastProgress = ContinuousClock.now
+                }
+                continue
+            }
             defer { rd_kafka_message_destroy(raw) }
+            lastProgress = ContinuousClock.now
             let message = raw.pointee
             // Events of an earlier assignment may still be queued; skip them.
             guard message.partition == partition.partition,

@@ -53,12 +53,24 @@ public final class LocalBroker: Sendable {
     }
 
     public static func start(_ options: Options = Options()) async throws -> LocalBroker {
-        let port = try options.port ?? Loopback.freePort()
         let storage =
             options.durable
             ? try await LocalS3Server.start(logDirectory: options.logDirectory, detached: options.detached) : nil
-        let processes = try await launch(port: port, options: options, storage: storage)
-        return LocalBroker(port: port, options: options, storage: storage, processes: processes)
+        // A port picked here was free a moment ago; if something took it
+        // before the broker bound it, the broker exits and another is picked.
+        var attempt = 1
+        while true {
+            let port = try options.port ?? Loopback.freePort()
+            do {
+                let processes = try await launch(port: port, options: options, storage: storage)
+                return LocalBroker(port: port, options: options, storage: storage, processes: processes)
+            } catch LocalBrokerError.exited where options.port == nil && attempt < 3 {
+                attempt += 1
+            } catch {
+                await storage?.process.stop()
+                throw error
+            }
+        }
     }
 
     private static func launch(port: Int, options: Options, storage: LocalS3Server?) async throws -> [ManagedProcess] {

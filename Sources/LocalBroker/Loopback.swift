@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,24 +11,15 @@ import Foundation
 public enum Loopback {
     public static let host = "127.0.0.1"
 
-    /// A TCP port that was free a moment ago: bind to port 0 and ask the kernel.
+    /// A TCP port that was free a moment ago: bind to port 0 and ask the
+    /// kernel. Never the same port twice in one process, so brokers that
+    /// parallel tests start cannot be given each other's ports.
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LocalBrokerError.system("socket", errno) }
-        defer { close(fd) }
-        var address = loopbackAddress(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        for _ in 0..<1000 {
+            let port = try ReservedPort().port
+            if PortRegistry.shared.claim(port) { return port }
         }
-        guard bound == 0 else { throw LocalBrokerError.system("bind", errno) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw LocalBrokerError.system("getsockname", errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw LocalBrokerError.unexpected("no free loopback port that this process has not used already")
     }
 
     /// True when something accepts TCP connections on the port.
@@ -88,11 +80,21 @@ public enum Loopback {
         }
     }
 
-    private static func loopbackAddress(port: Int) -> sockaddr_in {
+    static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr(host)
         return address
+    }
+}
+
+/// Ports ``Loopback/freePort()`` has handed out in this process.
+private final class PortRegistry: Sendable {
+    static let shared = PortRegistry()
+    private let ports = Mutex<Set<Int>>([])
+
+    func claim(_ port: Int) -> Bool {
+        ports.withLock { $0.insert(port).inserted }
     }
 }

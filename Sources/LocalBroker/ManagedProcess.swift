@@ -10,61 +10,95 @@ public final class ManagedProcess: Sendable {
     /// Whether this process should outlive the one that started it (`intentctl broker start`).
     private let detached: Bool
 
+    private let exitWatch = ProcessExit()
+
+    /// - Parameter errorLogFile: Where standard error goes; `logFile` when nil.
     public init(
         name: String, executable: String, arguments: [String], environment: [String: String] = [:],
-        logFile: URL, detached: Bool = false
+        logFile: URL, errorLogFile: URL? = nil, detached: Bool = false
     ) throws {
         self.name = name
         self.logFile = logFile
         self.detached = detached
         try FileManager.default.createDirectory(
             at: logFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logFile)
+        let log = try Self.truncatedForWriting(logFile)
+        let errorLog = try errorLogFile.map(Self.truncatedForWriting) ?? log
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = log
-        process.standardError = log
+        process.standardError = errorLog
         process.standardInput = FileHandle.nullDevice
+        exitWatch.watch(process)
+        defer {
+            try? log.close()
+            if errorLog !== log { try? errorLog.close() }
+        }
         try process.run()
-        try? log.close()
+        exitWatch.launched()
         self.process = process
         if !detached { ChildRegistry.shared.add(process.processIdentifier) }
     }
 
     public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
-    public var exitStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
+    public var isRunning: Bool { !exitWatch.hasExited }
+    /// The exit status (the signal number if a signal ended it), or -1 while it runs.
+    public var exitStatus: Int32 { exitWatch.status ?? -1 }
+
+    /// Returns the exit status once the process has exited.
+    @discardableResult
+    public func waitForExit() async -> Int32 {
+        let status = await exitWatch.wait()
+        ChildRegistry.shared.remove(pid)
+        return status
+    }
 
     /// SIGKILL, then wait for exit: what a crash looks like to clients.
     public func kill() async {
-        await signalAndWait(SIGKILL)
+        if isRunning { Foundation.kill(pid, SIGKILL) }
+        await waitForExit()
     }
 
     /// SIGTERM and wait for exit, escalating to SIGKILL after `grace`.
     public func stop(grace: Duration = .seconds(5)) async {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         Foundation.kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.waitForExit()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: grace)
+                return false
+            }
+            // Whichever comes first: the exit, or the end of the grace period.
+            if await group.next() == false, isRunning { Foundation.kill(pid, SIGKILL) }
+            group.cancelAll()
         }
-        await signalAndWait(SIGKILL)
     }
 
-    private func signalAndWait(_ signal: Int32) async {
-        if process.isRunning { Foundation.kill(pid, signal) }
-        let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // waitUntilExit blocks; keep it off the cooperative thread pool.
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
+    /// Waits up to `timeout` for the process to exit by itself, then kills it.
+    /// Returns the exit status, or nil when it had to be killed.
+    public func waitForExit(within timeout: Duration) async -> Int32? {
+        await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await self.waitForExit() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
             }
+            let first = await group.next() ?? nil
+            if first == nil, isRunning { Foundation.kill(pid, SIGKILL) }
+            group.cancelAll()
+            return first
         }
-        ChildRegistry.shared.remove(pid)
+    }
+
+    private static func truncatedForWriting(_ file: URL) throws -> FileHandle {
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        return try FileHandle(forWritingTo: file)
     }
 
     /// The last lines of the process's log, for error messages.
@@ -74,7 +108,7 @@ public final class ManagedProcess: Sendable {
     }
 
     deinit {
-        if !detached, process.isRunning {
+        if !detached, isRunning {
             Foundation.kill(process.processIdentifier, SIGKILL)
             ChildRegistry.shared.remove(process.processIdentifier)
         }

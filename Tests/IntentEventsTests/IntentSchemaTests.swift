@@ -40,7 +40,7 @@ struct IntentSchemaTests {
     ]
 
     @Test("requests, prompts, resolved intents and contact records the code writes validate against schemas/")
-    func encodedEventsValidate() throws {
+    func encodedEventsValidate() async throws {
         var events = Self.everyIntent.enumerated().map { Self.request($1, intentID: "i\($0)") }
         let contacts = [
             Contact(id: "sunbo", displayName: "孙波", givenName: "波", familyName: "孙", interactionCount: 3),
@@ -65,7 +65,7 @@ struct IntentSchemaTests {
             }
         }
         #expect(types == [IntentResolutionReport.promptType, IntentResolutionReport.resolvedType])
-        let check = try SchemaCheck.run(events: events)
+        let check = try await SchemaCheck.run(events: events)
         let eventLines = check.lines.filter { $0.kind == "event" }
         #expect(eventLines.count == events.count)
         #expect(eventLines.allSatisfy { $0.ok == true }, "\(eventLines.compactMap(\.errors).filter { !$0.isEmpty })")
@@ -73,7 +73,7 @@ struct IntentSchemaTests {
     }
 
     @Test("what the Swift decoder refuses, the schemas refuse too")
-    func bothRefuse() throws {
+    func bothRefuse() async throws {
         let base = Self.request(Self.everyIntent[3])
         let variants: [(String, JSONValue)] = [
             (
@@ -123,7 +123,7 @@ struct IntentSchemaTests {
             #expect(throws: EventDecodingError.self, "\(name)") { try event.decodeData(as: IntentRequested.self) }
             events.append(event)
         }
-        let check = try SchemaCheck.run(events: events)
+        let check = try await SchemaCheck.run(events: events)
         let eventLines = check.lines.filter { $0.kind == "event" }
         #expect(eventLines.count == variants.count)
         for (line, variant) in zip(eventLines, variants) {

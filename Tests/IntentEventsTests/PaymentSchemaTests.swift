@@ -11,7 +11,7 @@ struct PaymentSchemaTests {
     static let time = Date(timeIntervalSince1970: 1_795_000_000.123)
 
     @Test("every event the confirm and payments stages write validates against schemas/")
-    func stagesWriteValidEvents() throws {
+    func stagesWriteValidEvents() async throws {
         let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
         let key = BindingKey(Array(repeating: 9, count: 32))
         let payments = PaymentsStage(bindingKey: key, authenticator: authenticator)
@@ -94,7 +94,7 @@ struct PaymentSchemaTests {
                 IntentConfirmation.type, IntentResponse.type, ConfirmationRequest.type, ConfirmationAnswer.type,
                 LedgerEvent.type, MessageEvent.type,
             ]), "\(types)")
-        let check = try SchemaCheck.run(events: events)
+        let check = try await SchemaCheck.run(events: events)
         let eventLines = check.lines.filter { $0.kind == "event" }
         #expect(eventLines.count == events.count)
         #expect(eventLines.allSatisfy { $0.ok == true }, "\(eventLines.compactMap(\.errors).filter { !$0.isEmpty })")

@@ -20,7 +20,7 @@ struct SchemaCheck {
     var lines: [Line]
 
     /// Runs scripts/check_schemas.py (jsonschema, draft 2020-12) over schemas/ and the given events.
-    static func run(events: [EventEnvelope], extraEvents: [[UInt8]] = []) throws -> SchemaCheck {
+    static func run(events: [EventEnvelope], extraEvents: [[UInt8]] = []) async throws -> SchemaCheck {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "schema-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,25 +34,23 @@ struct SchemaCheck {
             try Data(bytes).write(to: file)
             arguments += ["--event", file.path]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ToolLocator.python())
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        // Output to a file, not a pipe: Foundation's pipe reads trap on EINTR.
+        let output = directory.appendingPathComponent("report.jsonl")
+        let process = try ManagedProcess(
+            name: "schema check", executable: try ToolLocator.python(), arguments: arguments, logFile: output,
+            errorLogFile: directory.appendingPathComponent("errors.log"))
+        let status = try #require(await process.waitForExit(within: .seconds(120)), "the schema check hung")
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map {
             try JSONDecoder().decode(Line.self, from: Data($0.utf8))
         }
-        return SchemaCheck(status: process.terminationStatus, lines: lines)
+        return SchemaCheck(status: status, lines: lines)
     }
 }
 
 @Suite("Schemas and code agree")
 struct SchemaConformanceTests {
     @Test("every schema is a valid draft 2020-12 schema, and events the code encodes validate against them")
-    func encodedEventsValidate() throws {
+    func encodedEventsValidate() async throws {
         let events = [
             sampleEnvelope(),
             EventEnvelope(
@@ -60,7 +58,7 @@ struct SchemaConformanceTests {
                 dataSchema: SmokePing.dataSchema, userID: "user-2", conversationID: "c",
                 data: .object(["sequence": .integer(0), "message": .string("Юлия Щукина")])),
         ]
-        let check = try SchemaCheck.run(events: events)
+        let check = try await SchemaCheck.run(events: events)
         let schemaLines = check.lines.filter { $0.kind == "schema" }
         #expect(schemaLines.count >= 2)
         #expect(schemaLines.allSatisfy { $0.ok == true }, "\(schemaLines.filter { $0.ok != true })")
@@ -71,13 +69,13 @@ struct SchemaConformanceTests {
     }
 
     @Test("the schemas reject what the decoder rejects (the check can fail)")
-    func invalidEventsFail() throws {
+    func invalidEventsFail() async throws {
         var withoutUser = validObject()
         withoutUser["userid"] = nil
         var badPayload = validObject()
         badPayload["dataschema"] = SmokePing.dataSchema
         badPayload["data"] = ["sequence": -1, "message": "x"]
-        let check = try SchemaCheck.run(events: [], extraEvents: [json(withoutUser), json(badPayload)])
+        let check = try await SchemaCheck.run(events: [], extraEvents: [json(withoutUser), json(badPayload)])
         let eventLines = check.lines.filter { $0.kind == "event" }
         #expect(eventLines.count == 2)
         #expect(eventLines.allSatisfy { $0.ok == false })

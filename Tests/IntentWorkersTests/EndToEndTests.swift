@@ -115,25 +115,19 @@ enum Chromium {
         guard let executable else { throw Failure("chromium is not installed (make setup installs it)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("chromium"))
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--user-data-dir=\(profile.path)", "--virtual-time-budget=8000", "--dump-dom", url,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // The DOM goes to a file, not a pipe: Foundation's pipe reads trap on EINTR.
+        let dom = profile.appendingPathComponent("dom.html")
+        let browser = try ManagedProcess(
+            name: "chromium", executable: executable,
+            arguments: [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--user-data-dir=\(profile.path)", "--virtual-time-budget=8000", "--dump-dom", url,
+            ],
+            logFile: dom, errorLogFile: profile.appendingPathComponent("chromium.log"))
         // A hung browser must fail the test, not stall it.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
-        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
-            }
+        guard await browser.waitForExit(within: .seconds(60)) != nil else {
+            throw Failure("chromium did not finish within 60 seconds")
         }
-        return String(decoding: data, as: UTF8.self)
+        return try String(contentsOf: dom, encoding: .utf8)
     }
 }

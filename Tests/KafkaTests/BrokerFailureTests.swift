@@ -68,9 +68,11 @@ struct BrokerFailureTests {
 
     @Test("an unreachable broker gives a clear error within bounded time, never a hang")
     func unreachableBroker() async throws {
-        let port = try Loopback.freePort()
+        // Held for the whole test, so no broker another test starts can take the port.
+        let nobody = try ReservedPort()
         let configuration = KafkaConfiguration(
-            bootstrapServers: ["127.0.0.1:\(port)"], connectionSetupTimeout: .seconds(2), requestTimeout: .seconds(3))
+            bootstrapServers: ["127.0.0.1:\(nobody.port)"], connectionSetupTimeout: .seconds(2),
+            requestTimeout: .seconds(3))
         let admin = try KafkaAdminClient(configuration: configuration, logger: testLogger)
         let started = ContinuousClock.now
         do {
@@ -82,6 +84,7 @@ struct BrokerFailureTests {
         }
         #expect(ContinuousClock.now - started < .seconds(10))
         await admin.close()
+        withExtendedLifetime(nobody) {}
     }
 
     @Test("in durable mode a broker restart loses nothing")
