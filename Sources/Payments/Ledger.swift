@@ -149,8 +149,8 @@ public struct Ledger: Sendable {
         for entry in event.entries {
             let key = BalanceKey(account: entry.account, currency: entry.amount.currency)
             let micros = Money(entry.amount).micros
-            updated[key, default: 0] += entry.side == .credit ? micros : -micros
-            if checkingBalances, entry.account.hasPrefix("users/"), updated[key]! < 0 {
+            updated[key] = try Self.add(updated[key] ?? 0, entry.side == .credit ? micros : -micros, event.id)
+            if checkingBalances, entry.account.hasPrefix("users/"), updated[key, default: 0] < 0 {
                 throw .negativeBalance(entry.account)
             }
         }
@@ -165,9 +165,19 @@ public struct Ledger: Sendable {
         for entry in event.entries {
             let micros = Money(entry.amount).micros
             guard micros > 0 else { throw .invalid("event \(event.id): entry amounts must be positive") }
-            net[entry.amount.currency, default: 0] += entry.side == .credit ? micros : -micros
+            net[entry.amount.currency] = try Self.add(
+                net[entry.amount.currency] ?? 0, entry.side == .credit ? micros : -micros, event.id)
         }
         guard net.values.allSatisfy({ $0 == 0 }) else { throw .unbalanced(event.id) }
+    }
+
+    /// Balances are Int64 micro-units: up to 9.2 trillion of a currency. An
+    /// event that would go past that is refused, not allowed to trap the
+    /// worker that reads it (again after every restart).
+    private static func add(_ balance: Int64, _ delta: Int64, _ eventID: String) throws(ApplyError) -> Int64 {
+        let (sum, overflow) = balance.addingReportingOverflow(delta)
+        guard !overflow else { throw .invalid("event \(eventID): a balance would exceed what the ledger can hold") }
+        return sum
     }
 
     private mutating func record(_ event: LedgerEvent) throws(ApplyError) {

@@ -32,6 +32,21 @@ struct LedgerTests {
         #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
     }
 
+    @Test("a balance that would overflow is refused, not a crash of the worker reading it")
+    func overflowRefused() throws {
+        var ledger = try fundedLedger()
+        let largest = cny("999999999999.999999")
+        // Ten credits of the largest amount: past Int64 micro-units on the tenth.
+        let tooMuch = LedgerEvent(
+            id: "huge", kind: .deposit, userID: "bob",
+            entries: Array(
+                repeating: LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: largest), count: 10)
+                + Array(repeating: LedgerEntry(account: "bank/CNY", side: .debit, amount: largest), count: 10))
+        #expect(throws: Ledger.ApplyError.self) { try ledger.apply(tooMuch) }
+        #expect(!ledger.contains(eventID: "huge"))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+    }
+
     @Test("an event applied twice changes nothing")
     func idempotent() throws {
         var ledger = try fundedLedger()
