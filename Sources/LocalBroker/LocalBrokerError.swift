@@ -8,6 +8,7 @@ public enum LocalBrokerError: Error, CustomStringConvertible, Sendable {
     case system(String, Int32)
     case unexpected(String)
     case notRunning(String)
+    case timedOut(name: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -23,6 +24,8 @@ public enum LocalBrokerError: Error, CustomStringConvertible, Sendable {
             return message
         case .notRunning(let message):
             return message
+        case .timedOut(let name, let after):
+            return "\(name) did not finish within \(after) and was killed"
         }
     }
 }

@@ -43,7 +43,7 @@ public final class ManagedProcess: Sendable {
     }
 
     public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { !exitWatch.hasExited }
+    public var isRunning: Bool { exitWatch.status == nil }
     /// The exit status (the signal number if a signal ended it), or -1 while it runs.
     public var exitStatus: Int32 { exitWatch.status ?? -1 }
 
@@ -65,23 +65,12 @@ public final class ManagedProcess: Sendable {
     public func stop(grace: Duration = .seconds(5)) async {
         guard isRunning else { return }
         Foundation.kill(pid, SIGTERM)
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await self.waitForExit()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: grace)
-                return false
-            }
-            // Whichever comes first: the exit, or the end of the grace period.
-            if await group.next() == false, isRunning { Foundation.kill(pid, SIGKILL) }
-            group.cancelAll()
-        }
+        await waitForExit(within: grace)
     }
 
     /// Waits up to `timeout` for the process to exit by itself, then kills it.
     /// Returns the exit status, or nil when it had to be killed.
+    @discardableResult
     public func waitForExit(within timeout: Duration) async -> Int32? {
         await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await self.waitForExit() }
@@ -94,6 +83,22 @@ public final class ManagedProcess: Sendable {
             group.cancelAll()
             return first
         }
+    }
+
+    /// Runs a command to completion and returns its exit status and
+    /// standard output; standard error goes to `outputFile` + ".stderr".
+    /// Output goes through a file, not a pipe: Foundation's pipe reads are a
+    /// `try!` that traps when a read is interrupted.
+    public static func run(
+        name: String, executable: String, arguments: [String], outputFile: URL, timeout: Duration
+    ) async throws -> (status: Int32, output: String) {
+        let process = try ManagedProcess(
+            name: name, executable: executable, arguments: arguments, logFile: outputFile,
+            errorLogFile: outputFile.appendingPathExtension("stderr"))
+        guard let status = await process.waitForExit(within: timeout) else {
+            throw LocalBrokerError.timedOut(name: name, after: timeout)
+        }
+        return (status, try String(contentsOf: outputFile, encoding: .utf8))
     }
 
     private static func truncatedForWriting(_ file: URL) throws -> FileHandle {

@@ -47,8 +47,6 @@ final class ProcessExit: Sendable {
         for waiter in waiters { waiter.resume(returning: status) }
     }
 
-    var hasExited: Bool { state.withLock { $0.status != nil } }
-
     /// The exit status, or the signal number for a process killed by a signal; nil while running.
     var status: Int32? { state.withLock { $0.status } }
 

@@ -34,13 +34,10 @@ struct SchemaCheck {
             try Data(bytes).write(to: file)
             arguments += ["--event", file.path]
         }
-        // Output to a file, not a pipe: Foundation's pipe reads trap on EINTR.
-        let output = directory.appendingPathComponent("report.jsonl")
-        let process = try ManagedProcess(
-            name: "schema check", executable: try ToolLocator.python(), arguments: arguments, logFile: output,
-            errorLogFile: directory.appendingPathComponent("errors.log"))
-        let status = try #require(await process.waitForExit(within: .seconds(120)), "the schema check hung")
-        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map {
+        let (status, output) = try await ManagedProcess.run(
+            name: "schema check", executable: try ToolLocator.python(), arguments: arguments,
+            outputFile: directory.appendingPathComponent("report.jsonl"), timeout: .seconds(120))
+        let lines = try output.split(separator: "\n").map {
             try JSONDecoder().decode(Line.self, from: Data($0.utf8))
         }
         return SchemaCheck(status: status, lines: lines)

@@ -115,19 +115,14 @@ enum Chromium {
         guard let executable else { throw Failure("chromium is not installed (make setup installs it)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("chromium"))
         defer { try? FileManager.default.removeItem(at: profile) }
-        // The DOM goes to a file, not a pipe: Foundation's pipe reads trap on EINTR.
-        let dom = profile.appendingPathComponent("dom.html")
-        let browser = try ManagedProcess(
+        // A hung browser must fail the test, not stall it.
+        return try await ManagedProcess.run(
             name: "chromium", executable: executable,
             arguments: [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--user-data-dir=\(profile.path)", "--virtual-time-budget=8000", "--dump-dom", url,
             ],
-            logFile: dom, errorLogFile: profile.appendingPathComponent("chromium.log"))
-        // A hung browser must fail the test, not stall it.
-        guard await browser.waitForExit(within: .seconds(60)) != nil else {
-            throw Failure("chromium did not finish within 60 seconds")
-        }
-        return try String(contentsOf: dom, encoding: .utf8)
+            outputFile: profile.appendingPathComponent("dom.html"), timeout: .seconds(60)
+        ).output
     }
 }
