@@ -236,7 +236,10 @@ private struct PartitionReader: Sendable {
         in partition: KafkaTopicPartition, from offset: Int64, count: Int
     ) throws(KafkaError) -> [(offset: Int64, time: Int64)] {
         let assignment = TopicPartitionList([position(partition, offset)])
-        try KafkaError.check(rd_kafka_assign(handle.pointer, assignment.pointer), "assign \(partition)")
+        let assign = { () throws(KafkaError) in
+            try KafkaError.check(rd_kafka_assign(handle.pointer, assignment.pointer), "assign \(partition)")
+        }
+        try assign()
         defer { _ = rd_kafka_assign(handle.pointer, nil) }
         var records: [(offset: Int64, time: Int64)] = []
         let deadline = ContinuousClock.now + timeout
@@ -255,7 +258,7 @@ private struct PartitionReader: Sendable {
                 // three silent seconds assign again rather than keep waiting.
                 if ContinuousClock.now - lastProgress > .seconds(3) {
                     _ = rd_kafka_assign(handle.pointer, nil)
-                    try KafkaError.check(rd_kafka_assign(handle.pointer, assignment.pointer), "assign \(partition)")
+                    try assign()
                     lastProgress = ContinuousClock.now
                 }
                 continue

@@ -24,31 +24,34 @@ public enum Loopback {
 
     /// True when something accepts TCP connections on the port.
     public static func isAccepting(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopbackAddress(port: port)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return result == 0
+        guard let fd = try? connectedSocket(port: port) else { return false }
+        close(fd)
+        return true
     }
 
-    /// Sends a bodiless HTTP/1.1 request and returns the status code; enough to
-    /// create a bucket on the local S3 server without an HTTP client library.
-    public static func httpStatus(method: String, port: Int, path: String) throws -> Int {
+    /// A TCP socket connected to the port on the loopback interface; the caller closes it.
+    private static func connectedSocket(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LocalBrokerError.system("socket", errno) }
-        defer { close(fd) }
         var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw LocalBrokerError.system("connect to port \(port)", errno) }
+        guard connected == 0 else {
+            let error = LocalBrokerError.system("connect to port \(port)", errno)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Sends a bodiless HTTP/1.1 request and returns the status code; enough to
+    /// create a bucket on the local S3 server without an HTTP client library.
+    public static func httpStatus(method: String, port: Int, path: String) throws -> Int {
+        let fd = try connectedSocket(port: port)
+        defer { close(fd) }
         let request =
             "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         let sent = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }

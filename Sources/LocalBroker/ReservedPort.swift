@@ -16,23 +16,23 @@ public final class ReservedPort: Sendable {
     public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LocalBrokerError.system("socket", errno) }
+        func failure(_ call: String) -> LocalBrokerError {
+            let error = LocalBrokerError.system(call, errno)
+            close(fd)
+            return error
+        }
         var address = Loopback.loopbackAddress(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
+        guard bound == 0 else { throw failure("bind") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named =
-            bound == 0
-            ? withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            } : -1
-        guard named == 0 else {
-            let error = LocalBrokerError.system(bound == 0 ? "getsockname" : "bind", errno)
-            close(fd)
-            throw error
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
+        guard named == 0 else { throw failure("getsockname") }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }
