@@ -20,9 +20,7 @@ public struct ConfirmWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "confirm worker",
-            configuration: StageWorker.Configuration(
-                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.resolved, sessionTimeout: configuration.sessionTimeout),
+            configuration: configuration.worker(input: configuration.topics.resolved),
             logger: logger,
             followers: { reject in
                 [

@@ -19,9 +19,7 @@ public struct HandleWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "handle worker",
-            configuration: StageWorker.Configuration(
-                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.confirmed, sessionTimeout: configuration.sessionTimeout),
+            configuration: configuration.worker(input: configuration.topics.confirmed),
             logger: logger,
             followers: { reject in
                 [

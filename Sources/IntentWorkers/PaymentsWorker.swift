@@ -22,9 +22,7 @@ public struct PaymentsWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "payments worker",
-            configuration: StageWorker.Configuration(
-                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.confirmations, sessionTimeout: configuration.sessionTimeout),
+            configuration: configuration.worker(input: configuration.topics.confirmations),
             logger: logger,
             followers: { reject in
                 [

@@ -21,3 +21,11 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
         self.sessionTimeout = sessionTimeout
     }
 }
+
+extension StageConfiguration {
+    /// The stage worker's settings for a worker that consumes `input`.
+    func worker(input: String) -> StageWorker.Configuration {
+        StageWorker.Configuration(
+            kafka: kafka, topics: topics, groupID: groupID, input: input, sessionTimeout: sessionTimeout)
+    }
+}
