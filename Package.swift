@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "LocalBroker",
+                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "LocalBroker", "Payments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

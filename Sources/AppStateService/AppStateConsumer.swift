@@ -1,9 +1,10 @@
 public import AppState
 import Foundation
-import IntentEvents
+public import IntentEvents
 public import IntentWorkers
 public import Kafka
 public import Logging
+import Payments
 public import ServiceLifecycle
 import Synchronization
 
@@ -17,19 +18,40 @@ public final class AppStateConsumer: Service, Sendable {
     private let topics: PipelineTopics
     private let groupID: String
     private let sessionTimeout: Duration
+    /// The stages' keys: an event is applied only if the stage allowed to produce it signed it.
+    private let keys: EventAuthenticator
     private let logger: Logger
     private let readyState = Mutex(false)
 
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
-        sessionTimeout: Duration = .seconds(10), logger: Logger
+        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), logger: Logger
     ) {
+        self.keys = keys
         self.store = store
         self.configuration = configuration
         self.topics = topics
         self.groupID = groupID
         self.sessionTimeout = sessionTimeout
         self.logger = logger
+    }
+
+    /// The record's event, if a producer allowed on its topic signed it: responses come
+    /// from the confirm, payments and handle stages, messages from the handle stage, and
+    /// ledger events from the ledger's writers (``LedgerRecord``).
+    private func authenticated(_ message: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
+        let event = try EventEnvelope.decode(message.value ?? [])
+        let producers: Producers =
+            switch message.topic {
+            case topics.responses: .only(PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle)
+            case topics.messages: .only(PipelineSource.handle)
+            default: LedgerRecord.writers
+            }
+        try keys.verify(event, signature: message.signature, producedBy: producers)
+        if message.topic == topics.ledger {
+            try LedgerRecord.checkWriter(event.source, of: try event.decodeData(as: LedgerEvent.self))
+        }
+        return event
     }
 
     /// True once the consumer has partitions assigned (for the readiness probe).
@@ -49,7 +71,7 @@ public final class AppStateConsumer: Service, Sendable {
                 var applied = 0
                 for message in batch {
                     do {
-                        let event = try EventEnvelope.decode(message.value ?? [])
+                        let event = try authenticated(message)
                         if try await store.apply(event) { applied += 1 }
                     } catch {
                         // Not ours to dead-letter: the producing worker checked it; log and go on.

@@ -120,10 +120,18 @@ public enum Secrets {
                 "No voice-service keys: pass --source-keys FILE, or set INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS (lines \"SOURCE HEXKEY\")."
             )
         }
+        let keys: [SigningKey]
         do {
-            return EventAuthenticator(keys: try EventAuthenticator.parseKeys(text, origin: "source keys"))
+            keys = try EventAuthenticator.parseKeys(text, origin: "source keys")
         } catch {
             throw ValidationError("\(error)")
         }
+        // A voice service never speaks as a stage: /workers/ and /operators/ sources are the pipeline's own.
+        if let stage = keys.first(where: { PipelineSource.isInternal($0.source) }) {
+            throw ValidationError(
+                "The voice services' keys list \(stage.source), a source reserved for the pipeline's stages (their keys go in --stage-keys)."
+            )
+        }
+        return EventAuthenticator(keys: keys)
     }
 }

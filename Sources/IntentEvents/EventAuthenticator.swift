@@ -1,65 +1,196 @@
 import Foundation
 import IntentCrypto
 
-/// Authenticates events from outside the pipeline (voice services): each
-/// source has its own key, and signs the event's canonical form
-/// (``EventEnvelope/encoded()``: sorted keys, RFC 3339 times with
-/// milliseconds) with HMAC-SHA256. The signature travels in the record header
-/// ``signatureHeader`` as lowercase hex. A leaked key lets an attacker speak
-/// only as that one source, and rotating it is a configuration change.
+/// Authenticates events by who produced them. Every producer, a voice
+/// service or a pipeline stage, has its own keys, and signs the event's
+/// canonical form (``EventEnvelope/encoded()``: sorted keys, RFC 3339 times
+/// with milliseconds) with HMAC-SHA256. The signature travels in the record
+/// header ``EventSignature/header`` as lowercase hex, the key's id in
+/// ``EventSignature/keyIDHeader``.
+///
+/// A topic is not an identity: a consumer checks that an event's `source` is
+/// one allowed to produce it *and* that the source's key signed it, so a
+/// record written straight onto a stage's topic, or signed by another stage,
+/// changes nothing. A leaked key lets an attacker speak only as that one
+/// source; rotating it means listing the new key next to the old one (both
+/// verify; the last one listed signs), then removing the old one.
 public struct EventAuthenticator: Sendable {
-    public static let signatureHeader = "intent-signature"
+    /// Compatibility names for the headers (voice services used these before key ids existed).
+    public static let signatureHeader = EventSignature.header
 
-    /// Key bytes by event `source` (e.g. `/voice/eu-1`).
-    private let keys: [String: [UInt8]]
+    /// Keys by source, oldest first: the last one signs.
+    private let keys: [String: [SigningKey]]
 
+    public init(keys: [SigningKey]) {
+        self.keys = Dictionary(grouping: keys, by: \.source)
+    }
+
+    /// One key per source, with ids derived from the keys.
     public init(keys: [String: [UInt8]]) {
-        self.keys = keys
+        self.init(keys: keys.map { SigningKey(source: $0.key, bytes: $0.value) })
     }
 
     public var sources: [String] { keys.keys.sorted() }
 
-    /// The signature to send with the event; nil when the source has no key.
-    public func signature(for event: EventEnvelope) -> String? {
-        keys[event.source].map { Digest.hex(Digest.hmacSHA256(key: $0, message: event.encoded())) }
+    public func hasKey(for source: String) -> Bool { keys[source]?.isEmpty == false }
+
+    /// Every key, for merging keyrings.
+    public var allKeys: [SigningKey] { keys.keys.sorted().flatMap { keys[$0] ?? [] } }
+
+    /// The signature to send with the event; nil when its source has no key.
+    public func signature(for event: EventEnvelope) -> EventSignature? {
+        signature(forCanonical: event.encoded(), source: event.source)
     }
 
-    /// Accepts the event only with a valid signature from its own source's key.
-    public func verify(_ event: EventEnvelope, signature: String?) throws(EventDecodingError) {
-        guard let key = keys[event.source] else {
+    /// The signature of an event already encoded (``EventEnvelope/encoded()``), so a
+    /// producer encodes each event once.
+    public func signature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
+        guard let key = keys[source]?.last else { return nil }
+        return EventSignature(keyID: key.id, hex: Digest.hex(Digest.hmacSHA256(key: key.bytes, message: bytes)))
+    }
+
+    /// Accepts the event only if `isAllowed` accepts its source (who may
+    /// produce this kind of event) and one of that source's keys signed it;
+    /// with a key id, only that key is tried.
+    public func verify(
+        _ event: EventEnvelope, signature: EventSignature?, producedBy isAllowed: Producers = .any
+    ) throws(EventDecodingError) {
+        guard isAllowed.admits(event.source) else {
+            throw EventDecodingError(
+                .wrongProducer, field: "$.source",
+                "\(event.type) must come from \(isAllowed.description), not from \(event.source)")
+        }
+        guard let candidates = keys[event.source], !candidates.isEmpty else {
             throw EventDecodingError(.unauthenticated, field: "$.source", "no key for source \(event.source)")
         }
         guard let signature else {
-            throw EventDecodingError(.unauthenticated, field: Self.signatureHeader, "the event is not signed")
+            throw EventDecodingError(.unauthenticated, field: EventSignature.header, "the event is not signed")
         }
-        let expected = Digest.hmacSHA256(key: key, message: event.encoded())
-        guard Digest.constantTimeEqual(Array(Digest.hex(expected).utf8), Array(signature.lowercased().utf8)) else {
+        let tried = signature.keyID.map { id in candidates.filter { $0.id == id } } ?? candidates
+        guard !tried.isEmpty else {
             throw EventDecodingError(
-                .unauthenticated, field: Self.signatureHeader, "the signature does not match the event")
+                .unauthenticated, field: EventSignature.keyIDHeader,
+                "key \(signature.keyID ?? "") is not a key of \(event.source) (retired, or never issued)")
         }
+        let message = event.encoded()
+        let given = Array(signature.hex.lowercased().utf8)
+        for key in tried
+        where Digest.constantTimeEqual(
+            Array(Digest.hex(Digest.hmacSHA256(key: key.bytes, message: message)).utf8), given)
+        {
+            return
+        }
+        throw EventDecodingError(
+            .unauthenticated, field: EventSignature.header, "the signature does not match the event")
     }
 
     public struct KeyError: Error, CustomStringConvertible {
         public var description: String
     }
 
-    /// Reads keys as lines `SOURCE HEXKEY` (blank lines and `#` comments
-    /// allowed), from a file or from an environment variable's value. Keys
-    /// must be at least 32 bytes.
-    public static func parseKeys(_ text: String, origin: String) throws(KeyError) -> [String: [UInt8]] {
-        var keys: [String: [UInt8]] = [:]
+    /// Reads keys as lines `SOURCE HEXKEY` or `SOURCE KEYID HEXKEY` (blank
+    /// lines and `#` comments allowed; commas separate entries too, for
+    /// environment variables), from a file or an environment variable's
+    /// value. Keys must be at least 32 bytes. A source listed twice has two
+    /// keys (a rotation): both verify, the last one signs.
+    public static func parseKeys(_ text: String, origin: String) throws(KeyError) -> [SigningKey] {
+        var keys: [SigningKey] = []
         for (number, rawLine) in text.split(whereSeparator: { $0 == "\n" || $0 == "," }).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "=" }).map(String.init)
-            guard fields.count == 2, let key = Digest.bytes(hex: fields[1]), key.count >= 32 else {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "=" || $0 == "\t" }).map(String.init)
+            guard (2...3).contains(fields.count), let key = Digest.bytes(hex: fields[fields.count - 1]), key.count >= 32
+            else {
                 throw KeyError(
                     description:
-                        "\(origin), entry \(number + 1): expected \"SOURCE HEXKEY\" with a key of at least 32 bytes (64 hex digits)"
+                        "\(origin), entry \(number + 1): expected \"SOURCE HEXKEY\" or \"SOURCE KEYID HEXKEY\" with a key of at least 32 bytes (64 hex digits)"
                 )
             }
-            keys[fields[0]] = key
+            let signingKey =
+                fields.count == 3
+                ? SigningKey(source: fields[0], id: fields[1], bytes: key) : SigningKey(source: fields[0], bytes: key)
+            if keys.contains(where: { $0.source == signingKey.source && $0.id == signingKey.id }) {
+                throw KeyError(description: "\(origin), entry \(number + 1): key id \(signingKey.id) is listed twice")
+            }
+            keys.append(signingKey)
         }
         return keys
+    }
+}
+
+/// One producer's key.
+public struct SigningKey: Sendable, Hashable {
+    /// The `source` the key signs for (`/voice/eu-1`, `/workers/confirm`).
+    public var source: String
+    /// Travels with each signature so a verifier tries exactly one key, also during a rotation.
+    public var id: String
+    public var bytes: [UInt8]
+
+    public init(source: String, id: String, bytes: [UInt8]) {
+        self.source = source
+        self.id = id
+        self.bytes = bytes
+    }
+
+    /// A key whose id is derived from it (the first 8 bytes of its SHA-256, in hex):
+    /// stable, and says nothing usable about the key.
+    public init(source: String, bytes: [UInt8]) {
+        self.init(source: source, id: Digest.hex(Digest.sha256(bytes).prefix(8)), bytes: bytes)
+    }
+}
+
+/// A signature as it travels in record headers.
+public struct EventSignature: Sendable, Hashable {
+    public static let header = "intent-signature"
+    public static let keyIDHeader = "intent-key-id"
+
+    /// Nil for producers that predate key ids: every key of the source is tried.
+    public var keyID: String?
+    /// Lowercase hex of the HMAC-SHA256 over the canonical event.
+    public var hex: String
+
+    public init(keyID: String?, hex: String) {
+        self.keyID = keyID
+        self.hex = hex
+    }
+}
+
+/// Which sources may produce a kind of event: the trust rule a consumer
+/// applies before it acts, independent of the topic the event came on.
+public struct Producers: Sendable, CustomStringConvertible {
+    private let rule: @Sendable (String) -> Bool
+    public let description: String
+
+    public init(_ description: String, _ rule: @escaping @Sendable (String) -> Bool) {
+        self.description = description
+        self.rule = rule
+    }
+
+    public func admits(_ source: String) -> Bool { rule(source) }
+
+    /// Any source with a key in the keyring (voice services, each with its own keys).
+    public static let any = Producers("a source with a key") { _ in true }
+
+    /// Exactly these sources.
+    public static func only(_ sources: String...) -> Producers {
+        let allowed = Set(sources)
+        return Producers(sources.joined(separator: " or ")) { allowed.contains($0) }
+    }
+}
+
+extension EventAuthenticator {
+    /// A fresh 32-byte key for each source (the demo's and tests' keyrings, `intentctl keys generate`).
+    public static func generate(for sources: [String]) -> EventAuthenticator {
+        EventAuthenticator(keys: sources.map { SigningKey(source: $0, bytes: SecureRandom.bytes(32)) })
+    }
+
+    /// The keyring as a key file: one `SOURCE KEYID HEXKEY` line per key, in signing order.
+    public var keyFileText: String {
+        allKeys.map { "\($0.source) \($0.id) \(Digest.hex($0.bytes))\n" }.joined()
+    }
+
+    /// Only the keys of these sources (what one worker is given).
+    public func restricted(to sources: Set<String>) -> EventAuthenticator {
+        EventAuthenticator(keys: allKeys.filter { sources.contains($0.source) })
     }
 }

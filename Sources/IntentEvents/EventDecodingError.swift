@@ -16,6 +16,11 @@ public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvert
         case unauthenticated
         /// Signed correctly, but for another user than the one it acts on.
         case wrongUser = "wrong_user"
+        /// From a source that may not produce this kind of event (a stage's output
+        /// signed by another stage, a voice service writing a stage's event).
+        case wrongProducer = "wrong_producer"
+        /// Dated outside the accepted window: a replayed or pre-dated event.
+        case stale
     }
 
     public let reason: Reason

@@ -4,6 +4,11 @@ import Intents
 /// Resolves a person parameter against the user's contacts, the way SiriKit's
 /// `INPersonResolutionResult` does: a contact id the user picked wins; then a
 /// handle; then the spoken name through the contact resolver.
+///
+/// Once a contact matched, the handle (the account a payment credits) is the
+/// contact's, never the caller's: a caller handle that is not one of that
+/// contact's is refused (`handleNotOfContact`), so "pay 孙波" cannot credit
+/// an account 孙波 does not have.
 struct PersonResolution {
     let book: ContactBook
 
@@ -16,14 +21,14 @@ struct PersonResolution {
             guard let contact = book.contact(id: contactID) else {
                 return (notFound(parameter, "contact \(contactID) is not in the user's contacts"), person)
             }
-            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+            return matched(person, contact, parameter)
         }
         let spoken = person.spoken?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if spoken.isEmpty, let handle = person.handle, !handle.isEmpty {
             guard let contact = book.contact(handle: handle) else {
                 return (notFound(parameter, "no contact has the handle \(handle)"), person)
             }
-            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+            return matched(person, contact, parameter)
         }
         let resolution = book.resolver.resolve(spoken)
         let candidates = resolution.candidates.compactMap { id in
@@ -34,7 +39,7 @@ struct PersonResolution {
             guard let contact = resolution.candidates.first.flatMap(book.contact(id:)) else {
                 return (notFound(parameter, "no contact matches \"\(spoken)\""), person)
             }
-            return (ParameterResolution(parameter: parameter, outcome: .success), filled(person, with: contact))
+            return matched(person, contact, parameter)
         case .disambiguation:
             return (
                 ParameterResolution(
@@ -58,11 +63,25 @@ struct PersonResolution {
         ParameterResolution(parameter: parameter, outcome: .unsupported, reason: "noContactFound", message: message)
     }
 
-    private func filled(_ person: Person, with contact: Contact) -> Person {
-        var person = person
-        person.contactID = contact.id
-        person.displayName = contact.displayName
-        if person.handle == nil { person.handle = contact.handles?.first }
-        return person
+    /// Success with the contact's id, name and handle; or `unsupported` when the
+    /// caller named a handle the contact does not have.
+    private func matched(_ person: Person, _ contact: Contact, _ parameter: String) -> (ParameterResolution, Person?) {
+        let handles = contact.handles ?? []
+        var filled = person
+        filled.contactID = contact.id
+        filled.displayName = contact.displayName
+        if let given = person.handle {
+            let normalized = Person.normalizedHandle(given)
+            guard let own = handles.first(where: { Person.normalizedHandle($0) == normalized }) else {
+                let resolution = ParameterResolution(
+                    parameter: parameter, outcome: .unsupported, reason: "handleNotOfContact",
+                    message: "\(contact.displayName) has no handle \(given)")
+                return (resolution, person)
+            }
+            filled.handle = own
+        } else {
+            filled.handle = handles.first
+        }
+        return (ParameterResolution(parameter: parameter, outcome: .success), filled)
     }
 }

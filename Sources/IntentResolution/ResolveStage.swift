@@ -24,28 +24,36 @@ public struct ResolveStage: Sendable {
     public let maximumEventBytes: Int
     /// Checks voice services' signatures; nil accepts unsigned events (development only).
     public let authenticator: EventAuthenticator?
+    /// How old or how far ahead a request may be dated.
+    public let freshness: FreshnessWindow
 
     public init(
-        resolver: IntentResolver, source: String = "/workers/resolve", tracker: TurnTracker = TurnTracker(),
-        maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes, authenticator: EventAuthenticator? = nil
+        resolver: IntentResolver, source: String = PipelineSource.resolve, tracker: TurnTracker = TurnTracker(),
+        maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes, authenticator: EventAuthenticator? = nil,
+        freshness: FreshnessWindow = .default
     ) {
         self.resolver = resolver
         self.source = source
         self.tracker = tracker
         self.maximumEventBytes = maximumEventBytes
         self.authenticator = authenticator
+        self.freshness = freshness
     }
 
-    /// Processes one record. `contacts` gives a user's contact book.
+    /// Processes one record. `contacts` gives a user's contact book; `now` decides
+    /// only freshness: what is published is dated with the request's own time, so
+    /// redoing it after a crash publishes the same bytes.
     public mutating func process(
-        key: String?, value: [UInt8]?, signature: String? = nil, now: Date = Date(), contacts: (String) -> ContactBook
+        key: String?, value: [UInt8]?, signature: EventSignature? = nil, now: Date = Date(),
+        contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
         let request: IntentRequested
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
                 key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
-            try authenticator?.verify(envelope, signature: signature)
+            try authenticator?.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
+            try freshness.check(envelope, now: now)
             request = try envelope.decodeData(as: IntentRequested.self)
         } catch {
             return .rejected(error)
@@ -59,7 +67,7 @@ public struct ResolveStage: Sendable {
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
         let event = EventEnvelope(
             id: EventID.derived(type, envelope.userID, intentID, String(request.turn)), source: source, type: type,
-            time: now, subject: intentID,
+            time: envelope.time, subject: intentID,
             dataSchema: needsUser ? IntentResolutionReport.promptDataSchema : IntentResolutionReport.resolvedDataSchema,
             userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
             causationID: envelope.id, payload: report)

@@ -25,14 +25,17 @@ public struct ConfirmWorker: Service {
             followers: { reject in
                 [
                     try ledger.follower(
-                        configuration: configuration.kafka, topic: configuration.topics.ledger, logger: logger,
-                        reject: reject)
+                        configuration: configuration.kafka, topic: configuration.topics.ledger,
+                        keys: configuration.keys, logger: logger, reject: reject)
                 ]
             },
             process: { message in
                 // Decide under the lock: a copy taken out of it would make the follower's next
                 // write duplicate the whole ledger (copy on write), once per record.
-                ledger.withLock { stage.process(key: message.keyString, value: message.value, ledger: $0) }
+                ledger.withLock {
+                    stage.process(
+                        key: message.keyString, value: message.value, signature: message.signature, ledger: $0)
+                }
             })
     }
 

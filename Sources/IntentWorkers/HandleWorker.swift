@@ -28,6 +28,8 @@ public struct HandleWorker: Service {
                         apply: { message throws(EventDecodingError) in
                             let envelope = try IncomingEvent.decode(
                                 key: message.keyString, value: message.value, types: [MessageEvent.type])
+                            try configuration.keys.verify(
+                                envelope, signature: message.signature, producedBy: .only(PipelineSource.handle))
                             let event = try envelope.decodeData(as: MessageEvent.self)
                             history.withLock { $0.apply(event) }
                         }, reject: reject)
@@ -35,7 +37,10 @@ public struct HandleWorker: Service {
             },
             tick: { owns in history.withLock { stage.tick(history: &$0, owns: owns) } },
             process: { message in
-                history.withLock { stage.process(key: message.keyString, value: message.value, history: &$0) }
+                history.withLock {
+                    stage.process(
+                        key: message.keyString, value: message.value, signature: message.signature, history: &$0)
+                }
             })
     }
 

@@ -13,17 +13,17 @@ final class SharedLedger: Sendable {
     }
 
     /// A follower of the ledger topic that applies each event in replay mode
-    /// (see ``Ledger/apply(_:checkingBalances:)``); an event the ledger refuses is logged.
+    /// (see ``Ledger/apply(_:checkingBalances:)``); an event the ledger refuses is
+    /// logged, one not written by an allowed writer (``LedgerRecord``) dead-lettered.
     func follower(
-        configuration: KafkaConfiguration, topic: String, logger: Logger,
+        configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in
-                let envelope = try IncomingEvent.decode(
-                    key: message.keyString, value: message.value, types: [LedgerEvent.type], requireIntentID: false)
-                let event = try envelope.decodeData(as: LedgerEvent.self)
+                let event = try LedgerRecord.decode(
+                    key: message.keyString, value: message.value, signature: message.signature, keys: keys)
                 let refusal = self.ledger.withLock { ledger -> Ledger.ApplyError? in
                     do throws(Ledger.ApplyError) {
                         try ledger.apply(event, checkingBalances: false)

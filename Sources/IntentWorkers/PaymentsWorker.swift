@@ -27,8 +27,8 @@ public struct PaymentsWorker: Service {
             followers: { reject in
                 [
                     try ledger.follower(
-                        configuration: configuration.kafka, topic: configuration.topics.ledger, logger: logger,
-                        reject: reject)
+                        configuration: configuration.kafka, topic: configuration.topics.ledger,
+                        keys: configuration.keys, logger: logger, reject: reject)
                 ]
             },
             tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },

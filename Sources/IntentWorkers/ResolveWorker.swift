@@ -17,14 +17,20 @@ public struct ResolveWorker: Service {
         public var resolver: IntentResolver
         /// Voice services' keys; nil accepts unsigned requests (development only).
         public var authenticator: EventAuthenticator?
+        /// The stages' keys: the resolve stage signs what it publishes with its own.
+        public var keys: EventAuthenticator
+        /// How old or far ahead a request may be dated.
+        public var freshness: FreshnessWindow
         public var sessionTimeout: Duration
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
             resolver: IntentResolver = IntentResolver(), authenticator: EventAuthenticator? = nil,
-            sessionTimeout: Duration = .seconds(10)
+            keys: EventAuthenticator, freshness: FreshnessWindow = .default, sessionTimeout: Duration = .seconds(10)
         ) {
             self.authenticator = authenticator
+            self.keys = keys
+            self.freshness = freshness
             self.kafka = kafka
             self.topics = topics
             self.groupID = groupID
@@ -37,12 +43,16 @@ public struct ResolveWorker: Service {
 
     public init(configuration: Configuration, logger: Logger) {
         let directory = Mutex(ContactDirectory())
-        let stage = Mutex(ResolveStage(resolver: configuration.resolver, authenticator: configuration.authenticator))
+        let stage = Mutex(
+            ResolveStage(
+                resolver: configuration.resolver, authenticator: configuration.authenticator,
+                freshness: configuration.freshness))
         worker = StageWorker(
             name: "resolve worker",
             configuration: StageWorker.Configuration(
                 kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.requested, sessionTimeout: configuration.sessionTimeout),
+                input: configuration.topics.requested, keys: configuration.keys,
+                sessionTimeout: configuration.sessionTimeout),
             logger: logger,
             followers: { reject in
                 [

@@ -1,3 +1,4 @@
+public import IntentEvents
 public import Kafka
 
 /// How a worker whose behaviour is a configured stage value connects: the
@@ -8,16 +9,19 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     /// Every instance of the worker uses the same group.
     public var groupID: String
     public var stage: Stage
+    /// The stages' keys (see ``StageWorker/Configuration/keys``).
+    public var keys: EventAuthenticator
     public var sessionTimeout: Duration
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
-        sessionTimeout: Duration = .seconds(10)
+        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10)
     ) {
         self.kafka = kafka
         self.topics = topics
         self.groupID = groupID
         self.stage = stage
+        self.keys = keys
         self.sessionTimeout = sessionTimeout
     }
 }
@@ -26,6 +30,6 @@ extension StageConfiguration {
     /// The stage worker's settings for a worker that consumes `input`.
     func worker(input: String) -> StageWorker.Configuration {
         StageWorker.Configuration(
-            kafka: kafka, topics: topics, groupID: groupID, input: input, sessionTimeout: sessionTimeout)
+            kafka: kafka, topics: topics, groupID: groupID, input: input, keys: keys, sessionTimeout: sessionTimeout)
     }
 }

@@ -22,17 +22,21 @@ public final class StageWorker: Service, Sendable {
         public var topics: PipelineTopics
         public var groupID: String
         public var input: String
+        /// The stages' keys: this worker signs everything it publishes with its own
+        /// source's key, and checks with the others' what it reads.
+        public var keys: EventAuthenticator
         public var sessionTimeout: Duration
         public var tickInterval: Duration
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
-            sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1)
+            keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1)
         ) {
             self.kafka = kafka
             self.topics = topics
             self.groupID = groupID
             self.input = input
+            self.keys = keys
             self.sessionTimeout = sessionTimeout
             self.tickInterval = tickInterval
         }
@@ -178,7 +182,8 @@ public final class StageWorker: Service, Sendable {
                 logger.info("skipped", metadata: ["record": "\(record)", "reason": "\(note)"])
             }
             for (destination, event) in result.events {
-                let outgoing = KafkaProducerMessage(topic: topics.topic(for: destination), event: event)
+                let outgoing = KafkaProducerMessage(
+                    topic: topics.topic(for: destination), event: event, signedWith: configuration.keys)
                 if destination.isState { state.append(outgoing) } else { notices.append(outgoing) }
                 logger.debug(
                     "publish",

@@ -31,10 +31,16 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
 }
 
 /// What binds a user's confirmation to exactly one proposal: an HMAC over
-/// intent id, user id, counterparty contact id, amount, currency and expiry.
+/// the kind, intent id, user id, counterparty contact and account, amount,
+/// currency, note and expiry.
 /// The voice service echoes it in the answer; a changed amount, payee,
 /// user or intent, or a late answer, no longer matches.
 public struct ConfirmationBinding: Codable, Sendable, Hashable {
+    /// The longest a user may take to answer, counted from the intent's time.
+    /// The payments stage refuses a proposal that asks for more (a forged
+    /// "expires in 2099"), and the confirm stage cannot be configured past it.
+    public static let maximumWindow: Duration = .seconds(600)
+
     /// Lowercase hex of the HMAC-SHA256.
     public var digest: String
     public var expiresAt: Timestamp
@@ -57,17 +63,22 @@ public struct ConfirmationRequest: Codable, Sendable, Hashable {
     public var intent: Intent
     public var counterpartyContactID: String?
     public var counterpartyDisplayName: String?
+    /// The account that will be credited (or asked to pay), shown to the user and
+    /// covered by the binding: "Send 200 CNY to 孙波 (sunbo@pay.example)?".
+    public var counterpartyAccount: String?
     public var amount: CurrencyAmount
     public var proposedResponse: String
     public var binding: ConfirmationBinding
 
     public init(
-        intent: Intent, counterpartyContactID: String?, counterpartyDisplayName: String?, amount: CurrencyAmount,
-        proposedResponse: String, binding: ConfirmationBinding
+        intent: Intent, counterpartyContactID: String?, counterpartyDisplayName: String?,
+        counterpartyAccount: String? = nil, amount: CurrencyAmount, proposedResponse: String,
+        binding: ConfirmationBinding
     ) {
         self.intent = intent
         self.counterpartyContactID = counterpartyContactID
         self.counterpartyDisplayName = counterpartyDisplayName
+        self.counterpartyAccount = counterpartyAccount
         self.amount = amount
         self.proposedResponse = proposedResponse
         self.binding = binding

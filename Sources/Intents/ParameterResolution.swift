@@ -39,7 +39,7 @@ public struct ParameterResolution: Codable, Sendable, Hashable {
     public var outcome: ParameterOutcome
     /// Best first; set for disambiguation (2 or 3) and confirmationRequired (1).
     public var candidates: [ContactCandidate]?
-    /// Machine-readable, for unsupported: `noContactFound`, `paymentsCurrencyUnsupported`,
+    /// Machine-readable, for unsupported: `noContactFound`, `handleNotOfContact`, `paymentsCurrencyUnsupported`,
     /// `paymentsAmountBelowMinimum`, `paymentsAmountAboveMaximum`, `invalidAmountPrecision`,
     /// `serviceUnavailable`, `invalidDateRange`.
     public var reason: String?

@@ -1,5 +1,5 @@
 public import Foundation
-import IntentEvents
+public import IntentEvents
 public import Intents
 
 /// SiriKit's handle stage for messaging, as a pure function over the
@@ -11,23 +11,34 @@ public import Intents
 public struct HandleStage: Sendable {
     /// Services that take a while, and how long.
     public var slowServices: [String: Duration]
+    /// Checks that confirmed intents come from the confirm stage.
+    public let authenticator: EventAuthenticator
     public let source: String
 
-    public init(slowServices: [String: Duration] = [:], source: String = "/workers/handle") {
+    public init(
+        authenticator: EventAuthenticator, slowServices: [String: Duration] = [:],
+        source: String = PipelineSource.handle
+    ) {
+        self.authenticator = authenticator
         self.slowServices = Dictionary(uniqueKeysWithValues: slowServices.map { ($0.key.lowercased(), $0.value) })
         self.source = source
     }
 
-    public func process(key: String?, value: [UInt8]?, history: inout MessageHistory, now: Date = Date()) -> StageResult
-    {
+    /// One confirmed intent. Times (and so every output's bytes) come from the input,
+    /// so handling it again after a crash repeats exactly what was published.
+    public func process(
+        key: String?, value: [UInt8]?, signature: EventSignature?, history: inout MessageHistory
+    ) -> StageResult {
         let envelope: EventEnvelope
         let confirmation: IntentConfirmation
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentConfirmation.type])
+            try authenticator.verify(envelope, signature: signature, producedBy: .only(PipelineSource.confirm))
             confirmation = try envelope.decodeData(as: IntentConfirmation.self)
         } catch {
             return .rejected(error)
         }
+        let now = envelope.time
         guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
         switch confirmation.intent {
         case .sendMessage(let message): return send(message, envelope, &history, now)
@@ -79,6 +90,8 @@ public struct HandleStage: Sendable {
     public func tick(history: inout MessageHistory, now: Date = Date(), owns: (String) -> Bool) -> StageResult {
         var result = StageResult()
         for message in history.due(at: Timestamp(now), owns: owns) {
+            // Dated when it was due, not when the tick ran: a tick repeated after a crash is the same.
+            let now = message.dueAt?.date ?? now
             let event = MessageEvent(
                 id: EventID.derived("message-event", "delivered", message.id), kind: .delivered, userID: message.userID,
                 intentID: message.intentID, messageIDs: [message.id], conversation: message.conversation,

@@ -2,9 +2,9 @@ import IntentCrypto
 public import IntentEvents
 public import Intents
 
-/// The secret that makes confirmation bindings unforgeable: only the
-/// payments worker, which holds it, can produce a digest the answer will be
-/// checked against.
+/// The secret that makes confirmation bindings unforgeable: only the confirm
+/// and payments workers, which hold it, can produce a digest the user's
+/// answer will be checked against.
 public struct BindingKey: Sendable {
     private let key: [UInt8]
 
@@ -14,31 +14,55 @@ public struct BindingKey: Sendable {
     }
 
     /// The binding for one proposal.
-    public func binding(
-        intentID: String, userID: String, counterpartyContactID: String?, money: Money, expiresAt: Timestamp
-    ) -> ConfirmationBinding {
-        ConfirmationBinding(
-            digest: digest(intentID, userID, counterpartyContactID, money, expiresAt), expiresAt: expiresAt)
+    public func binding(_ terms: BindingTerms) -> ConfirmationBinding {
+        ConfirmationBinding(digest: digest(terms), expiresAt: terms.expiresAt)
     }
 
-    /// Whether an echoed binding is exactly the one for this proposal (compared in constant time).
-    public func matches(
-        _ binding: ConfirmationBinding, intentID: String, userID: String, counterpartyContactID: String?, money: Money,
-        expiresAt: Timestamp
-    ) -> Bool {
-        let expected = digest(intentID, userID, counterpartyContactID, money, expiresAt)
-        return binding.expiresAt == expiresAt
-            && Digest.constantTimeEqual(Array(expected.utf8), Array(binding.digest.lowercased().utf8))
+    /// Whether an echoed binding is exactly the one for these terms (compared in constant time).
+    public func matches(_ binding: ConfirmationBinding, _ terms: BindingTerms) -> Bool {
+        binding.expiresAt == terms.expiresAt
+            && Digest.constantTimeEqual(Array(digest(terms).utf8), Array(binding.digest.lowercased().utf8))
     }
 
-    private func digest(
-        _ intentID: String, _ userID: String, _ contactID: String?, _ money: Money, _ expiresAt: Timestamp
-    ) -> String {
+    private func digest(_ terms: BindingTerms) -> String {
         // A JSON array: unambiguous whatever the fields contain.
         let message = CanonicalJSON.encode([
-            "intent-pipeline/binding/v1", intentID, userID, contactID ?? "", money.amount.description, money.currency,
-            expiresAt.description,
+            "intent-pipeline/binding/v2", terms.kind.rawValue, terms.intentID, terms.userID,
+            terms.counterpartyContactID ?? "", terms.counterpartyAccount.map(Person.normalizedHandle) ?? "",
+            terms.money.amount.description, terms.money.currency, terms.note ?? "", terms.expiresAt.description,
         ])
         return Digest.hex(Digest.hmacSHA256(key: key, message: message))
+    }
+}
+
+/// Everything a user's "yes" is bound to: who pays (or requests), whom, into
+/// which account, how much, with which note, until when. Changing any one of
+/// them (a swapped payee handle, an edited amount) makes the answer refer to
+/// another proposal, which the payments stage refuses.
+public struct BindingTerms: Sendable, Hashable {
+    public var kind: Intent.Kind
+    public var intentID: String
+    /// The payer of a payment, the requester of a payment request.
+    public var userID: String
+    /// The resolved contact the user named.
+    public var counterpartyContactID: String?
+    /// The account (handle) credited, or asked to pay: the resolved contact's, never the caller's.
+    public var counterpartyAccount: String?
+    public var money: Money
+    public var note: String?
+    public var expiresAt: Timestamp
+
+    public init(
+        kind: Intent.Kind, intentID: String, userID: String, counterpartyContactID: String?,
+        counterpartyAccount: String?, money: Money, note: String?, expiresAt: Timestamp
+    ) {
+        self.kind = kind
+        self.intentID = intentID
+        self.userID = userID
+        self.counterpartyContactID = counterpartyContactID
+        self.counterpartyAccount = counterpartyAccount
+        self.money = money
+        self.note = note
+        self.expiresAt = expiresAt
     }
 }

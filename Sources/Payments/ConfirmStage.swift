@@ -1,5 +1,5 @@
-public import Foundation
-import IntentEvents
+import Foundation
+public import IntentEvents
 public import IntentResolution
 public import Intents
 
@@ -15,30 +15,40 @@ public struct ConfirmStage: Sendable {
     public var unavailableServices: Set<String>
     /// Signs the bindings of confirmation requests (the payments stage checks them with the same key).
     public let bindingKey: BindingKey
-    /// How long the user has to answer a confirmation request.
-    public var confirmationWindow: Duration
+    /// Checks that resolved intents come from the resolve stage.
+    public let authenticator: EventAuthenticator
+    /// How long the user has to answer a confirmation request, from the intent's
+    /// time; at most ``ConfirmationBinding/maximumWindow``.
+    public let confirmationWindow: Duration
     public let source: String
 
     public init(
-        bindingKey: BindingKey, amounts: AmountPolicy = .default, unavailableServices: Set<String> = [],
-        confirmationWindow: Duration = .seconds(120), source: String = "/workers/confirm"
+        bindingKey: BindingKey, authenticator: EventAuthenticator, amounts: AmountPolicy = .default,
+        unavailableServices: Set<String> = [], confirmationWindow: Duration = .seconds(120),
+        source: String = PipelineSource.confirm
     ) {
         self.bindingKey = bindingKey
+        self.authenticator = authenticator
         self.amounts = amounts
         self.unavailableServices = Set(unavailableServices.map { $0.lowercased() })
-        self.confirmationWindow = confirmationWindow
+        self.confirmationWindow = min(confirmationWindow, ConfirmationBinding.maximumWindow)
         self.source = source
     }
 
-    public func process(key: String?, value: [UInt8]?, ledger: Ledger, now: Date = Date()) -> StageResult {
+    /// One resolved intent. Everything it publishes is derived from the input
+    /// (ids, times, the expiry and so the binding), so redoing it after a crash
+    /// publishes the same bytes, never a second, different proposal.
+    public func process(key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger) -> StageResult {
         let envelope: EventEnvelope
         let report: IntentResolutionReport
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentResolutionReport.resolvedType])
+            try authenticator.verify(envelope, signature: signature, producedBy: .only(PipelineSource.resolve))
             report = try envelope.decodeData(as: IntentResolutionReport.self)
         } catch {
             return .rejected(error)
         }
+        let now = envelope.time
         let verdict = confirm(report.intent, userID: envelope.userID, ledger: ledger)
         let intentID = envelope.intentID!
         guard verdict.code == .ready else {
@@ -57,14 +67,13 @@ public struct ConfirmStage: Sendable {
         // it, and waits for the broker, before the prompt), then the user is asked.
         let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
         let binding = bindingKey.binding(
-            intentID: intentID, userID: envelope.userID, counterpartyContactID: terms.counterparty?.contactID,
-            money: terms.money, expiresAt: expiresAt)
+            terms.binding(kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt))
         let confirmation = IntentConfirmation(
             turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message, binding: binding)
         let request = ConfirmationRequest(
             intent: report.intent, counterpartyContactID: terms.counterparty?.contactID,
-            counterpartyDisplayName: terms.counterparty?.displayName, amount: terms.money.currencyAmount,
-            proposedResponse: verdict.message, binding: binding)
+            counterpartyDisplayName: terms.counterparty?.displayName, counterpartyAccount: terms.account,
+            amount: terms.money.currencyAmount, proposedResponse: verdict.message, binding: binding)
         return StageResult(events: [
             (.confirmations, derived(envelope, confirmation, now)),
             (
@@ -150,7 +159,7 @@ public struct ConfirmStage: Sendable {
             return Verdict(code: .failure, reason: "selfPayment", message: "You cannot pay yourself.")
         }
         if isRequest {
-            return Verdict(code: .ready, message: "Request \(amount) from \(name)?")
+            return Verdict(code: .ready, message: "Request \(amount) from \(name) (\(handle))?")
         }
         if let requestID = paysRequestID {
             guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
@@ -166,7 +175,7 @@ public struct ConfirmStage: Sendable {
                 code: .failureInsufficientFunds,
                 message: "Your balance is \(ledger.availableBalance(of: userID, amount.currency)).")
         }
-        return Verdict(code: .ready, message: "Send \(amount) to \(name)?")
+        return Verdict(code: .ready, message: "Send \(amount) to \(name) (\(handle))?")
     }
 }
 
@@ -176,6 +185,15 @@ struct PaymentTerms {
     var money: Money
     var note: String?
     var paysRequestID: String?
+
+    /// The counterparty's account: the handle resolution took from the matched contact.
+    var account: String? { counterparty?.handle }
+
+    func binding(kind: Intent.Kind, intentID: String, userID: String, expiresAt: Timestamp) -> BindingTerms {
+        BindingTerms(
+            kind: kind, intentID: intentID, userID: userID, counterpartyContactID: counterparty?.contactID,
+            counterpartyAccount: account, money: money, note: note, expiresAt: expiresAt)
+    }
 
     init?(_ intent: Intent) {
         switch intent {

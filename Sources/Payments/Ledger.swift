@@ -20,10 +20,25 @@ public struct Ledger: Sendable {
         public var payer: String
         public var payee: String
         public var payeeContactID: String?
+        /// The account (handle) the payer confirmed; the post must credit its owner.
+        public var payeeAccount: String?
         public var money: Money
+        public var note: String?
         public var expiresAt: Timestamp?
         public var status: TransferStatus
         public var paysRequestID: String?
+        /// The event that posted or voided it, and why a void happened.
+        public var decidedBy: String?
+        public var voidReason: String?
+
+        /// What the payer's confirmation is bound to.
+        public var bindingTerms: BindingTerms? {
+            expiresAt.map {
+                BindingTerms(
+                    kind: .sendPayment, intentID: intentID, userID: payer, counterpartyContactID: payeeContactID,
+                    counterpartyAccount: payeeAccount, money: money, note: note, expiresAt: $0)
+            }
+        }
     }
 
     public enum RequestStatus: String, Sendable, Hashable { case proposed, pending, declined, paid, closed }
@@ -34,17 +49,36 @@ public struct Ledger: Sendable {
         public var requester: String
         public var payer: String
         public var payerContactID: String?
+        /// The account (handle) asked to pay, as the requester confirmed it.
+        public var payerAccount: String?
         public var money: Money
         public var note: String?
         public var expiresAt: Timestamp?
         public var status: RequestStatus
+        /// The event that created or closed it.
+        public var decidedBy: String?
+
+        /// What the requester's confirmation is bound to.
+        public var bindingTerms: BindingTerms? {
+            expiresAt.map {
+                BindingTerms(
+                    kind: .requestPayment, intentID: intentID, userID: requester, counterpartyContactID: payerContactID,
+                    counterpartyAccount: payerAccount, money: money, note: note, expiresAt: $0)
+            }
+        }
+    }
+
+    /// A proposal that ended without money moving: why, and which event decided it.
+    public struct ClosedProposal: Sendable, Hashable {
+        public var reason: String
+        public var decidedBy: String?
     }
 
     public private(set) var accounts: [String: Account] = [:]
     public private(set) var transfers: [String: Transfer] = [:]
     public private(set) var requests: [String: PaymentRequest] = [:]
-    /// Proposals closed without money moving, by intent id.
-    public private(set) var closedProposals: [String: String] = [:]
+    /// Proposals closed without money moving, by user and intent id.
+    private var closedProposals: [String: ClosedProposal] = [:]
     private var balances: [BalanceKey: Int64] = [:]
     private var applied: Set<String> = []
     private var accountByHandle: [String: String] = [:]
@@ -85,6 +119,11 @@ public struct Ledger: Sendable {
 
     public func transfer(forIntent intentID: String, of userID: String) -> Transfer? {
         transfers[Self.transferID(userID: userID, intentID: intentID)]
+    }
+
+    /// The proposal of this user's intent, if it was closed without money moving.
+    public func closedProposal(forIntent intentID: String, of userID: String) -> ClosedProposal? {
+        closedProposals["\(userID)/\(intentID)"]
     }
 
     public func request(forIntent intentID: String, of userID: String) -> PaymentRequest? {
@@ -194,25 +233,41 @@ public struct Ledger: Sendable {
             else { throw .invalid("hold \(event.id) lacks transfer, intent, payee or amount") }
             transfers[id] = Transfer(
                 id: id, intentID: intentID, payer: event.userID, payee: payee,
-                payeeContactID: event.counterpartyContactID, money: Money(amount), expiresAt: event.expiresAt,
-                status: .held, paysRequestID: event.requestID)
+                payeeContactID: event.counterpartyContactID, payeeAccount: event.counterpartyAccount,
+                money: Money(amount), note: event.note, expiresAt: event.expiresAt, status: .held,
+                paysRequestID: event.requestID)
         case .void, .post:
-            guard let id = event.transferID, transfers[id]?.status == .held else {
+            guard let id = event.transferID, let transfer = transfers[id], transfer.status == .held else {
                 throw .unknownTransfer(event.transferID ?? "none")
             }
+            // Exactly the held amount leaves the payer's held account, to the payee (post) or
+            // back to the payer (void): a writer cannot pay someone else or another amount.
+            let receiver = event.kind == .post ? transfer.payee : transfer.payer
+            let expected: Set<LedgerEntry> = [
+                LedgerEntry(account: Self.held(transfer.payer), side: .debit, amount: transfer.money.currencyAmount),
+                LedgerEntry(account: Self.available(receiver), side: .credit, amount: transfer.money.currencyAmount),
+            ]
+            guard event.entries.count == 2, Set(event.entries) == expected else {
+                throw .invalid(
+                    "\(event.kind.rawValue) \(event.id) does not move exactly \(transfer.money) from \(transfer.payer)'s hold to \(receiver)"
+                )
+            }
             transfers[id]?.status = event.kind == .post ? .posted : .voided
+            transfers[id]?.decidedBy = event.decidedBy
+            if event.kind == .void { transfers[id]?.voidReason = event.reason }
         case .requestProposed:
             guard let id = event.requestID, let intentID = event.intentID, let payer = event.counterpartyUserID,
                 let amount = event.amount
             else { throw .invalid("request \(event.id) lacks request, intent, payer or amount") }
             requests[id] = PaymentRequest(
                 id: id, intentID: intentID, requester: event.userID, payer: payer,
-                payerContactID: event.counterpartyContactID, money: Money(amount), note: event.note,
-                expiresAt: event.expiresAt, status: .proposed)
+                payerContactID: event.counterpartyContactID, payerAccount: event.counterpartyAccount,
+                money: Money(amount), note: event.note, expiresAt: event.expiresAt, status: .proposed)
         case .requestCreated, .requestDeclined, .requestPaid:
             guard let id = event.requestID, requests[id] != nil else {
                 throw .invalid("unknown payment request \(event.requestID ?? "none")")
             }
+            if event.kind == .requestCreated { requests[id]?.decidedBy = event.decidedBy }
             requests[id]?.status =
                 switch event.kind {
                 case .requestCreated: .pending
@@ -220,8 +275,14 @@ public struct Ledger: Sendable {
                 default: .paid
                 }
         case .proposalClosed:
-            if let intentID = event.intentID { closedProposals[intentID] = event.reason ?? "closed" }
-            if let id = event.requestID, requests[id]?.status == .proposed { requests[id]?.status = .closed }
+            if let intentID = event.intentID {
+                closedProposals["\(event.userID)/\(intentID)"] = ClosedProposal(
+                    reason: event.reason ?? "closed", decidedBy: event.decidedBy)
+            }
+            if let id = event.requestID, requests[id]?.status == .proposed {
+                requests[id]?.status = .closed
+                requests[id]?.decidedBy = event.decidedBy
+            }
         }
     }
 }

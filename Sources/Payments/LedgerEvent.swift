@@ -64,6 +64,9 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     /// The other side: payee of a transfer, payer of a request.
     public var counterpartyUserID: String?
     public var counterpartyContactID: String?
+    /// hold, requestProposed: the account (handle) the user's confirmation is bound
+    /// to, the resolved contact's: credited by the payment, asked to pay by the request.
+    public var counterpartyAccount: String?
     public var amount: CurrencyAmount?
     public var note: String?
     /// Until when the user may confirm (hold, requestProposed).
@@ -72,14 +75,19 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     public var handles: [String]?
     /// accountOpened: false when the user's payment credentials are not verified.
     public var verified: Bool?
-    /// proposalClosed: why.
+    /// proposalClosed, void: why.
     public var reason: String?
+    /// post, void, proposalClosed, requestCreated: the event that decided (the
+    /// user's answer, an expiry, a refused proposal). Its redelivery is answered
+    /// again with the same response; any other event finds the intent decided.
+    public var decidedBy: String?
 
     public init(
         id: String, kind: Kind, userID: String, intentID: String? = nil, transferID: String? = nil,
         requestID: String? = nil, entries: [LedgerEntry] = [], counterpartyUserID: String? = nil,
-        counterpartyContactID: String? = nil, amount: CurrencyAmount? = nil, note: String? = nil,
-        expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil, reason: String? = nil
+        counterpartyContactID: String? = nil, counterpartyAccount: String? = nil, amount: CurrencyAmount? = nil,
+        note: String? = nil, expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil,
+        reason: String? = nil, decidedBy: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -90,11 +98,13 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         self.entries = entries
         self.counterpartyUserID = counterpartyUserID
         self.counterpartyContactID = counterpartyContactID
+        self.counterpartyAccount = counterpartyAccount
         self.amount = amount
         self.note = note
         self.expiresAt = expiresAt
         self.handles = handles
         self.verified = verified
         self.reason = reason
+        self.decidedBy = decidedBy
     }
 }

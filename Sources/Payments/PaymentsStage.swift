@@ -3,26 +3,41 @@ public import IntentEvents
 public import Intents
 
 /// The payments stage as a pure function over the ledger: the only place
-/// money moves. A confirmed payment reserves the amount (the confirm stage
-/// has asked the user, with a binding made with the same key); the money moves only when the user's authenticated answer echoes the
-/// binding of exactly this proposal before it expires. A decline, a
+/// money moves. A proposal from the confirm stage (signed by it) reserves
+/// the amount; the money moves only when the user's authenticated answer
+/// echoes the binding of exactly this proposal (payer, payee contact and
+/// account, amount, currency, note, expiry) before it expires. A decline, a
 /// mismatch, an expiry or a missing proposal moves nothing and releases the
-/// hold. Every decision is recorded as a ledger event before anything else is
-/// published, and a decision already recorded is answered again, not redone.
+/// hold.
+///
+/// Every decision is recorded as a ledger event, with the id of the event
+/// that decided it, before anything else is published. So each intent has
+/// exactly one final response: the deciding event, redelivered after a
+/// crash, is answered again with the same bytes (times and ids come from the
+/// inputs, never from the clock); any other event (a second answer, a late
+/// proposal) finds the intent decided and publishes nothing.
 public struct PaymentsStage: Sendable {
     public let bindingKey: BindingKey
+    /// Voice services' keys: the users' answers and declines.
     public let authenticator: EventAuthenticator
+    /// The stages' keys: proposals must come from the confirm stage.
+    public let stages: EventAuthenticator
     public let source: String
 
-    public init(bindingKey: BindingKey, authenticator: EventAuthenticator, source: String = "/workers/payments") {
+    public init(
+        bindingKey: BindingKey, authenticator: EventAuthenticator, stages: EventAuthenticator,
+        source: String = PipelineSource.payments
+    ) {
         self.bindingKey = bindingKey
         self.authenticator = authenticator
+        self.stages = stages
         self.source = source
     }
 
-    /// One record of the confirmations topic. `signature` is the record's signature header.
+    /// One record of the confirmations topic. `signature` is the record's signature headers;
+    /// `now` decides only whether an answer came in time.
     public func process(
-        key: String?, value: [UInt8]?, signature: String?, ledger: inout Ledger, now: Date = Date()
+        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger, now: Date = Date()
     ) -> StageResult {
         let envelope: EventEnvelope
         do throws(EventDecodingError) {
@@ -31,20 +46,21 @@ public struct PaymentsStage: Sendable {
                 types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type],
                 requireIntentID: false)
             if envelope.type == PaymentRequestDecline.type {
-                try authenticator.verify(envelope, signature: signature)
+                try authenticator.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
                 let decline = try envelope.decodeData(as: PaymentRequestDecline.self)
-                return declined(decline, envelope, &ledger, now)
+                return declined(decline, envelope, &ledger)
             }
-            guard envelope.intentID != nil else {
+            guard let intentID = envelope.intentID else {
                 throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent event needs an intent id")
             }
             if envelope.type == ConfirmationAnswer.type {
-                try authenticator.verify(envelope, signature: signature)
+                try authenticator.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
                 let answer = try envelope.decodeData(as: ConfirmationAnswer.self)
-                return answered(answer, envelope, &ledger, now)
+                return answered(answer, envelope, intentID, &ledger, now)
             }
+            try stages.verify(envelope, signature: signature, producedBy: .only(PipelineSource.confirm))
             let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
-            return propose(confirmation, envelope, &ledger, now)
+            return propose(confirmation, envelope, intentID, &ledger)
         } catch {
             return .rejected(error)
         }
@@ -53,10 +69,9 @@ public struct PaymentsStage: Sendable {
     // MARK: Proposals
 
     private func propose(
-        _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+        _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger
     ) -> StageResult {
         let userID = envelope.userID
-        let intentID = envelope.intentID!
         guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
         guard let terms = PaymentTerms(confirmation.intent) else { return .ignored("not a financial intent") }
         let kind = confirmation.intent.kind
@@ -67,15 +82,29 @@ public struct PaymentsStage: Sendable {
         if let proposal = ledger.request(forIntent: intentID, of: userID) {
             return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
         }
-        if ledger.closedProposals[intentID] != nil { return .ignored("proposal already closed") }
+        if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
+            guard closed.decidedBy == envelope.id else { return .ignored("proposal already closed (\(closed.reason))") }
+            // This proposal was refused, and the refusal may not have been answered yet.
+            return StageResult(events: [(.responses, closedResponse(kind, closed.reason, nil, envelope, intentID))])
+        }
         guard let binding = confirmation.binding else {
-            return refuse(envelope, kind, .failure, "noBinding", &ledger, now)
+            return close(intentID, nil, kind, "noBinding", envelope, &ledger)
+        }
+        // The proposal is bound to its terms, and asks for no more time than the rule allows.
+        let bound = terms.binding(kind: kind, intentID: intentID, userID: userID, expiresAt: binding.expiresAt)
+        guard bindingKey.matches(binding, bound) else {
+            return close(intentID, nil, kind, "bindingMismatch", envelope, &ledger)
+        }
+        let latest = Timestamp(
+            envelope.time.addingTimeInterval(Double(ConfirmationBinding.maximumWindow.components.seconds)))
+        guard binding.expiresAt <= latest else {
+            return close(intentID, nil, kind, "expiryTooLong", envelope, &ledger)
         }
         // Check again what the confirm stage checked: its view of the ledger may be behind.
-        guard ledger.accounts[userID] != nil, let handle = terms.counterparty?.handle,
-            let other = ledger.account(handle: handle), other.userID != userID
+        guard ledger.accounts[userID] != nil, let account = terms.account,
+            let other = ledger.account(handle: account), other.userID != userID
         else {
-            return refuse(envelope, kind, .failure, "counterpartyNoAccount", &ledger, now)
+            return close(intentID, nil, kind, "counterpartyNoAccount", envelope, &ledger)
         }
         let money = terms.money
         let contactID = terms.counterparty?.contactID
@@ -84,11 +113,12 @@ public struct PaymentsStage: Sendable {
             event = LedgerEvent(
                 id: EventID.derived("ledger", "requestProposed", userID, intentID), kind: .requestProposed,
                 userID: userID, intentID: intentID, requestID: Ledger.requestID(userID: userID, intentID: intentID),
-                counterpartyUserID: other.userID, counterpartyContactID: contactID, amount: money.currencyAmount,
-                note: terms.note, expiresAt: binding.expiresAt)
+                counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
+                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
         } else {
             guard ledger.availableBalance(of: userID, money.currency) >= money else {
-                return refuse(envelope, .sendPayment, .failureInsufficientFunds, nil, &ledger, now)
+                return close(
+                    intentID, nil, .sendPayment, ResponseCode.failureInsufficientFunds.rawValue, envelope, &ledger)
             }
             let transferID = Ledger.transferID(userID: userID, intentID: intentID)
             event = LedgerEvent(
@@ -98,11 +128,11 @@ public struct PaymentsStage: Sendable {
                     LedgerEntry(account: Ledger.available(userID), side: .debit, amount: money.currencyAmount),
                     LedgerEntry(account: Ledger.held(userID), side: .credit, amount: money.currencyAmount),
                 ],
-                counterpartyUserID: other.userID, counterpartyContactID: contactID, amount: money.currencyAmount,
-                note: terms.note, expiresAt: binding.expiresAt)
+                counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
+                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
         }
-        guard let recorded = record(event, envelope, &ledger, now) else {
-            return refuse(envelope, kind, .failureInsufficientFunds, nil, &ledger, now)
+        guard let recorded = record(event, envelope, &ledger) else {
+            return close(intentID, nil, kind, ResponseCode.failureInsufficientFunds.rawValue, envelope, &ledger)
         }
         return StageResult(events: [recorded])
     }
@@ -110,26 +140,28 @@ public struct PaymentsStage: Sendable {
     // MARK: Answers
 
     private func answered(
-        _ answer: ConfirmationAnswer, _ envelope: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+        _ answer: ConfirmationAnswer, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger,
+        _ now: Date
     ) -> StageResult {
         let userID = envelope.userID
-        let intentID = envelope.intentID!
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
             return answeredPayment(answer, transfer, envelope, &ledger, now)
         }
         if let proposal = ledger.request(forIntent: intentID, of: userID) {
             return answeredRequest(answer, proposal, envelope, &ledger, now)
         }
-        if let reason = ledger.closedProposals[intentID] {
-            return .ignored("proposal for \(intentID) already closed (\(reason))")
+        if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
+            guard closed.decidedBy == envelope.id else {
+                return .ignored("proposal for \(intentID) already closed (\(closed.reason))")
+            }
+            return StageResult(events: [
+                (.responses, closedResponse(.sendPayment, closed.reason, nil, envelope, intentID))
+            ])
         }
-        // Nothing to confirm: no money moves; say so once.
-        let response = IntentResponse(
-            kind: .sendPayment, code: .failure, reason: "noPendingConfirmation",
-            message: "There is nothing to confirm for this intent.")
-        return StageResult(events: [
-            (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
-        ])
+        // Nothing to confirm (an answer before any proposal, which the confirm stage's order rules
+        // out for honest clients): no money moves, and the intent is closed, so a proposal that comes
+        // later cannot open a second outcome.
+        return close(intentID, nil, .sendPayment, "noPendingConfirmation", envelope, &ledger)
     }
 
     private func answeredPayment(
@@ -137,15 +169,24 @@ public struct PaymentsStage: Sendable {
         _ now: Date
     ) -> StageResult {
         switch transfer.status {
-        case .posted:
-            return StageResult(events: [(.responses, paid(transfer, envelope, now))])
-        case .voided:
-            return .ignored("transfer \(transfer.id) was already released")
+        case .posted, .voided:
+            guard transfer.decidedBy == envelope.id else {
+                return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
+            }
+            // The answer that decided, redelivered: the same response again (the first may not have gone out).
+            let response =
+                transfer.status == .posted
+                ? paid(transfer, envelope) : released(transfer, transfer.voidReason ?? "released", envelope)
+            return StageResult(events: [(.responses, response)])
         case .held:
             break
         }
-        if let failure = check(answer, envelope, transfer.payeeContactID, transfer.money, transfer.expiresAt, now) {
-            return release(transfer, failure, envelope, &ledger, now)
+        if let failure = check(answer, transfer.bindingTerms, now) {
+            return release(transfer, failure, envelope, &ledger)
+        }
+        // The account confirmed is the account paid: its handle must still belong to the payee.
+        guard let account = transfer.payeeAccount, ledger.account(handle: account)?.userID == transfer.payee else {
+            return release(transfer, "payeeAccountChanged", envelope, &ledger)
         }
         let post = LedgerEvent(
             id: EventID.derived("ledger", "post", transfer.id), kind: .post, userID: transfer.payer,
@@ -156,32 +197,32 @@ public struct PaymentsStage: Sendable {
                     account: Ledger.available(transfer.payee), side: .credit, amount: transfer.money.currencyAmount),
             ],
             counterpartyUserID: transfer.payee, counterpartyContactID: transfer.payeeContactID,
-            amount: transfer.money.currencyAmount)
+            counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id)
         var events: [(Destination, EventEnvelope)] = []
-        guard let posted = record(post, envelope, &ledger, now) else {
-            return release(transfer, "ledgerRefused", envelope, &ledger, now)
+        guard let posted = record(post, envelope, &ledger) else {
+            return release(transfer, "ledgerRefused", envelope, &ledger)
         }
         events.append(posted)
         if let requestID = transfer.paysRequestID, ledger.requests[requestID]?.status == .pending {
             let paidRequest = LedgerEvent(
                 id: EventID.derived("ledger", "requestPaid", requestID), kind: .requestPaid, userID: transfer.payer,
-                intentID: transfer.intentID, transferID: transfer.id, requestID: requestID)
+                intentID: transfer.intentID, transferID: transfer.id, requestID: requestID, decidedBy: envelope.id)
             // Keyed by the requester: it follows the request's creation on the same partition.
             let requester = ledger.requests[requestID]?.requester
-            if let recorded = record(paidRequest, envelope, &ledger, now, partitionUser: requester) {
+            if let recorded = record(paidRequest, envelope, &ledger, partitionUser: requester) {
                 events.append(recorded)
             }
         }
-        events.append((.responses, paid(transfer, envelope, now)))
+        events.append((.responses, paid(transfer, envelope)))
         return StageResult(events: events)
     }
 
-    private func paid(_ transfer: Ledger.Transfer, _ envelope: EventEnvelope, _ now: Date) -> EventEnvelope {
+    private func paid(_ transfer: Ledger.Transfer, _ envelope: EventEnvelope) -> EventEnvelope {
         envelope.response(
             IntentResponse(
                 kind: .sendPayment, code: .success, message: "Sent \(transfer.money).", transferID: transfer.id,
                 paymentRequestID: transfer.paysRequestID),
-            source: source, time: now, intentID: transfer.intentID)
+            source: source, time: envelope.time, intentID: transfer.intentID)
     }
 
     private func answeredRequest(
@@ -189,44 +230,46 @@ public struct PaymentsStage: Sendable {
         _ ledger: inout Ledger, _ now: Date
     ) -> StageResult {
         guard proposal.status == .proposed else {
-            if proposal.status == .pending || proposal.status == .paid || proposal.status == .declined {
-                return StageResult(events: [(.responses, requested(proposal, envelope, now))])
+            guard proposal.decidedBy == envelope.id else {
+                return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
             }
-            return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
+            let response =
+                proposal.status == .closed
+                ? closedResponse(
+                    .requestPayment,
+                    ledger.closedProposal(forIntent: proposal.intentID, of: proposal.requester)?.reason ?? "closed",
+                    proposal.id,
+                    envelope, proposal.intentID)
+                : requested(proposal, envelope)
+            return StageResult(events: [(.responses, response)])
         }
-        if let failure = check(answer, envelope, proposal.payerContactID, proposal.money, proposal.expiresAt, now) {
-            return close(proposal.intentID, proposal.id, .requestPayment, failure, envelope, &ledger, now)
+        if let failure = check(answer, proposal.bindingTerms, now) {
+            return close(proposal.intentID, proposal.id, .requestPayment, failure, envelope, &ledger)
         }
         let created = LedgerEvent(
             id: EventID.derived("ledger", "requestCreated", proposal.id), kind: .requestCreated,
             userID: proposal.requester, intentID: proposal.intentID, requestID: proposal.id,
-            counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note)
-        guard let recorded = record(created, envelope, &ledger, now) else {
-            return close(proposal.intentID, proposal.id, .requestPayment, "ledgerRefused", envelope, &ledger, now)
+            counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note,
+            decidedBy: envelope.id)
+        guard let recorded = record(created, envelope, &ledger) else {
+            return close(proposal.intentID, proposal.id, .requestPayment, "ledgerRefused", envelope, &ledger)
         }
-        return StageResult(events: [recorded, (.responses, requested(proposal, envelope, now))])
+        return StageResult(events: [recorded, (.responses, requested(proposal, envelope))])
     }
 
-    private func requested(_ proposal: Ledger.PaymentRequest, _ envelope: EventEnvelope, _ now: Date) -> EventEnvelope {
+    private func requested(_ proposal: Ledger.PaymentRequest, _ envelope: EventEnvelope) -> EventEnvelope {
         envelope.response(
             IntentResponse(
                 kind: .requestPayment, code: .success, message: "Requested \(proposal.money).",
                 paymentRequestID: proposal.id),
-            source: source, time: now, intentID: proposal.intentID)
+            source: source, time: envelope.time, intentID: proposal.intentID)
     }
 
     /// Why an answer does not confirm the proposal, or nil when it does.
-    private func check(
-        _ answer: ConfirmationAnswer, _ envelope: EventEnvelope, _ contactID: String?, _ money: Money,
-        _ expiresAt: Timestamp?, _ now: Date
-    ) -> String? {
-        guard let expiresAt else { return "noExpiry" }
-        guard
-            bindingKey.matches(
-                answer.binding, intentID: envelope.intentID!, userID: envelope.userID, counterpartyContactID: contactID,
-                money: money, expiresAt: expiresAt)
-        else { return "confirmationMismatch" }
-        guard Timestamp(now) <= expiresAt else { return "confirmationExpired" }
+    private func check(_ answer: ConfirmationAnswer, _ terms: BindingTerms?, _ now: Date) -> String? {
+        guard let terms else { return "noExpiry" }
+        guard bindingKey.matches(answer.binding, terms) else { return "confirmationMismatch" }
+        guard Timestamp(now) <= terms.expiresAt else { return "confirmationExpired" }
         guard answer.decision == .confirmed else { return "declinedByUser" }
         return nil
     }
@@ -234,7 +277,7 @@ public struct PaymentsStage: Sendable {
     /// The payer declines a pending request: recorded on the requester's
     /// partition, after the request's creation. Nothing moves.
     private func declined(
-        _ decline: PaymentRequestDecline, _ envelope: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+        _ decline: PaymentRequestDecline, _ envelope: EventEnvelope, _ ledger: inout Ledger
     ) -> StageResult {
         guard let request = ledger.requests[decline.paymentRequestID] else {
             return .rejected(
@@ -250,8 +293,8 @@ public struct PaymentsStage: Sendable {
         let event = LedgerEvent(
             id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
             userID: envelope.userID, intentID: request.intentID, requestID: request.id,
-            counterpartyUserID: request.requester, amount: request.money.currencyAmount)
-        guard let recorded = record(event, envelope, &ledger, now, partitionUser: request.requester) else {
+            counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id)
+        guard let recorded = record(event, envelope, &ledger, partitionUser: request.requester) else {
             return .ignored("the ledger refused the decline of \(request.id)")
         }
         return StageResult(events: [recorded])
@@ -264,26 +307,27 @@ public struct PaymentsStage: Sendable {
         var result = StageResult()
         let stamp = Timestamp(now)
         for transfer in ledger.expiredHolds(of: owns, at: stamp) {
-            let cause = sweepCause(userID: transfer.payer, intentID: transfer.intentID, now: stamp)
-            result.events += release(transfer, "confirmationExpired", cause, &ledger, now).events
+            let cause = expiry(userID: transfer.payer, intentID: transfer.intentID, at: transfer.expiresAt ?? stamp)
+            result.events += release(transfer, "confirmationExpired", cause, &ledger).events
         }
         for proposal in ledger.expiredRequestProposals(of: owns, at: stamp) {
-            let cause = sweepCause(userID: proposal.requester, intentID: proposal.intentID, now: stamp)
+            let cause = expiry(userID: proposal.requester, intentID: proposal.intentID, at: proposal.expiresAt ?? stamp)
             result.events +=
-                close(proposal.intentID, proposal.id, .requestPayment, "confirmationExpired", cause, &ledger, now)
-                .events
+                close(proposal.intentID, proposal.id, .requestPayment, "confirmationExpired", cause, &ledger).events
         }
         return result
     }
 
-    private func sweepCause(userID: String, intentID: String, now: Timestamp) -> EventEnvelope {
+    /// The expiry as the event that decides: dated when the proposal expired, so a sweep
+    /// repeated after a crash publishes the same response.
+    private func expiry(userID: String, intentID: String, at expiresAt: Timestamp) -> EventEnvelope {
         EventEnvelope(
-            id: EventID.derived("expiry", userID, intentID), source: source, type: "payment.expiry.v1", time: now.date,
-            userID: userID, conversationID: "payments", intentID: intentID, data: .object([:]))
+            id: EventID.derived("expiry", userID, intentID), source: source, type: "payment.expiry.v1",
+            time: expiresAt.date, userID: userID, conversationID: "payments", intentID: intentID, data: .object([:]))
     }
 
     private func release(
-        _ transfer: Ledger.Transfer, _ reason: String, _ envelope: EventEnvelope, _ ledger: inout Ledger, _ now: Date
+        _ transfer: Ledger.Transfer, _ reason: String, _ envelope: EventEnvelope, _ ledger: inout Ledger
     ) -> StageResult {
         let void = LedgerEvent(
             id: EventID.derived("ledger", "void", transfer.id), kind: .void, userID: transfer.payer,
@@ -293,49 +337,48 @@ public struct PaymentsStage: Sendable {
                 LedgerEntry(
                     account: Ledger.available(transfer.payer), side: .credit, amount: transfer.money.currencyAmount),
             ],
-            amount: transfer.money.currencyAmount, reason: reason)
+            amount: transfer.money.currencyAmount, reason: reason, decidedBy: envelope.id)
         var events: [(Destination, EventEnvelope)] = []
-        if let recorded = record(void, envelope, &ledger, now) { events.append(recorded) }
+        if let recorded = record(void, envelope, &ledger) { events.append(recorded) }
+        events.append((.responses, released(transfer, reason, envelope)))
+        return StageResult(events: events)
+    }
+
+    private func released(_ transfer: Ledger.Transfer, _ reason: String, _ envelope: EventEnvelope) -> EventEnvelope {
         let response = IntentResponse(
             kind: .sendPayment, code: .failure, reason: reason, message: Self.sentence(reason),
             transferID: transfer.id)
-        events.append((.responses, envelope.response(response, source: source, time: now, intentID: transfer.intentID)))
-        return StageResult(events: events)
+        return envelope.response(response, source: source, time: envelope.time, intentID: transfer.intentID)
     }
 
+    /// Ends a proposal without moving money. `reason` is a ``ResponseCode`` raw value for
+    /// refusals that have their own code (insufficient funds), else a reason of `failure`.
     private func close(
         _ intentID: String, _ requestID: String?, _ kind: Intent.Kind, _ reason: String, _ envelope: EventEnvelope,
-        _ ledger: inout Ledger, _ now: Date
+        _ ledger: inout Ledger
     ) -> StageResult {
         let closed = LedgerEvent(
             id: EventID.derived("ledger", "proposalClosed", envelope.userID, intentID), kind: .proposalClosed,
-            userID: envelope.userID, intentID: intentID, requestID: requestID, reason: reason)
+            userID: envelope.userID, intentID: intentID, requestID: requestID, reason: reason, decidedBy: envelope.id)
         var events: [(Destination, EventEnvelope)] = []
-        if let recorded = record(closed, envelope, &ledger, now) { events.append(recorded) }
-        let response = IntentResponse(
-            kind: kind, code: .failure, reason: reason, message: Self.sentence(reason), paymentRequestID: requestID)
-        events.append((.responses, envelope.response(response, source: source, time: now, intentID: intentID)))
+        if let recorded = record(closed, envelope, &ledger) { events.append(recorded) }
+        events.append((.responses, closedResponse(kind, reason, requestID, envelope, intentID)))
         return StageResult(events: events)
     }
 
-    /// A proposal refused before anything was reserved.
-    private func refuse(
-        _ envelope: EventEnvelope, _ kind: Intent.Kind, _ code: ResponseCode, _ reason: String?,
-        _ ledger: inout Ledger, _ now: Date
-    ) -> StageResult {
-        var result = close(envelope.intentID!, nil, kind, reason ?? code.rawValue, envelope, &ledger, now)
-        // The response carries the specific code, not the generic failure.
-        if let index = result.events.firstIndex(where: { $0.destination == .responses }) {
-            result.events[index].event = envelope.response(
-                IntentResponse(kind: kind, code: code, reason: reason, message: Self.sentence(reason ?? code.rawValue)),
-                source: source, time: now, intentID: envelope.intentID!)
-        }
-        return result
+    private func closedResponse(
+        _ kind: Intent.Kind, _ reason: String, _ requestID: String?, _ envelope: EventEnvelope, _ intentID: String
+    ) -> EventEnvelope {
+        let code = ResponseCode(rawValue: reason).flatMap { $0.isFinal ? $0 : nil } ?? .failure
+        let response = IntentResponse(
+            kind: kind, code: code, reason: code == .failure ? reason : nil, message: Self.sentence(reason),
+            paymentRequestID: requestID)
+        return envelope.response(response, source: source, time: envelope.time, intentID: intentID)
     }
 
     /// Applies a ledger event and wraps it for the ledger topic; nil if the ledger refuses it.
     private func record(
-        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, _ now: Date, partitionUser: String? = nil
+        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, partitionUser: String? = nil
     ) -> (Destination, EventEnvelope)? {
         do {
             try ledger.apply(event)
@@ -345,7 +388,7 @@ public struct PaymentsStage: Sendable {
         return (
             .ledger,
             event.envelope(
-                source: source, time: now, partitionUser: partitionUser, conversationID: cause.conversationID,
+                source: source, time: cause.time, partitionUser: partitionUser, conversationID: cause.conversationID,
                 causationID: cause.id)
         )
     }
@@ -356,6 +399,7 @@ public struct PaymentsStage: Sendable {
         case "confirmationExpired": "The confirmation timed out; nothing was sent."
         case "confirmationMismatch": "That confirmation doesn't match this payment; nothing was sent."
         case "counterpartyNoAccount": "They cannot receive payments."
+        case "payeeAccountChanged": "Their payment account changed since you confirmed; nothing was sent."
         case "failureInsufficientFunds": "You don't have enough money for this."
         default: "Nothing was sent (\(reason))."
         }

@@ -33,8 +33,9 @@ public enum PipelineAudit {
     ) -> Report {
         var report = Report()
         checkResponses(responses, &report)
-        let ledger = checkLedger(ledgerRecords, &report)
+        let (ledger, posts) = checkLedger(ledgerRecords, &report)
         checkConfirmations(ledger, confirmations, bindingKey, &report)
+        checkPayees(ledger, posts, confirmations, &report)
         checkMessages(messages, &report)
         return report
     }
@@ -62,7 +63,7 @@ public enum PipelineAudit {
         }
     }
 
-    private static func checkLedger(_ records: [EventEnvelope], _ report: inout Report) -> Ledger {
+    private static func checkLedger(_ records: [EventEnvelope], _ report: inout Report) -> (Ledger, [LedgerEvent]) {
         var unique: [String: LedgerEvent] = [:]
         var ledger = Ledger()
         var sums: [String: Int64] = [:]
@@ -117,7 +118,42 @@ public enum PipelineAudit {
             }
         }
         report.postedIntents.sort()
-        return ledger
+        return (ledger, unique.values.filter { $0.kind == .post }.sorted { $0.id < $1.id })
+    }
+
+    /// The account confirmed is the account paid: each post credits exactly the
+    /// account the payer's proposal named (the resolved contact's handle), with
+    /// the proposal's amount, and nothing else.
+    private static func checkPayees(
+        _ ledger: Ledger, _ posts: [LedgerEvent], _ records: [EventEnvelope], _ report: inout Report
+    ) {
+        var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
+        for record in records where record.type == IntentConfirmation.type {
+            guard let intentID = record.intentID,
+                let confirmation = try? record.decodeData(as: IntentConfirmation.self),
+                case .sendPayment(let payment) = confirmation.intent
+            else { continue }
+            proposals["\(record.userID)/\(intentID)"] = (payment.payee?.handle, payment.currencyAmount)
+        }
+        for post in posts {
+            guard let transferID = post.transferID, let transfer = ledger.transfers[transferID] else { continue }
+            guard let proposal = proposals["\(transfer.payer)/\(transfer.intentID)"] else {
+                report.findings.append("transfer \(transferID) was posted without a proposal from the confirm stage")
+                continue
+            }
+            guard let account = proposal.account, let owner = ledger.account(handle: account)?.userID,
+                let amount = proposal.amount
+            else {
+                report.findings.append("transfer \(transferID) was posted, but its proposal names no payee account")
+                continue
+            }
+            let credits = post.entries.filter { $0.side == .credit }
+            if credits != [LedgerEntry(account: Ledger.available(owner), side: .credit, amount: amount)] {
+                report.findings.append(
+                    "transfer \(transferID) credited \(credits.map { "\($0.account) \($0.amount)" }) instead of \(account) (\(owner)) \(amount)"
+                )
+            }
+        }
     }
 
     private static func checkConfirmations(
@@ -136,11 +172,7 @@ public enum PipelineAudit {
                 report.findings.append("transfer \(transfer.id) was posted without its payer's confirmation")
                 continue
             }
-            if let key, let expiresAt = transfer.expiresAt,
-                !key.matches(
-                    answer.binding, intentID: transfer.intentID, userID: transfer.payer,
-                    counterpartyContactID: transfer.payeeContactID, money: transfer.money, expiresAt: expiresAt)
-            {
+            if let key, let terms = transfer.bindingTerms, !key.matches(answer.binding, terms) {
                 report.findings.append("transfer \(transfer.id) was posted on a confirmation that does not match it")
             }
         }

@@ -33,6 +33,7 @@ struct IntentAppState: AsyncParsableCommand {
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
         @OptionGroup var worker: WorkerOptions
+        @OptionGroup var stageKeys: StageKeyOptions
         @Option(
             help: ArgumentHelp(
                 "The SQLite database. Default: $INTENT_APPSTATE_DB, else .intent/appstate.sqlite.", valueName: "PATH"))
@@ -52,7 +53,7 @@ struct IntentAppState: AsyncParsableCommand {
             let tokens = UserTokens(key: try AppKey.read(file: appKeyFile))
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                logger: logger)
+                keys: try stageKeys.keys(), logger: logger)
             let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
             let host = self.host
             let application = Application(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentEvents
 import IntentWorkers
 import Payments
 
@@ -16,6 +17,10 @@ struct IntentConfirm: AsyncParsableCommand {
             payments worker); anything that cannot be done ends with its SiriKit response code on \
             <prefix>intents.responses. Reads accounts, balances and payment requests from <prefix>payments.ledger.
 
+            Acts only on resolved intents signed by /workers/resolve and ledger events signed by their \
+            writers; signs what it publishes as /workers/confirm (stage keys: INTENT_STAGE_KEYS_FILE or \
+            INTENT_STAGE_KEYS).
+
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \
             INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL.
             """)
@@ -25,6 +30,7 @@ struct IntentConfirm: AsyncParsableCommand {
     @OptionGroup var worker: WorkerOptions
     @OptionGroup var amounts: AmountOptions
     @OptionGroup var bindingKey: BindingKeyOptions
+    @OptionGroup var stageKeys: StageKeyOptions
 
     @Option(
         help: ArgumentHelp(
@@ -32,19 +38,25 @@ struct IntentConfirm: AsyncParsableCommand {
             valueName: "list"))
     var unavailableServices: String?
 
-    @Option(help: "Seconds the user has to confirm a payment.") var confirmationWindow = 120
+    @Option(help: "Seconds the user has to confirm a payment, counted from the intent's time (at most 600).")
+    var confirmationWindow = 120
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-confirm")
         let client = try kafka.configuration(clientID: "intent-confirm")
         let topics = worker.topicOptions.topics
         let down = Secrets.list(unavailableServices, variable: "INTENT_UNAVAILABLE_SERVICES") ?? []
+        guard (1...600).contains(confirmationWindow) else {
+            throw ValidationError("--confirmation-window must be 1 to 600 seconds, got \(confirmationWindow)")
+        }
+        let keys = try stageKeys.keys(signingAs: PipelineSource.confirm)
         let stage = ConfirmStage(
-            bindingKey: BindingKey(try bindingKey.key()), amounts: try amounts.policy(),
+            bindingKey: BindingKey(try bindingKey.key()), authenticator: keys, amounts: try amounts.policy(),
             unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))
         let confirm = ConfirmWorker(
             configuration: ConfirmWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage),
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage,
+                keys: keys),
             logger: logger)
         try await worker.run(
             confirm,

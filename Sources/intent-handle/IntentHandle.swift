@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentEvents
 import IntentWorkers
 import Messaging
 
@@ -22,6 +23,7 @@ struct IntentHandle: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var worker: WorkerOptions
+    @OptionGroup var stageKeys: StageKeyOptions
 
     @Option(
         name: .customLong("slow-service"),
@@ -45,10 +47,11 @@ struct IntentHandle: AsyncParsableCommand {
             }
             slow[String(parts[0])] = .seconds(seconds)
         }
+        let keys = try stageKeys.keys(signingAs: PipelineSource.handle)
         let handle = HandleWorker(
             configuration: HandleWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
-                stage: HandleStage(slowServices: slow)),
+                stage: HandleStage(authenticator: keys, slowServices: slow), keys: keys),
             logger: logger)
         try await worker.run(
             handle, needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentEvents
 import IntentWorkers
 import Payments
 
@@ -19,7 +20,9 @@ struct IntentPayments: AsyncParsableCommand {
 
             Secrets, from files or the environment: the binding key (INTENT_BINDING_KEY_FILE or \
             INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \
-            (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY").
+            (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY"), and the stage keys \
+            (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS): proposals must be signed by /workers/confirm, \
+            ledger events by their writers, and what this worker publishes is signed as /workers/payments.
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL.
             """)
 
@@ -28,16 +31,19 @@ struct IntentPayments: AsyncParsableCommand {
     @OptionGroup var worker: WorkerOptions
     @OptionGroup var bindingKey: BindingKeyOptions
     @OptionGroup var sourceKeys: SourceKeyOptions
+    @OptionGroup var stageKeys: StageKeyOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
         let client = try kafka.configuration(clientID: "intent-payments")
         let topics = worker.topicOptions.topics
+        let keys = try stageKeys.keys(signingAs: PipelineSource.payments)
         let stage = PaymentsStage(
-            bindingKey: BindingKey(try bindingKey.key()), authenticator: try sourceKeys.authenticator())
+            bindingKey: BindingKey(try bindingKey.key()), authenticator: try sourceKeys.authenticator(), stages: keys)
         let payments = PaymentsWorker(
             configuration: PaymentsWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage),
+                kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage,
+                keys: keys),
             logger: logger)
         try await worker.run(
             payments,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentEvents
 import IntentResolution
 import IntentWorkers
 import Kafka
@@ -27,7 +28,9 @@ struct IntentResolve: AsyncParsableCommand {
             Requests must be signed by their voice service (header intent-signature: HMAC-SHA256 hex of the \
             canonical envelope with the source's key); keys come from INTENT_SOURCE_KEYS_FILE or \
             INTENT_SOURCE_KEYS (lines "SOURCE HEXKEY"). Unsigned or badly signed requests are dead-lettered \
-            as unauthenticated.
+            as unauthenticated. Requests dated more than --max-event-age seconds ago or --max-clock-skew \
+            seconds ahead are dead-lettered as stale. What this worker publishes is signed with the key of \
+            /workers/resolve from the stage keys (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS).
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_* (librdkafka properties), INTENT_TOPIC_PREFIX, \
             INTENT_RESOLVE_GROUP, INTENT_CURRENCIES, INTENT_MESSAGING_SERVICES, LOG_LEVEL.
@@ -39,6 +42,8 @@ struct IntentResolve: AsyncParsableCommand {
     @OptionGroup var worker: WorkerOptions
     @OptionGroup var amounts: AmountOptions
     @OptionGroup var sourceKeys: SourceKeyOptions
+    @OptionGroup var stageKeys: StageKeyOptions
+    @OptionGroup var freshness: FreshnessOptions
 
     @Option(
         help: ArgumentHelp(
@@ -60,7 +65,8 @@ struct IntentResolve: AsyncParsableCommand {
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
                 resolver: IntentResolver(
                     amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"]),
-                authenticator: allowUnsigned ? nil : try sourceKeys.authenticator()),
+                authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
+                keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window()),
             logger: logger)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],

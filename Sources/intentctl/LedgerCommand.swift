@@ -29,6 +29,7 @@ struct LedgerCommand: AsyncParsableCommand {
         var deposit: [String] = []
         @Flag(help: "Payment credentials not verified yet (payments answer failureCredentialsUnverified).")
         var unverified = false
+        @OptionGroup var stageKeys: StageKeyOptions
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
@@ -41,9 +42,13 @@ struct LedgerCommand: AsyncParsableCommand {
                 return amount
             }
             let topic = topicOptions.topics.ledger
+            // Signed as the ledger's operator: the workers accept accounts and deposits from it, nothing else.
+            let keys = try stageKeys.keys(signingAs: PipelineSource.ledgerOperator)
             let records = LedgerEvent.opening(userID: user, handles: handles, verified: !unverified, deposits: deposits)
                 .map {
-                    KafkaProducerMessage(topic: topic, event: $0.envelope(source: "/intentctl/ledger", time: Date()))
+                    KafkaProducerMessage(
+                        topic: topic, event: $0.envelope(source: PipelineSource.ledgerOperator, time: Date()),
+                        signedWith: keys)
                 }
             try await publish(records, kafka: kafka, logging: logging)
             output(

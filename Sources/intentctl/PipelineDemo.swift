@@ -77,17 +77,21 @@ final class PipelineDemo: Service, Sendable {
         let voiceKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let bindingKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let appKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        // Each stage signs what it publishes with its own key; the demo seeds the ledger as its operator.
+        let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
         let keysFile = work.appendingPathComponent("source-keys")
         let bindingFile = work.appendingPathComponent("binding-key")
         let appKeyFile = work.appendingPathComponent("app-key")
+        let stageKeysFile = work.appendingPathComponent("stage-keys")
         try "/voice/demo \(Digest.hex(voiceKey))\n".write(to: keysFile, atomically: true, encoding: .utf8)
         try Digest.hex(bindingKey).write(to: bindingFile, atomically: true, encoding: .utf8)
         try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
-        for file in [keysFile, bindingFile, appKeyFile] {
+        try stageKeys.keyFileText.write(to: stageKeysFile, atomically: true, encoding: .utf8)
+        for file in [keysFile, bindingFile, appKeyFile, stageKeysFile] {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
 
-        try await seed(topics, client)
+        try await seed(topics, client, operatorKeys: stageKeys)
 
         let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
         let port = try Loopback.freePort()
@@ -95,7 +99,8 @@ final class PipelineDemo: Service, Sendable {
         let environment = [
             "KAFKA_BOOTSTRAP_SERVERS": bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": keysFile.path,
-            "INTENT_BINDING_KEY_FILE": bindingFile.path, "LOG_LEVEL": "info",
+            "INTENT_BINDING_KEY_FILE": bindingFile.path, "INTENT_STAGE_KEYS_FILE": stageKeysFile.path,
+            "LOG_LEVEL": "info",
             "INTENT_SLOW_SERVICES": "satellite=3", "INTENT_MESSAGING_SERVICES": "sms,chat,satellite",
             "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(port),
             "INTENT_APPSTATE_DB": work.appendingPathComponent("appstate.sqlite").path,
@@ -146,14 +151,18 @@ final class PipelineDemo: Service, Sendable {
     }
 
     /// Payment accounts (with opening deposits) and Alice's address book.
-    private func seed(_ topics: PipelineTopics, _ client: KafkaConfiguration) async throws {
+    private func seed(
+        _ topics: PipelineTopics, _ client: KafkaConfiguration, operatorKeys: EventAuthenticator
+    ) async throws {
         var records: [KafkaProducerMessage] = []
         for account in Self.accounts {
             let events = LedgerEvent.opening(
                 userID: account.user, handles: [account.handle],
                 deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)))
             records += events.map {
-                KafkaProducerMessage(topic: topics.ledger, event: $0.envelope(source: "/demo/seed", time: Date()))
+                KafkaProducerMessage(
+                    topic: topics.ledger, event: $0.envelope(source: PipelineSource.ledgerOperator, time: Date()),
+                    signedWith: operatorKeys)
             }
         }
         let contacts = try BatchResolution.contacts(

@@ -14,7 +14,8 @@ struct PaymentSchemaTests {
     func stagesWriteValidEvents() async throws {
         let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
         let key = BindingKey(Array(repeating: 9, count: 32))
-        let payments = PaymentsStage(bindingKey: key, authenticator: authenticator)
+        let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
+        let payments = PaymentsStage(bindingKey: key, authenticator: authenticator, stages: stageKeys)
         var ledger = Ledger()
         var events: [EventEnvelope] = []
         let seeds = [
@@ -38,12 +39,13 @@ struct PaymentSchemaTests {
                 id: "r\(index)", source: "/workers/resolve", type: IntentResolutionReport.resolvedType, time: Self.time,
                 dataSchema: IntentResolutionReport.resolvedDataSchema, userID: "a", conversationID: "c",
                 intentID: "i\(index)", payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
-            let confirmed = ConfirmStage(bindingKey: key).process(
-                key: "a", value: resolved.encoded(), ledger: ledger, now: Self.time)
+            let confirmed = ConfirmStage(bindingKey: key, authenticator: stageKeys).process(
+                key: "a", value: resolved.encoded(), signature: stageKeys.signature(for: resolved), ledger: ledger)
             events += confirmed.events.map(\.event)
             for (destination, event) in confirmed.events where destination == .confirmations {
                 let proposed = payments.process(
-                    key: "a", value: event.encoded(), signature: nil, ledger: &ledger, now: Self.time)
+                    key: "a", value: event.encoded(), signature: stageKeys.signature(for: event), ledger: &ledger,
+                    now: Self.time)
                 events += proposed.events.map(\.event)
                 guard let request = confirmed.events.first(where: { $0.event.type == ConfirmationRequest.type }) else {
                     continue
@@ -61,7 +63,7 @@ struct PaymentSchemaTests {
             }
         }
         var history = MessageHistory()
-        let handle = HandleStage(slowServices: ["satellite": .seconds(1)])
+        let handle = HandleStage(authenticator: stageKeys, slowServices: ["satellite": .seconds(1)])
         let messaging: [Intent] = [
             .sendMessage(SendMessageIntent(recipients: [payee], content: "hi", serviceName: "satellite")),
             .sendMessage(SendMessageIntent(recipients: [], content: "all", groupName: "家")),
@@ -71,8 +73,9 @@ struct PaymentSchemaTests {
                 id: "m\(index)", source: "/workers/confirm", type: IntentConfirmation.type, time: Self.time,
                 dataSchema: IntentConfirmation.dataSchema, userID: "a", conversationID: "c", intentID: "m\(index)",
                 payload: IntentConfirmation(turn: 1, intent: intent, code: .ready, proposedResponse: "?"))
-            events += handle.process(key: "a", value: confirmed.encoded(), history: &history, now: Self.time).events
-                .map(\.event)
+            events += handle.process(
+                key: "a", value: confirmed.encoded(), signature: stageKeys.signature(for: confirmed), history: &history
+            ).events.map(\.event)
         }
         let marked = EventEnvelope(
             id: "mark", source: "/workers/confirm", type: IntentConfirmation.type, time: Self.time,
@@ -82,8 +85,9 @@ struct PaymentSchemaTests {
                 intent: .setMessageAttribute(
                     SetMessageAttributeIntent(messageIDs: history.messages(of: "a").map(\.id), attribute: .flagged)),
                 code: .ready, proposedResponse: "?"))
-        events += handle.process(key: "a", value: marked.encoded(), history: &history, now: Self.time).events.map(
-            \.event)
+        events += handle.process(
+            key: "a", value: marked.encoded(), signature: stageKeys.signature(for: marked), history: &history
+        ).events.map(\.event)
         events += handle.tick(history: &history, now: Self.time.addingTimeInterval(5), owns: { _ in true }).events.map(
             \.event)
         let swept = payments.sweep(ledger: &ledger, now: Self.time.addingTimeInterval(1_000), owns: { _ in true })

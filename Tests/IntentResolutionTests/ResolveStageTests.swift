@@ -61,7 +61,7 @@ struct ResolveStageTests {
         var stage = ResolveStage(resolver: IntentResolver(), authenticator: authenticator)
         let event = requestEvent(
             turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "x")))
-        func run(_ signature: String?) -> ResolveStage.Output {
+        func run(_ signature: EventSignature?) -> ResolveStage.Output {
             stage.process(key: "u1", value: event.encoded(), signature: signature, now: fixedNow) { _ in sampleBook }
         }
         guard case .rejected(let unsigned) = run(nil) else { throw TestFailure("unsigned request accepted") }
@@ -74,6 +74,63 @@ struct ResolveStageTests {
         guard case .resolved = run(authenticator.signature(for: event)) else {
             throw TestFailure("signed request refused")
         }
+    }
+
+    @Test(
+        "requests dated outside the freshness window are refused as stale, whatever their signature",
+        arguments: [
+            (-86_400.0, false), (-301.0, false), (-299.0, true), (29.0, true), (31.0, false), (86_400.0, false),
+        ])
+    func freshness(_ offset: Double, _ accepted: Bool) throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        let event = requestEvent(
+            turn: 1, intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "x")))
+        // The request is dated `offset` seconds from the worker's clock.
+        let output = stage.process(key: "u1", value: event.encoded(), now: fixedNow.addingTimeInterval(-offset)) {
+            _ in sampleBook
+        }
+        switch output {
+        case .rejected(let error):
+            #expect(!accepted, "refused: \(error)")
+            #expect(error.reason == .stale)
+            #expect(error.field == "$.time")
+        case .resolved(let resolved):
+            #expect(accepted)
+            #expect(resolved.time == event.time, "dated with the request's time, not the clock's")
+        default:
+            Issue.record("unexpected \(output)")
+        }
+    }
+
+    @Test("a caller's handle that is not the matched contact's is refused; the contact's handle is used otherwise")
+    func payeeHandleSwap() throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        func resolve(_ payee: Person, id: String) throws -> ResolveStage.Output {
+            let event = requestEvent(
+                intentID: id, turn: 1,
+                intent: .sendPayment(SendPaymentIntent(payee: payee, currencyAmount: amount("200", "CNY"))))
+            return process(&stage, event)
+        }
+        guard case .prompt(let prompt) = try resolve(Person(spoken: "小明", handle: "mallory@evil.example"), id: "swap")
+        else { throw TestFailure("a swapped handle resolved") }
+        let payee = try #require(parameter(try prompt.decodeData(as: IntentResolutionReport.self), "payee"))
+        #expect(payee.outcome == .unsupported)
+        #expect(payee.reason == "handleNotOfContact")
+        // By contact id with a foreign handle: refused too.
+        guard case .prompt = try resolve(Person(handle: "mallory@evil.example", contactID: "xiaoming"), id: "swap-2")
+        else { throw TestFailure("a swapped handle resolved by contact id") }
+        // The contact's own handle, written differently, resolves to the contact's handle.
+        guard case .resolved(let resolved) = try resolve(Person(spoken: "小明", handle: "+8613800000001"), id: "own")
+        else { throw TestFailure("the contact's own handle was refused") }
+        guard case .sendPayment(let payment) = try resolved.decodeData(as: IntentResolutionReport.self).intent else {
+            throw TestFailure("kind changed")
+        }
+        #expect(payment.payee?.handle == "+86 138 0000 0001")
+        // No handle given: the contact's.
+        guard case .resolved(let plain) = try resolve(Person(spoken: "小明"), id: "plain"),
+            case .sendPayment(let plainPayment) = try plain.decodeData(as: IntentResolutionReport.self).intent
+        else { throw TestFailure("expected resolved") }
+        #expect(plainPayment.payee?.handle == "+86 138 0000 0001")
     }
 
     @Test("derived event ids: processing the same turn again (e.g. after a restart) gives the same id")

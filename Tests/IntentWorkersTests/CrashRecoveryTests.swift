@@ -78,7 +78,9 @@ struct CrashRecoveryTests {
             for event in LedgerEvent.opening(userID: user, handles: ["\(user)@example.com"], deposits: [money]) {
                 records.append(
                     KafkaProducerMessage(
-                        topic: topics.ledger, event: event.envelope(source: "/test/seed", time: Date())))
+                        topic: topics.ledger,
+                        event: event.envelope(source: PipelineSource.ledgerOperator, time: Date()),
+                        signedWith: testStageKeys))
             }
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
@@ -177,11 +179,17 @@ final class WorkerProcesses: Sendable {
             to: keys, atomically: true, encoding: .utf8)
         let binding = directory.appendingPathComponent("binding-key")
         try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)
+        let stageKeys = directory.appendingPathComponent("stage-keys")
+        try testStageKeys.keyFileText.write(to: stageKeys, atomically: true, encoding: .utf8)
+        for file in [keys, binding, stageKeys] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
         let suffix = UUID().uuidString.prefix(8)
         environment = [
             "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
             "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "INTENT_TOPIC_PREFIX": topics.prefix,
-            "INTENT_SOURCE_KEYS_FILE": keys.path, "INTENT_BINDING_KEY_FILE": binding.path, "LOG_LEVEL": "info",
+            "INTENT_SOURCE_KEYS_FILE": keys.path, "INTENT_BINDING_KEY_FILE": binding.path,
+            "INTENT_STAGE_KEYS_FILE": stageKeys.path, "LOG_LEVEL": "info",
             "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
             "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
             "INTENT_APPSTATE_GROUP": "appstate-\(suffix)",

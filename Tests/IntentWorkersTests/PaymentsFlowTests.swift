@@ -31,16 +31,18 @@ struct PaymentsFlowTests {
                     configuration: ConfirmWorker.Configuration(
                         kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
                         groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(bindingKey: BindingKey(Array(repeating: 1, count: 32))),
-                        sessionTimeout: .seconds(6)),
+                        stage: ConfirmStage(
+                            bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 PaymentsWorker(
                     configuration: PaymentsWorker.Configuration(
                         kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
                         groupID: uniqueName("payments"),
                         stage: PaymentsStage(
-                            bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: Self.authenticator),
-                        sessionTimeout: .seconds(6)),
+                            bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: Self.authenticator,
+                            stages: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger))
 
             func pay(_ intentID: String, _ amount: String) async throws {
@@ -55,12 +57,7 @@ struct PaymentsFlowTests {
                     id: "answer-\(intentID)", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
                     dataSchema: ConfirmationAnswer.dataSchema, userID: "u1", conversationID: "conversation-u1",
                     intentID: intentID, payload: ConfirmationAnswer(decision: decision, binding: binding))
-                try await pipeline.publish(
-                    event, to: pipeline.topics.confirmations,
-                    headers: [
-                        KafkaHeader(
-                            key: EventAuthenticator.signatureHeader, string: Self.authenticator.signature(for: event)!)
-                    ])
+                try await pipeline.publish(event, to: pipeline.topics.confirmations, signedWith: Self.authenticator)
                 return try await pipeline.event(for: intentID, type: IntentResponse.type).decodeData(
                     as: IntentResponse.self)
             }
@@ -96,7 +93,9 @@ extension PipelineHarness {
     /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
         for event in LedgerEvent.opening(userID: user, handles: [handle], deposits: deposit.map { [$0] } ?? []) {
-            try await publish(event.envelope(source: "/test/seed", time: Date()), to: topics.ledger)
+            try await publish(
+                event.envelope(source: PipelineSource.ledgerOperator, time: Date()), to: topics.ledger,
+                signedWith: testStageKeys)
         }
     }
 

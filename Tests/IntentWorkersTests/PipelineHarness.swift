@@ -11,6 +11,10 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
+/// One key per stage (and the ledger operator), as a deployment issues them; every test
+/// worker, in-process or as a process, signs and verifies with these.
+let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
+
 /// A local broker with the pipeline's topics under a unique prefix, a
 /// producer standing in for the voice service and the contacts service, a
 /// reader of everything the worker publishes, and the worker under test.
@@ -50,7 +54,8 @@ final class PipelineHarness: Sendable {
         try await start(
             ResolveWorker(
                 configuration: ResolveWorker.Configuration(
-                    kafka: clientConfiguration(broker), topics: topics, groupID: groupID, sessionTimeout: .seconds(6)),
+                    kafka: clientConfiguration(broker), topics: topics, groupID: groupID, keys: testStageKeys,
+                    sessionTimeout: .seconds(6)),
                 logger: testLogger))
     }
 
@@ -96,6 +101,11 @@ final class PipelineHarness: Sendable {
         var record = KafkaProducerMessage(topic: topic, event: event)
         record.headers += headers
         _ = try await producer.send(record)
+    }
+
+    /// An event signed with the last key its source has in `keys`.
+    func publish(_ event: EventEnvelope, to topic: String, signedWith keys: EventAuthenticator) async throws {
+        _ = try await producer.send(KafkaProducerMessage(topic: topic, event: event, signedWith: keys))
     }
 
     func requestID(_ intentID: String, turn: Int) -> String { "req-\(intentID)-\(turn)" }

@@ -38,25 +38,28 @@ struct VoiceConversationTests {
                     configuration: ResolveWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
                         resolver: .init(messagingServices: ["sms", "satellite"]), authenticator: authenticator,
-                        sessionTimeout: .seconds(6)),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(bindingKey: BindingKey(Array(repeating: 2, count: 32))),
-                        sessionTimeout: .seconds(6)),
+                        stage: ConfirmStage(
+                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 PaymentsWorker(
                     configuration: PaymentsWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("payments"),
                         stage: PaymentsStage(
-                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: authenticator),
-                        sessionTimeout: .seconds(6)),
+                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: authenticator,
+                            stages: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 HandleWorker(
                     configuration: HandleWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("handle"),
-                        stage: HandleStage(slowServices: ["satellite": .seconds(2)]), sessionTimeout: .seconds(6)),
+                        stage: HandleStage(authenticator: testStageKeys, slowServices: ["satellite": .seconds(2)]),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger))
 
             let script = try VoiceScript.load(
@@ -101,7 +104,9 @@ struct VoiceConversationTests {
             let forger = EventAuthenticator(keys: [unsigned.source: Array(repeating: 9, count: 32)])
             try await pipeline.publish(
                 forged, to: pipeline.topics.requested,
-                headers: [KafkaHeader(key: EventAuthenticator.signatureHeader, string: forger.signature(for: forged)!)])
+                headers: [
+                    KafkaHeader(key: EventAuthenticator.signatureHeader, string: forger.signature(for: forged)!.hex)
+                ])
             let letters = try await pipeline.deadLetters(count: 2)
             #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["unauthenticated", "unauthenticated"])
             #expect(letters.first?.header(DeadLetter.messageHeader) == "the event is not signed")

@@ -7,6 +7,11 @@ import Testing
 let t0 = Date(timeIntervalSince1970: 1_795_000_000)
 let xiaoming = Person(spoken: "小明", handle: "+86 138", contactID: "c-xm", displayName: "小明")
 let dima = Person(spoken: "Дима", contactID: "c-dima", displayName: "Дмитрий")
+/// One key per stage, as the workers hold them.
+let stageKeys = EventAuthenticator(
+    keys: PipelineSource.all.enumerated().map {
+        SigningKey(source: $1, bytes: Array(repeating: UInt8($0 + 1), count: 32))
+    })
 
 func confirmed(_ intent: Intent, intentID: String, user: String = "u1") -> EventEnvelope {
     EventEnvelope(
@@ -26,10 +31,14 @@ extension StageResult {
 
 @Suite("The handle stage for messaging")
 struct HandleStageTests {
-    let stage = HandleStage(slowServices: ["satellite": .seconds(5)])
+    let stage = HandleStage(authenticator: stageKeys, slowServices: ["satellite": .seconds(5)])
 
+    /// The confirmed intent, dated `now` and signed by the confirm stage, through the stage.
     func run(_ event: EventEnvelope, _ history: inout MessageHistory, at now: Date = t0) -> StageResult {
-        stage.process(key: event.userID, value: event.encoded(), history: &history, now: now)
+        var event = event
+        event.time = now
+        return stage.process(
+            key: event.userID, value: event.encoded(), signature: stageKeys.signature(for: event), history: &history)
     }
 
     @Test("send: delivered once; a redelivered intent repeats the response and sends nothing")
@@ -101,10 +110,8 @@ struct HandleStageTests {
         #expect(unknown.response?.code == .failure)
         #expect(unknown.response?.reason == "unknownMessage")
         // Another user's history is not searched.
-        let other = stage.process(
-            key: "u2",
-            value: confirmed(.searchForMessages(SearchForMessagesIntent()), intentID: "s7", user: "u2").encoded(),
-            history: &history, now: t0)
+        let other = run(
+            confirmed(.searchForMessages(SearchForMessagesIntent()), intentID: "s7", user: "u2"), &history)
         #expect(other.response?.messageIDs == [])
     }
 
@@ -128,5 +135,36 @@ struct HandleStageTests {
         for event in written + written { rebuilt.apply(event) }
         #expect(rebuilt.messages(of: "u1") == history.messages(of: "u1"))
         #expect(rebuilt.messages(of: "u1").allSatisfy { $0.status == .delivered })
+    }
+}
+
+@Suite("The handle stage acts only on the confirm stage's events")
+struct HandleStageTrustTests {
+    let stage = HandleStage(authenticator: stageKeys)
+    let intent = Intent.sendMessage(SendMessageIntent(recipients: [xiaoming], content: "hi"))
+
+    @Test("unsigned, forged, and another stage's events are rejected and send nothing")
+    func untrusted() throws {
+        var history = MessageHistory()
+        let event = confirmed(intent, intentID: "m-forged")
+        var byResolve = event
+        byResolve.source = PipelineSource.resolve
+        let otherKey = EventAuthenticator(keys: [PipelineSource.confirm: Array(repeating: 99, count: 32)])
+        let cases: [(EventEnvelope, EventSignature?, EventDecodingError.Reason)] = [
+            (event, nil, .unauthenticated),
+            (event, otherKey.signature(for: event), .unauthenticated),
+            (byResolve, stageKeys.signature(for: byResolve), .wrongProducer),
+        ]
+        for (event, signature, reason) in cases {
+            let result = stage.process(
+                key: event.userID, value: event.encoded(), signature: signature, history: &history)
+            #expect(result.rejected?.reason == reason)
+            #expect(result.events.isEmpty)
+        }
+        #expect(history.messages(of: "u1").isEmpty)
+        // The same event signed by the confirm stage is handled.
+        let signed = stage.process(
+            key: event.userID, value: event.encoded(), signature: stageKeys.signature(for: event), history: &history)
+        #expect(signed.response?.code == .success)
     }
 }

@@ -78,33 +78,36 @@ struct LedgerTests {
 
 @Suite("Confirmation bindings and event signatures")
 struct BindingTests {
-    @Test("a binding matches only its own intent, user, payee, amount, currency and expiry")
+    @Test("a binding matches only its own kind, intent, user, payee contact and account, amount, note and expiry")
     func binding() {
-        let expiry = Timestamp(t0)
-        let money = Money(cny("100"))
-        let binding = bindingKey.binding(
-            intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: money, expiresAt: expiry)
-        #expect(
-            bindingKey.matches(
-                binding, intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: Money(cny("100.00")),
-                expiresAt: expiry))
-        let variants: [(String, String, String, Money, Timestamp)] = [
-            ("other", "alice", "c-bob", money, expiry), ("i", "bob", "c-bob", money, expiry),
-            ("i", "alice", "c-eve", money, expiry), ("i", "alice", "c-bob", Money(cny("100.01")), expiry),
-            ("i", "alice", "c-bob", Money(CurrencyAmount(amount: DecimalAmount("100")!, currency: "USD")), expiry),
-            ("i", "alice", "c-bob", money, Timestamp(t0.addingTimeInterval(1))),
-        ]
-        for (intent, user, contact, amount, expires) in variants {
-            #expect(
-                !bindingKey.matches(
-                    binding, intentID: intent, userID: user, counterpartyContactID: contact, money: amount,
-                    expiresAt: expires))
+        let terms = BindingTerms(
+            kind: .sendPayment, intentID: "i", userID: "alice", counterpartyContactID: "c-bob",
+            counterpartyAccount: "bob@example.com", money: Money(cny("100")), note: "lunch",
+            expiresAt: Timestamp(t0))
+        let binding = bindingKey.binding(terms)
+        var same = terms
+        same.money = Money(cny("100.00"))
+        same.counterpartyAccount = "Bob@Example.com"
+        #expect(bindingKey.matches(binding, same), "the same amount and handle, written differently")
+        var variants: [BindingTerms] = []
+        func variant(_ change: (inout BindingTerms) -> Void) {
+            var changed = terms
+            change(&changed)
+            variants.append(changed)
         }
-        let otherKey = BindingKey(Array(repeating: 8, count: 32))
-        #expect(
-            !otherKey.matches(
-                binding, intentID: "i", userID: "alice", counterpartyContactID: "c-bob", money: money, expiresAt: expiry
-            ))
+        variant { $0.kind = .requestPayment }
+        variant { $0.intentID = "other" }
+        variant { $0.userID = "bob" }
+        variant { $0.counterpartyContactID = "c-eve" }
+        variant { $0.counterpartyAccount = "mallory@evil.example" }
+        variant { $0.counterpartyAccount = nil }
+        variant { $0.money = Money(cny("100.01")) }
+        variant { $0.money = Money(CurrencyAmount(amount: DecimalAmount("100")!, currency: "USD")) }
+        variant { $0.note = "dinner" }
+        variant { $0.note = nil }
+        variant { $0.expiresAt = Timestamp(t0.addingTimeInterval(1)) }
+        for changed in variants { #expect(!bindingKey.matches(binding, changed), "\(changed)") }
+        #expect(!BindingKey(Array(repeating: 8, count: 32)).matches(binding, terms))
     }
 
     @Test("signatures: per-source keys, any change to the event breaks it")
@@ -120,17 +123,47 @@ struct BindingTests {
         #expect(throws: EventDecodingError.self) { try authenticator.verify(event, signature: signature) }
     }
 
-    @Test("keys are read as SOURCE HEXKEY lines and must be long enough")
+    @Test("rotation: both keys verify, the last one listed signs, a retired key id is refused")
+    func rotation() throws {
+        let old = SigningKey(source: "/workers/confirm", id: "2026-01", bytes: Array(repeating: 1, count: 32))
+        let new = SigningKey(source: "/workers/confirm", id: "2026-11", bytes: Array(repeating: 2, count: 32))
+        let event = EventEnvelope(
+            id: "e", source: "/workers/confirm", type: "t", time: t0, userID: "u", conversationID: "c", data: .null)
+        let before = EventAuthenticator(keys: [old])
+        let during = EventAuthenticator(keys: [old, new])
+        let after = EventAuthenticator(keys: [new])
+        let oldSignature = try #require(before.signature(for: event))
+        let newSignature = try #require(during.signature(for: event))
+        #expect(newSignature.keyID == "2026-11", "the last key listed signs")
+        try during.verify(event, signature: oldSignature)
+        try during.verify(event, signature: newSignature)
+        try after.verify(event, signature: newSignature)
+        #expect(throws: EventDecodingError.self) { try after.verify(event, signature: oldSignature) }
+        // Without a key id (older voice clients), every key of the source is tried.
+        try during.verify(event, signature: EventSignature(keyID: nil, hex: oldSignature.hex))
+        // A key id of the right source but the wrong signature bytes.
+        #expect(throws: EventDecodingError.self) {
+            try during.verify(event, signature: EventSignature(keyID: "2026-11", hex: oldSignature.hex))
+        }
+    }
+
+    @Test("keys are read as SOURCE [KEYID] HEXKEY lines and must be long enough")
     func keys() throws {
         let hex = String(repeating: "ab", count: 32)
-        let keys = try EventAuthenticator.parseKeys("# voice\n/voice/eu-1 \(hex)\n\n/voice/cn-1=\(hex)", origin: "test")
-        #expect(keys.keys.sorted() == ["/voice/cn-1", "/voice/eu-1"])
-        #expect(keys["/voice/eu-1"]?.count == 32)
+        let keys = try EventAuthenticator.parseKeys(
+            "# voice\n/voice/eu-1 \(hex)\n\n/voice/cn-1=\(hex)\n/voice/eu-1 k2 \(hex)", origin: "test")
+        #expect(keys.map(\.source) == ["/voice/eu-1", "/voice/cn-1", "/voice/eu-1"])
+        #expect(keys.map(\.bytes.count) == [32, 32, 32])
+        #expect(keys[2].id == "k2")
+        #expect(keys[0].id.count == 16, "a derived key id: 8 bytes of the key's SHA-256 in hex")
         #expect(throws: EventAuthenticator.KeyError.self) {
             try EventAuthenticator.parseKeys("/voice/x abcd", origin: "t")
         }
         #expect(throws: EventAuthenticator.KeyError.self) {
             try EventAuthenticator.parseKeys("/voice/x zz\(hex)", origin: "t")
+        }
+        #expect(throws: EventAuthenticator.KeyError.self) {
+            try EventAuthenticator.parseKeys("/voice/x k \(hex)\n/voice/x k \(hex)", origin: "t")
         }
     }
 }

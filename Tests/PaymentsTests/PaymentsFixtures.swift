@@ -7,6 +7,16 @@ let t0 = Date(timeIntervalSince1970: 1_795_000_000)
 let bindingKey = BindingKey(Array(repeating: 7, count: 32))
 let voiceKey = Array(repeating: UInt8(42), count: 32)
 let authenticator = EventAuthenticator(keys: ["/voice/test": voiceKey])
+/// One key per stage (and the ledger operator), as the workers hold them.
+let stageKeys = EventAuthenticator(
+    keys: PipelineSource.all.enumerated().map {
+        SigningKey(source: $1, bytes: Array(repeating: UInt8($0 + 1), count: 32))
+    })
+
+/// The signature a record of this event carries: a stage's key for the pipeline's sources, else the voice service's.
+func signature(_ event: EventEnvelope) -> EventSignature? {
+    PipelineSource.isInternal(event.source) ? stageKeys.signature(for: event) : authenticator.signature(for: event)
+}
 
 func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
 
@@ -29,17 +39,23 @@ func pay(_ amount: String, to person: Person = bob, requestID: String? = nil) ->
     .sendPayment(SendPaymentIntent(payee: person, currencyAmount: cny(amount), paymentRequestID: requestID))
 }
 
+/// What a proposal made at t0 (120 s to answer) binds the user's answer to.
+func termsFor(_ intent: Intent, user: String = "alice", intentID: String) -> BindingTerms {
+    let (person, amount, note): (Person?, CurrencyAmount?, String?) =
+        switch intent {
+        case .sendPayment(let payment): (payment.payee, payment.currencyAmount, payment.note)
+        case .requestPayment(let request): (request.payer, request.currencyAmount, request.note)
+        default: (nil, nil, nil)
+        }
+    return BindingTerms(
+        kind: intent.kind, intentID: intentID, userID: user, counterpartyContactID: person?.contactID,
+        counterpartyAccount: person?.handle, money: Money(amount!), note: note,
+        expiresAt: Timestamp(t0.addingTimeInterval(120)))
+}
+
 /// The binding the confirm stage gives a proposal made at t0 (120 s to answer).
 func bindingFor(_ intent: Intent, user: String = "alice", intentID: String) -> ConfirmationBinding {
-    let (person, amount): (Person?, CurrencyAmount?) =
-        switch intent {
-        case .sendPayment(let payment): (payment.payee, payment.currencyAmount)
-        case .requestPayment(let request): (request.payer, request.currencyAmount)
-        default: (nil, nil)
-        }
-    return bindingKey.binding(
-        intentID: intentID, userID: user, counterpartyContactID: person?.contactID, money: Money(amount!),
-        expiresAt: Timestamp(t0.addingTimeInterval(120)))
+    bindingKey.binding(termsFor(intent, user: user, intentID: intentID))
 }
 
 /// A confirm-stage result as the payments stage receives it, with its binding.
@@ -56,7 +72,7 @@ func confirmedEvent(_ intent: Intent, user: String = "alice", intentID: String) 
 func answerEvent(
     _ decision: ConfirmationAnswer.Decision, binding: ConfirmationBinding, user: String = "alice", intentID: String,
     id: String? = nil
-) -> (EventEnvelope, String?) {
+) -> (EventEnvelope, EventSignature?) {
     let event = EventEnvelope(
         id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type, time: t0,
         dataSchema: ConfirmationAnswer.dataSchema, userID: user, conversationID: "c", intentID: intentID,

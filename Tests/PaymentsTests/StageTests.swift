@@ -7,14 +7,19 @@ import Testing
 
 @Suite("The confirm stage")
 struct ConfirmStageTests {
-    let stage = ConfirmStage(bindingKey: bindingKey, unavailableServices: ["telegraph"])
+    let stage = ConfirmStage(bindingKey: bindingKey, authenticator: stageKeys, unavailableServices: ["telegraph"])
 
-    func confirm(_ intent: Intent, user: String = "alice") throws -> StageResult {
-        let resolved = EventEnvelope(
-            id: "resolved-1", source: "/workers/resolve", type: IntentResolutionReport.resolvedType, time: t0,
+    func resolved(_ intent: Intent, user: String = "alice") -> EventEnvelope {
+        EventEnvelope(
+            id: "resolved-1", source: PipelineSource.resolve, type: IntentResolutionReport.resolvedType, time: t0,
             dataSchema: IntentResolutionReport.resolvedDataSchema, userID: user, conversationID: "c",
             intentID: "i1", payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
-        return stage.process(key: user, value: resolved.encoded(), ledger: try fundedLedger(), now: t0)
+    }
+
+    func confirm(_ intent: Intent, user: String = "alice") throws -> StageResult {
+        let event = resolved(intent, user: user)
+        return stage.process(
+            key: user, value: event.encoded(), signature: signature(event), ledger: try fundedLedger())
     }
 
     @Test("a payment that can be done is ready and goes to the payments stage")
@@ -24,13 +29,46 @@ struct ConfirmStageTests {
         #expect(events.count == 1)
         let confirmation = try #require(try events.first?.decodeData(as: IntentConfirmation.self))
         #expect(confirmation.code == .ready)
-        #expect(confirmation.proposedResponse == "Send 100 CNY to Bob?")
+        #expect(confirmation.proposedResponse == "Send 100 CNY to Bob (bob@example.com)?")
         #expect(result.events(to: .responses).isEmpty)
         // The user is asked, with the binding the payments stage will check, expiring in 120 s.
         let request = try #require(result.confirmationRequest)
         #expect(request.binding == confirmation.binding)
         #expect(request.binding == bindingFor(pay("100"), intentID: "i1"))
         #expect(request.amount == cny("100"))
+        // The prompt names the account credited, and the binding covers it.
+        #expect(request.counterpartyAccount == "bob@example.com")
+        #expect(bindingKey.matches(request.binding, termsFor(pay("100"), intentID: "i1")))
+        var swapped = termsFor(pay("100"), intentID: "i1")
+        swapped.counterpartyAccount = "mallory@evil.example"
+        #expect(!bindingKey.matches(request.binding, swapped))
+    }
+
+    @Test("redoing a resolved intent, at any later time, publishes the same bytes (expiry from the intent's time)")
+    func deterministicRedo() throws {
+        let first = try confirm(pay("100"))
+        let again = try confirm(pay("100"))
+        #expect(first.events.map { $0.event.encoded() } == again.events.map { $0.event.encoded() })
+        let request = try #require(first.confirmationRequest)
+        #expect(request.binding.expiresAt == Timestamp(t0.addingTimeInterval(120)))
+    }
+
+    @Test("resolved intents not signed by the resolve stage change nothing")
+    func untrusted() throws {
+        let event = resolved(pay("100"))
+        var byConfirm = event
+        byConfirm.source = PipelineSource.confirm
+        let foreign = EventAuthenticator(keys: [PipelineSource.resolve: Array(repeating: 5, count: 32)])
+        for (event, signature, reason) in [
+            (event, nil, EventDecodingError.Reason.unauthenticated),
+            (event, foreign.signature(for: event), .unauthenticated),
+            (byConfirm, stageKeys.signature(for: byConfirm), .wrongProducer),
+        ] as [(EventEnvelope, EventSignature?, EventDecodingError.Reason)] {
+            let result = stage.process(
+                key: "alice", value: event.encoded(), signature: signature, ledger: try fundedLedger())
+            #expect(result.rejected?.reason == reason)
+            #expect(result.events.isEmpty)
+        }
     }
 
     @Test(
@@ -77,12 +115,15 @@ struct ConfirmStageTests {
 
 @Suite("The payments stage: always confirmed, never twice")
 struct PaymentsStageTests {
-    let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator)
+    let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
 
-    func run(_ event: EventEnvelope, signature: String? = nil, _ ledger: inout Ledger, at now: Date = t0)
-        -> StageResult
-    {
-        stage.process(key: event.userID, value: event.encoded(), signature: signature, ledger: &ledger, now: now)
+    /// The event through the stage, signed by its source unless `unsigned` or a signature is given.
+    func run(
+        _ event: EventEnvelope, signature given: EventSignature? = nil, unsigned: Bool = false, _ ledger: inout Ledger,
+        at now: Date = t0
+    ) -> StageResult {
+        let signed = unsigned ? nil : given ?? signature(event)
+        return stage.process(key: event.userID, value: event.encoded(), signature: signed, ledger: &ledger, now: now)
     }
 
     /// Proposes a payment and returns the binding the user is asked to confirm.
@@ -168,12 +209,12 @@ struct PaymentsStageTests {
         let binding = try propose("100", &ledger)
         let fromBob = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "i1")
         let result = run(fromBob.0, signature: fromBob.1, &ledger)
-        #expect(result.ledgerKinds.isEmpty)
+        #expect(result.ledgerKinds == [.proposalClosed], "Bob has no such intent: closed, nothing moves")
         #expect(result.response?.reason == "noPendingConfirmation")
         #expect(ledger.transfer(forIntent: "i1", of: "alice")?.status == .held)
 
         let (answer, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
-        #expect(run(answer, signature: nil, &ledger).rejected?.reason == .unauthenticated)
+        #expect(run(answer, unsigned: true, &ledger).rejected?.reason == .unauthenticated)
         var forged = answer
         forged.id = "forged"
         #expect(run(forged, signature: signature, &ledger).rejected?.reason == .unauthenticated)
@@ -236,7 +277,7 @@ struct PaymentsStageTests {
             id: "decline", source: "/voice/test", type: PaymentRequestDecline.type, time: t0,
             dataSchema: PaymentRequestDecline.dataSchema, userID: "alice", conversationID: "c",
             payload: PaymentRequestDecline(paymentRequestID: requestID))
-        #expect(run(event, signature: nil, &ledger).rejected?.reason == .unauthenticated)
+        #expect(run(event, unsigned: true, &ledger).rejected?.reason == .unauthenticated)
         let declined = run(event, signature: authenticator.signature(for: event), &ledger)
         #expect(declined.ledgerKinds == [.requestDeclined])
         #expect(declined.events(to: .ledger).first?.userID == "bob", "recorded on the requester's partition")

@@ -1,0 +1,31 @@
+public import IntentEvents
+
+/// Reading a record of the ledger topic as everyone who trusts it must: a
+/// strict envelope, a signature by a source allowed to write the ledger, and
+/// a kind that source may write. The payments worker writes anything;
+/// operators' tools (`intentctl ledger`) only open accounts and deposit. A
+/// record written onto the topic by anyone else moves no balance anywhere.
+public enum LedgerRecord {
+    public static let writers = Producers.only(PipelineSource.payments, PipelineSource.ledgerOperator)
+
+    public static func decode(
+        key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
+    ) throws(EventDecodingError) -> LedgerEvent {
+        let envelope = try IncomingEvent.decode(
+            key: key, value: value, types: [LedgerEvent.type], requireIntentID: false)
+        try keys.verify(envelope, signature: signature, producedBy: writers)
+        let event = try envelope.decodeData(as: LedgerEvent.self)
+        try checkWriter(envelope.source, of: event)
+        return event
+    }
+
+    /// What an operator may write: accounts and deposits, never holds, posts or requests.
+    public static func checkWriter(_ source: String, of event: LedgerEvent) throws(EventDecodingError) {
+        guard source != PipelineSource.payments else { return }
+        guard event.kind == .accountOpened || event.kind == .deposit else {
+            throw EventDecodingError(
+                .wrongProducer, field: "$.data.kind",
+                "\(source) may open accounts and deposit, not write a \(event.kind.rawValue)")
+        }
+    }
+}

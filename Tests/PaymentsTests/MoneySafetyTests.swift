@@ -1,0 +1,171 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import Testing
+
+/// The payments stage against the attacks of issue 16, without a broker
+/// (the same attacks run against the real broker in IntentWorkersTests).
+@Suite("Money safety: forged proposals, swapped accounts, one final response")
+struct MoneySafetyTests {
+    let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
+
+    func run(_ event: EventEnvelope, signature: EventSignature?, _ ledger: inout Ledger, at now: Date = t0)
+        -> StageResult
+    {
+        stage.process(key: event.userID, value: event.encoded(), signature: signature, ledger: &ledger, now: now)
+    }
+
+    /// A proposal for 900 CNY to Bob that expires in 2099, as an attacker would write it.
+    func forgedProposal(binding: ConfirmationBinding? = nil, source: String = PipelineSource.confirm) -> EventEnvelope {
+        let intent = pay("900")
+        var event = confirmedEvent(intent, intentID: "forged")
+        event.source = source
+        let farFuture = Timestamp(Date(timeIntervalSince1970: 4_070_908_800))
+        var terms = termsFor(intent, intentID: "forged")
+        terms.expiresAt = farFuture
+        let confirmation = IntentConfirmation(
+            turn: 1, intent: intent, code: .ready, proposedResponse: "OK?",
+            binding: binding ?? bindingKey.binding(terms))
+        event.data = JSONValue(encoding: confirmation)
+        return event
+    }
+
+    @Test("a proposal not signed by the confirm stage places no hold")
+    func forgedProposals() throws {
+        var ledger = try fundedLedger()
+        let event = forgedProposal()
+        let byResolve = forgedProposal(source: PipelineSource.resolve)
+        let otherKeys = EventAuthenticator(keys: [PipelineSource.confirm: Array(repeating: 77, count: 32)])
+        for (event, signature, reason) in [
+            (event, nil, EventDecodingError.Reason.unauthenticated),
+            (event, otherKeys.signature(for: event), .unauthenticated),
+            (byResolve, stageKeys.signature(for: byResolve), .wrongProducer),
+        ] as [(EventEnvelope, EventSignature?, EventDecodingError.Reason)] {
+            let result = run(event, signature: signature, &ledger)
+            #expect(result.rejected?.reason == reason)
+            #expect(result.events.isEmpty)
+        }
+        #expect(ledger.transfer(forIntent: "forged", of: "alice") == nil)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+    }
+
+    @Test("a proposal asking for more than the maximum confirmation window, or bound to other terms, is refused")
+    func expiryAndBindingRules() throws {
+        var ledger = try fundedLedger()
+        // Signed by the confirm stage's key and bound with the real binding key, but expiring in 2099.
+        let long = forgedProposal()
+        let refused = run(long, signature: stageKeys.signature(for: long), &ledger)
+        #expect(refused.ledgerKinds == [.proposalClosed])
+        #expect(refused.response?.reason == "expiryTooLong")
+        // A binding that belongs to another amount.
+        var mismatched = confirmedEvent(pay("100"), intentID: "m")
+        mismatched.data = JSONValue(
+            encoding: IntentConfirmation(
+                turn: 1, intent: pay("100"), code: .ready, proposedResponse: "OK?",
+                binding: bindingFor(pay("1"), intentID: "m")))
+        let result = run(mismatched, signature: stageKeys.signature(for: mismatched), &ledger)
+        #expect(result.response?.reason == "bindingMismatch")
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+    }
+
+    @Test("a confirmed payment whose bound account no longer belongs to the payee is released, not paid")
+    func accountMovedAway() throws {
+        var ledger = try fundedLedger()
+        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        #expect(run(proposal, signature: signature(proposal), &ledger).ledgerKinds == [.hold])
+        // Mallory opens an account with Bob's handle after Alice confirmed "Bob (bob@example.com)".
+        try ledger.apply(
+            LedgerEvent(id: "open-mallory", kind: .accountOpened, userID: "mallory", handles: ["bob@example.com"]))
+        let (answer, answerSignature) = answerEvent(
+            .confirmed, binding: bindingFor(pay("100"), intentID: "i1"), intentID: "i1")
+        let result = run(answer, signature: answerSignature, &ledger)
+        #expect(result.ledgerKinds == [.void])
+        #expect(result.response?.reason == "payeeAccountChanged")
+        #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+    }
+
+    @Test("the ledger refuses a post that pays another account or another amount than the hold")
+    func strictPost() throws {
+        var ledger = try fundedLedger()
+        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        _ = run(proposal, signature: signature(proposal), &ledger)
+        let transferID = Ledger.transferID(userID: "alice", intentID: "i1")
+        for (account, amount) in [(Ledger.available("carol"), cny("100")), (Ledger.available("bob"), cny("90"))] {
+            let post = LedgerEvent(
+                id: "post-\(account)-\(amount.amount)", kind: .post, userID: "alice", intentID: "i1",
+                transferID: transferID,
+                entries: [
+                    LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: amount),
+                    LedgerEntry(account: account, side: .credit, amount: amount),
+                ])
+            #expect(throws: Ledger.ApplyError.self) { try ledger.apply(post) }
+        }
+        #expect(ledger.transfers[transferID]?.status == .held)
+    }
+
+    // MARK: Exactly one final response
+
+    /// Every step's events; the final responses among them must be one id with one content.
+    func finalResponses(_ steps: [StageResult]) -> [String: Set<[UInt8]>] {
+        var finals: [String: Set<[UInt8]>] = [:]
+        for event in steps.flatMap({ $0.events(to: .responses) }) {
+            guard let response = try? event.decodeData(as: IntentResponse.self), response.code.isFinal else { continue }
+            finals[event.id, default: []].insert(event.encoded())
+        }
+        return finals
+    }
+
+    @Test(
+        "whatever the order or number of answers and proposals, one final response",
+        arguments: [
+            "answer, proposal", "proposal, answer, answer", "proposal, answer, other answer",
+            "proposal, decline, confirm", "proposal, proposal, answer", "proposal, expiry, answer",
+            "proposal, answer, proposal, answer",
+        ])
+    func oneFinalResponse(_ order: String) throws {
+        var ledger = try fundedLedger()
+        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        let binding = bindingFor(pay("100"), intentID: "i1")
+        let answer = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        let other = answerEvent(.confirmed, binding: binding, intentID: "i1", id: "another-answer")
+        let decline = answerEvent(.declined, binding: binding, intentID: "i1")
+        var steps: [StageResult] = []
+        var answers = 0
+        for step in order.split(separator: ", ") {
+            switch step {
+            case "proposal": steps.append(run(proposal, signature: signature(proposal), &ledger))
+            case "answer":
+                answers += 1
+                steps.append(run(answer.0, signature: answer.1, &ledger, at: t0.addingTimeInterval(Double(answers))))
+            case "other answer": steps.append(run(other.0, signature: other.1, &ledger))
+            case "decline": steps.append(run(decline.0, signature: decline.1, &ledger))
+            case "confirm": steps.append(run(answer.0, signature: answer.1, &ledger))
+            case "expiry":
+                steps.append(stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(121), owns: { _ in true }))
+            default: Issue.record("unknown step \(step)")
+            }
+        }
+        let finals = finalResponses(steps)
+        #expect(finals.count == 1, "final response ids: \(finals.keys.sorted())")
+        #expect(finals.values.allSatisfy { $0.count == 1 }, "one id published with different contents")
+        // And money moved at most once.
+        let posts = steps.flatMap(\.ledgerKinds).filter { $0 == .post }.count
+        #expect(posts <= 1)
+        let paid = ledger.availableBalance(of: "bob", "CNY")
+        #expect(paid == Money(cny(posts == 1 ? "100" : "0")))
+    }
+
+    @Test("an expiry swept again after a crash publishes the same bytes")
+    func deterministicSweep() throws {
+        var ledger = try fundedLedger()
+        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        _ = run(proposal, signature: signature(proposal), &ledger)
+        var copy = ledger
+        let first = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(121), owns: { _ in true })
+        let redo = stage.sweep(ledger: &copy, now: t0.addingTimeInterval(400), owns: { _ in true })
+        #expect(!first.events.isEmpty)
+        #expect(first.events.map { $0.event.encoded() } == redo.events.map { $0.event.encoded() })
+    }
+}
