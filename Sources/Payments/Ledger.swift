@@ -29,6 +29,7 @@ public struct Ledger: Sendable {
         public var paysRequestID: String?
         /// The event that posted or voided it, and why a void happened.
         public var decidedBy: String?
+        public var decidedAt: Timestamp?
         public var voidReason: String?
 
         /// What the payer's confirmation is bound to.
@@ -55,8 +56,9 @@ public struct Ledger: Sendable {
         public var note: String?
         public var expiresAt: Timestamp?
         public var status: RequestStatus
-        /// The event that created or closed it.
+        /// The event that created or closed it, and its time.
         public var decidedBy: String?
+        public var decidedAt: Timestamp?
 
         /// What the requester's confirmation is bound to.
         public var bindingTerms: BindingTerms? {
@@ -72,6 +74,7 @@ public struct Ledger: Sendable {
     public struct ClosedProposal: Sendable, Hashable {
         public var reason: String
         public var decidedBy: String?
+        public var decidedAt: Timestamp?
     }
 
     public private(set) var accounts: [String: Account] = [:]
@@ -254,6 +257,7 @@ public struct Ledger: Sendable {
             }
             transfers[id]?.status = event.kind == .post ? .posted : .voided
             transfers[id]?.decidedBy = event.decidedBy
+            transfers[id]?.decidedAt = event.decidedAt
             if event.kind == .void { transfers[id]?.voidReason = event.reason }
         case .requestProposed:
             guard let id = event.requestID, let intentID = event.intentID, let payer = event.counterpartyUserID,
@@ -267,7 +271,10 @@ public struct Ledger: Sendable {
             guard let id = event.requestID, requests[id] != nil else {
                 throw .invalid("unknown payment request \(event.requestID ?? "none")")
             }
-            if event.kind == .requestCreated { requests[id]?.decidedBy = event.decidedBy }
+            if event.kind == .requestCreated {
+                requests[id]?.decidedBy = event.decidedBy
+                requests[id]?.decidedAt = event.decidedAt
+            }
             requests[id]?.status =
                 switch event.kind {
                 case .requestCreated: .pending
@@ -282,6 +289,7 @@ public struct Ledger: Sendable {
             if let id = event.requestID, requests[id]?.status == .proposed {
                 requests[id]?.status = .closed
                 requests[id]?.decidedBy = event.decidedBy
+                requests[id]?.decidedAt = event.decidedAt
             }
         }
     }

@@ -81,13 +81,15 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     /// user's answer, an expiry, a refused proposal). Its redelivery is answered
     /// again with the same response; any other event finds the intent decided.
     public var decidedBy: String?
+    /// With `decidedBy`: that event's time, which its repeated response carries.
+    public var decidedAt: Timestamp?
 
     public init(
         id: String, kind: Kind, userID: String, intentID: String? = nil, transferID: String? = nil,
         requestID: String? = nil, entries: [LedgerEntry] = [], counterpartyUserID: String? = nil,
         counterpartyContactID: String? = nil, counterpartyAccount: String? = nil, amount: CurrencyAmount? = nil,
         note: String? = nil, expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil,
-        reason: String? = nil, decidedBy: String? = nil
+        reason: String? = nil, decidedBy: String? = nil, decidedAt: Timestamp? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -106,5 +108,6 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         self.verified = verified
         self.reason = reason
         self.decidedBy = decidedBy
+        self.decidedAt = decidedAt
     }
 }

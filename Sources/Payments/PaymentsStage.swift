@@ -85,7 +85,8 @@ public struct PaymentsStage: Sendable {
         if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
             guard closed.decidedBy == envelope.id else { return .ignored("proposal already closed (\(closed.reason))") }
             // This proposal was refused, and the refusal may not have been answered yet.
-            return StageResult(events: [(.responses, closedResponse(kind, closed.reason, nil, envelope, intentID))])
+            let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
+            return StageResult(events: [(.responses, closedResponse(kind, closed.reason, nil, cause, intentID))])
         }
         guard let binding = confirmation.binding else {
             return close(intentID, nil, kind, "noBinding", envelope, &ledger)
@@ -154,9 +155,9 @@ public struct PaymentsStage: Sendable {
             guard closed.decidedBy == envelope.id else {
                 return .ignored("proposal for \(intentID) already closed (\(closed.reason))")
             }
-            return StageResult(events: [
-                (.responses, closedResponse(.sendPayment, closed.reason, nil, envelope, intentID))
-            ])
+            let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
+            return StageResult(events: [(.responses, closedResponse(.sendPayment, closed.reason, nil, cause, intentID))]
+            )
         }
         // Nothing to confirm (an answer before any proposal, which the confirm stage's order rules
         // out for honest clients): no money moves, and the intent is closed, so a proposal that comes
@@ -174,9 +175,10 @@ public struct PaymentsStage: Sendable {
                 return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
             }
             // The answer that decided, redelivered: the same response again (the first may not have gone out).
+            let cause = Self.redelivered(envelope, decidedAt: transfer.decidedAt)
             let response =
                 transfer.status == .posted
-                ? paid(transfer, envelope) : released(transfer, transfer.voidReason ?? "released", envelope)
+                ? paid(transfer, cause) : released(transfer, transfer.voidReason ?? "released", cause)
             return StageResult(events: [(.responses, response)])
         case .held:
             break
@@ -197,7 +199,8 @@ public struct PaymentsStage: Sendable {
                     account: Ledger.available(transfer.payee), side: .credit, amount: transfer.money.currencyAmount),
             ],
             counterpartyUserID: transfer.payee, counterpartyContactID: transfer.payeeContactID,
-            counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id)
+            counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id,
+            decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
         guard let posted = record(post, envelope, &ledger) else {
             return release(transfer, "ledgerRefused", envelope, &ledger)
@@ -206,7 +209,8 @@ public struct PaymentsStage: Sendable {
         if let requestID = transfer.paysRequestID, ledger.requests[requestID]?.status == .pending {
             let paidRequest = LedgerEvent(
                 id: EventID.derived("ledger", "requestPaid", requestID), kind: .requestPaid, userID: transfer.payer,
-                intentID: transfer.intentID, transferID: transfer.id, requestID: requestID, decidedBy: envelope.id)
+                intentID: transfer.intentID, transferID: transfer.id, requestID: requestID, decidedBy: envelope.id,
+                decidedAt: Timestamp(envelope.time))
             // Keyed by the requester: it follows the request's creation on the same partition.
             let requester = ledger.requests[requestID]?.requester
             if let recorded = record(paidRequest, envelope, &ledger, partitionUser: requester) {
@@ -250,7 +254,7 @@ public struct PaymentsStage: Sendable {
             id: EventID.derived("ledger", "requestCreated", proposal.id), kind: .requestCreated,
             userID: proposal.requester, intentID: proposal.intentID, requestID: proposal.id,
             counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note,
-            decidedBy: envelope.id)
+            decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
         guard let recorded = record(created, envelope, &ledger) else {
             return close(proposal.intentID, proposal.id, .requestPayment, "ledgerRefused", envelope, &ledger)
         }
@@ -263,6 +267,14 @@ public struct PaymentsStage: Sendable {
                 kind: .requestPayment, code: .success, message: "Requested \(proposal.money).",
                 paymentRequestID: proposal.id),
             source: source, time: envelope.time, intentID: proposal.intentID)
+    }
+
+    /// The deciding event seen again, dated as it was when it decided: a redelivery (or a
+    /// re-sent copy with the same id) is answered with exactly the bytes answered first.
+    private static func redelivered(_ envelope: EventEnvelope, decidedAt: Timestamp?) -> EventEnvelope {
+        var cause = envelope
+        if let decidedAt { cause.time = decidedAt.date }
+        return cause
     }
 
     /// Why an answer does not confirm the proposal, or nil when it does.
@@ -293,7 +305,8 @@ public struct PaymentsStage: Sendable {
         let event = LedgerEvent(
             id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
             userID: envelope.userID, intentID: request.intentID, requestID: request.id,
-            counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id)
+            counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id,
+            decidedAt: Timestamp(envelope.time))
         guard let recorded = record(event, envelope, &ledger, partitionUser: request.requester) else {
             return .ignored("the ledger refused the decline of \(request.id)")
         }
@@ -337,7 +350,8 @@ public struct PaymentsStage: Sendable {
                 LedgerEntry(
                     account: Ledger.available(transfer.payer), side: .credit, amount: transfer.money.currencyAmount),
             ],
-            amount: transfer.money.currencyAmount, reason: reason, decidedBy: envelope.id)
+            amount: transfer.money.currencyAmount, reason: reason, decidedBy: envelope.id,
+            decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
         if let recorded = record(void, envelope, &ledger) { events.append(recorded) }
         events.append((.responses, released(transfer, reason, envelope)))
@@ -359,7 +373,8 @@ public struct PaymentsStage: Sendable {
     ) -> StageResult {
         let closed = LedgerEvent(
             id: EventID.derived("ledger", "proposalClosed", envelope.userID, intentID), kind: .proposalClosed,
-            userID: envelope.userID, intentID: intentID, requestID: requestID, reason: reason, decidedBy: envelope.id)
+            userID: envelope.userID, intentID: intentID, requestID: requestID, reason: reason, decidedBy: envelope.id,
+            decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
         if let recorded = record(closed, envelope, &ledger) { events.append(recorded) }
         events.append((.responses, closedResponse(kind, reason, requestID, envelope, intentID)))

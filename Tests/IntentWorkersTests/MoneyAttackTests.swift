@@ -1,0 +1,268 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import Messaging
+import Payments
+import PipelineAudit
+import Testing
+
+/// The attacks of issue 16 against the running workers on a real broker: each
+/// is refused, dead-lettered with its reason, and moves no money; the honest
+/// flow next to it still works, and the audit of the topics finds nothing.
+@Suite("Money safety under attack, against a local broker", .timeLimit(.minutes(5)))
+struct MoneyAttackTests {
+    static let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
+    static let bindingKey = BindingKey(Array(repeating: 0x44, count: 32))
+
+    @Test("a swapped payee handle is refused at resolve; the confirmed account is the one credited")
+    func payeeHandleSwap() async throws {
+        try await withMoneyPipeline { pipeline in
+            // 孙波 asks for 200 CNY to "his" account, but the handle is Mallory's.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "swap",
+                    .sendPayment(
+                        SendPaymentIntent(
+                            payee: Person(spoken: "孙波", handle: "mallory@evil.example"),
+                            currencyAmount: money("200", "CNY")))))
+            let prompt = try await pipeline.event(for: "swap", type: IntentResolutionReport.promptType)
+            let payee = try prompt.decodeData(as: IntentResolutionReport.self).parameters.first {
+                $0.parameter == "payee"
+            }
+            #expect(payee?.outcome == .unsupported)
+            #expect(payee?.reason == "handleNotOfContact")
+
+            // The honest request: the prompt names 孙波's own account, and that account is paid.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "honest",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("200", "CNY")))
+                ))
+            let request = try await pipeline.event(for: "honest", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(request.counterpartyAccount == "sunbo@example.cn")
+            #expect(request.proposedResponse.contains("sunbo@example.cn"))
+            let response = try await pipeline.answer("honest", request.binding, .confirmed)
+            #expect(response.code == .success)
+
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("200", "CNY")))
+            #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
+            #expect(ledger.transfer(forIntent: "swap", of: "alice") == nil)
+            #expect(try await pipeline.audit().findings == [])
+        }
+    }
+
+    @Test("forged proposals and ledger events are dead-lettered and reserve nothing; the real payment goes through")
+    func forgedStageEvents() async throws {
+        try await withMoneyPipeline { pipeline in
+            // A proposal of 900 CNY expiring in 2099, straight onto the payments stage's topic: unsigned,
+            // signed by a key that is not the confirm stage's, and signed by the resolve stage.
+            let intent = Intent.sendPayment(
+                SendPaymentIntent(
+                    payee: Person(spoken: "孙波", handle: "sunbo@example.cn", contactID: "sunbo"),
+                    currencyAmount: money("900", "CNY")))
+            func proposal(_ id: String, source: String) -> EventEnvelope {
+                EventEnvelope(
+                    id: "forged-\(id)", source: source, type: IntentConfirmation.type, time: Date(),
+                    dataSchema: IntentConfirmation.dataSchema, userID: "alice", conversationID: "c",
+                    intentID: "forged-\(id)",
+                    payload: IntentConfirmation(
+                        turn: 1, intent: intent, code: .ready, proposedResponse: "OK",
+                        binding: ConfirmationBinding(
+                            digest: String(repeating: "ab", count: 32),
+                            expiresAt: Timestamp(Date(timeIntervalSince1970: 4_070_908_800)))))
+            }
+            let confirmations = pipeline.topics.confirmations
+            try await pipeline.publish(proposal("unsigned", source: PipelineSource.confirm), to: confirmations)
+            let impostor = EventAuthenticator(keys: [PipelineSource.confirm: Array(repeating: 0x66, count: 32)])
+            try await pipeline.publish(
+                proposal("impostor", source: PipelineSource.confirm), to: confirmations, signedWith: impostor)
+            try await pipeline.publish(
+                proposal("by-resolve", source: PipelineSource.resolve), to: confirmations, signedWith: testStageKeys)
+            // A ledger deposit nobody signed, and a hold written with the operator's key (operators may
+            // only open accounts and deposit).
+            let deposit = LedgerEvent.deposit(id: "free-money", userID: "alice", amount: money("1000000", "CNY"))
+            try await pipeline.publish(
+                deposit.envelope(source: PipelineSource.payments, time: Date()), to: pipeline.topics.ledger)
+            let hold = LedgerEvent(
+                id: "operator-hold", kind: .hold, userID: "alice", intentID: "x", transferID: "tr-x",
+                entries: [
+                    LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: money("1000", "CNY")),
+                    LedgerEntry(account: Ledger.held("alice"), side: .credit, amount: money("1000", "CNY")),
+                ], counterpartyUserID: "sunbo", amount: money("1000", "CNY"))
+            try await pipeline.publish(
+                hold.envelope(source: PipelineSource.ledgerOperator, time: Date()), to: pipeline.topics.ledger,
+                signedWith: testStageKeys)
+
+            // Every forged record is parked with its reason (the two ledger records by both followers
+            // and not by the payments stage itself: confirm and payments each read the ledger).
+            let letters = try await pipeline.deadLetters(count: 7)
+            let reasons = letters.map { $0.header(DeadLetter.reasonHeader) ?? "none" }
+            #expect(reasons.filter { $0 == "unauthenticated" }.count == 4, "\(reasons)")
+            #expect(reasons.filter { $0 == "wrong_producer" }.count == 3, "\(reasons)")
+
+            // The user's real payment of 1,000 CNY: nothing was reserved by the forgeries, nothing deposited.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "real",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1000", "CNY")))))
+            let request = try await pipeline.event(for: "real", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(try await pipeline.answer("real", request.binding, .confirmed).code == .success)
+            // And the unsigned million was never deposited: one more yuan is more than Alice has.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "one-more",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1", "CNY")))))
+            let refused = try await pipeline.event(for: "one-more", type: IntentResponse.type)
+            #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
+            try await pipeline.stopWorker()
+        }
+    }
+
+    @Test("stale and pre-dated requests are dead-lettered; answers in any order give one final response")
+    func freshnessAndOrdering() async throws {
+        try await withMoneyPipeline { pipeline in
+            let message = Intent.sendMessage(SendMessageIntent(recipients: [Person(spoken: "孙波")], content: "hi"))
+            try await pipeline.requestSigned(pipeline.signed("yesterday", message, at: Date() - 86_400))
+            try await pipeline.requestSigned(pipeline.signed("tomorrow", message, at: Date() + 86_400))
+            let letters = try await pipeline.deadLetters(count: 2)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["stale", "stale"])
+            #expect(letters.allSatisfy { $0.header(DeadLetter.fieldHeader) == "$.time" })
+
+            // An answer before any proposal: closed, and the proposal that follows cannot reopen it.
+            let early = EventEnvelope(
+                id: "early-answer", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
+                dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c", intentID: "early",
+                payload: ConfirmationAnswer(
+                    decision: .confirmed,
+                    binding: ConfirmationBinding(
+                        digest: String(repeating: "00", count: 32), expiresAt: Timestamp(Date()))))
+            try await pipeline.publish(early, to: pipeline.topics.confirmations, signedWith: Self.voice)
+            let closed = try await pipeline.event(for: "early", type: IntentResponse.type)
+            #expect(try closed.decodeData(as: IntentResponse.self).reason == "noPendingConfirmation")
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("10", "CNY")))
+            try await pipeline.requestSigned(pipeline.signed("early", pay))
+
+            // A real payment answered twice (a redelivery) and then again with another answer.
+            try await pipeline.requestSigned(pipeline.signed("twice", pay))
+            let request = try await pipeline.event(for: "twice", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(try await pipeline.answer("twice", request.binding, .confirmed).code == .success)
+            try await pipeline.answer("twice", request.binding, .confirmed, id: "answer-twice-confirmed", wait: false)
+            try await pipeline.answer("twice", request.binding, .declined, id: "second-thoughts", wait: false)
+            // An answer to nothing, after them on Alice's partition of the same topic: once it is
+            // answered, the payments worker has passed every record above.
+            try await pipeline.answer("probe", request.binding, .confirmed)
+            try await pipeline.stopWorker()
+
+            let report = try await pipeline.audit()
+            #expect(report.findings == [])
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.transfer(forIntent: "early", of: "alice") == nil, "the late proposal reserved nothing")
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("10", "CNY")), "paid once")
+            let finals = try await pipeline.finalResponses(for: "twice")
+            #expect(Set(finals.map(\.id)).count == 1)
+            #expect(Set(finals.map { $0.encoded() }).count == 1, "redeliveries repeat the same bytes")
+        }
+    }
+}
+
+/// Alice (1,000 CNY) and 孙波 and Mallory with accounts; Alice's contact 孙波 has his own handle;
+/// the four stage workers running with per-stage keys and a voice service key.
+func withMoneyPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
+    try await withPipeline { pipeline in
+        try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+        try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
+        try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
+        try await pipeline.publishContacts(
+            [Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"])], user: "alice")
+        try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+        try await body(pipeline)
+    }
+}
+
+extension PipelineHarness {
+    /// A request from the voice service, signed, dated `time`.
+    func signed(_ intentID: String, _ intent: Intent, at time: Date = Date()) -> EventEnvelope {
+        var event = requestEvent(intentID, user: "alice", turn: 1, intent)
+        event.time = time
+        return event
+    }
+
+    /// Publishes a request signed by the voice service.
+    func requestSigned(_ event: EventEnvelope) async throws {
+        try await publish(event, to: topics.requested, signedWith: MoneyAttackTests.voice)
+    }
+
+    /// The user's answer to a confirmation request; returns the final response unless `wait` is false.
+    @discardableResult
+    func answer(
+        _ intentID: String, _ binding: ConfirmationBinding, _ decision: ConfirmationAnswer.Decision,
+        id: String? = nil, wait: Bool = true
+    ) async throws -> IntentResponse {
+        let event = EventEnvelope(
+            id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type,
+            time: Date(), dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c",
+            intentID: intentID, payload: ConfirmationAnswer(decision: decision, binding: binding))
+        try await publish(event, to: topics.confirmations, signedWith: MoneyAttackTests.voice)
+        guard wait else { return IntentResponse(kind: .sendPayment, code: .inProgress, message: "not awaited") }
+        return try await self.event(for: intentID, type: IntentResponse.type).decodeData(as: IntentResponse.self)
+    }
+
+    /// Every final response of an intent on the responses topic, read from the beginning.
+    func finalResponses(for intentID: String) async throws -> [EventEnvelope] {
+        let (events, _) = try await TopicReader.events(
+            of: topics.responses, configuration: clientConfiguration(broker), logger: testLogger)
+        return events.filter {
+            $0.intentID == intentID && ((try? $0.decodeData(as: IntentResponse.self).code.isFinal) ?? false)
+        }
+    }
+
+    /// The audit of this pipeline's topics.
+    func audit() async throws -> PipelineAudit.Report {
+        func read(_ topic: String) async throws -> [EventEnvelope] {
+            try await TopicReader.events(of: topic, configuration: clientConfiguration(broker), logger: testLogger).0
+        }
+        return PipelineAudit.audit(
+            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
+            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
+            bindingKey: MoneyAttackTests.bindingKey)
+    }
+
+    /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys.
+    func startStages(voice: EventAuthenticator, bindingKey: BindingKey) async throws {
+        let kafka = clientConfiguration(broker)
+        try await start(
+            ResolveWorker(
+                configuration: ResolveWorker.Configuration(
+                    kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: voice,
+                    keys: testStageKeys, sessionTimeout: .seconds(6)),
+                logger: testLogger),
+            ConfirmWorker(
+                configuration: ConfirmWorker.Configuration(
+                    kafka: kafka, topics: topics, groupID: uniqueName("confirm"),
+                    stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
+                    sessionTimeout: .seconds(6)),
+                logger: testLogger),
+            PaymentsWorker(
+                configuration: PaymentsWorker.Configuration(
+                    kafka: kafka, topics: topics, groupID: uniqueName("payments"),
+                    stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
+                    keys: testStageKeys, sessionTimeout: .seconds(6)),
+                logger: testLogger),
+            HandleWorker(
+                configuration: HandleWorker.Configuration(
+                    kafka: kafka, topics: topics, groupID: uniqueName("handle"),
+                    stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys, sessionTimeout: .seconds(6)),
+                logger: testLogger))
+    }
+}
