@@ -54,7 +54,7 @@ struct IntentAppState: AsyncParsableCommand {
         @Option(
             help: ArgumentHelp(
                 "Most connections served at once. Default: $INTENT_APPSTATE_MAX_CONNECTIONS, else 4096 or, when "
-                    + "`ulimit -n` is lower, that limit less 256.",
+                    + "the descriptor limit (raised to the hard limit, at most 4352) is lower, that limit less 256.",
                 valueName: "N"))
         var maxConnections: Int?
 
@@ -64,6 +64,10 @@ struct IntentAppState: AsyncParsableCommand {
             let client = try kafka.configuration(clientID: "intent-appstate")
             let topics = worker.topicOptions.topics
             let path = database ?? environment["INTENT_APPSTATE_DB"] ?? ".intent/appstate.sqlite"
+            // Like Go and the JVM, use the descriptors the hard limit allows
+            // (the soft limit is often 1024): the default connection cap is
+            // derived from it and 1,000 idle clients must not starve /health.
+            FileDescriptorLimit.raise(to: 4096 + HTTPServerLimits.reservedDescriptors)
             let limits = try HTTPServerLimits.resolve(
                 headerTimeout: headerTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections,
                 environment: environment)

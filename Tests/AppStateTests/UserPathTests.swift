@@ -61,6 +61,8 @@ struct UserPathTests {
                 let response = try await connection.get("/api/users/\(id)/state", token: alice)
                 #expect(response.status == 400, "\(id): \(response.status) \(response.body)")
             }
+            // An empty segment matches no route at all: it never reaches authorization.
+            #expect(try await connection.get("/api/users//state", token: alice).status == 404)
             // The longest accepted id is still an id (just not alice's).
             let longest = String(repeating: "a", count: 128)
             #expect(try await connection.get("/api/users/\(longest)/state", token: alice).status == 403)
