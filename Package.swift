@@ -36,6 +36,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already in the graph through hummingbird; named here because the
+        // app-state server adds its own channel handlers (header-read timeout).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target.
@@ -135,6 +139,9 @@ let package = Package(
             dependencies: [
                 "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "LocalBroker", "Payments",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -296,7 +303,12 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStateTests",
-            dependencies: ["AppState", "AppStateService", "Intents", "IntentEvents", "Payments", "Messaging"],
+            dependencies: [
+                "AppState", "AppStateService", "Intents", "IntentEvents", "Payments", "Messaging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

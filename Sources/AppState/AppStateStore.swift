@@ -13,13 +13,13 @@ import Payments
 public final class AppStateStore: Sendable {
     private let database: DatabaseQueue
     private let signal = ChangeSignal()
+    /// What ``StateFiles`` found too open about the files, for the caller to log.
+    public let fileWarnings: [String]
 
     /// Opens (creating if needed) the database at `path`; `:memory:` for tests.
+    /// Files and directory are created private (see ``StateFiles``).
     public init(path: String) throws {
-        if path != ":memory:" {
-            try FileManager.default.createDirectory(
-                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        }
+        fileWarnings = path == ":memory:" ? [] : try StateFiles.prepare(databaseAt: path)
         database = path == ":memory:" ? try DatabaseQueue() : try DatabaseQueue(path: path)
         try Self.migrator.migrate(database)
     }

@@ -41,11 +41,12 @@ public enum AppStateHTTP {
         return router
     }
 
-    /// The user in the path, if the request carries that user's token; 401 or 403 otherwise.
+    /// The user in the path (percent-decoded, see ``UserPathParameter``), if
+    /// the request carries that user's token; 400, 401 or 403 otherwise.
     private static func authorize(
         _ request: Request, _ context: BasicRequestContext, _ tokens: UserTokens
     ) throws -> String {
-        let user = try context.parameters.require("user")
+        let user = try UserPathParameter.decode(try context.parameters.require("user"))
         let header = request.headers[.authorization]
         let token =
             header.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }

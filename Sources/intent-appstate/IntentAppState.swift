@@ -3,7 +3,6 @@ import AppStateService
 import ArgumentParser
 import CommandLineSupport
 import Foundation
-import Hummingbird
 import IntentWorkers
 import Logging
 import ServiceLifecycle
@@ -23,7 +22,8 @@ struct IntentAppState: AsyncParsableCommand {
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \
-            INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, LOG_LEVEL.
+            INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
+            INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL.
             """,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
 
@@ -42,6 +42,22 @@ struct IntentAppState: AsyncParsableCommand {
         @Option(help: "Port to listen on. Default: $INTENT_APPSTATE_PORT, else 8080.") var port: Int?
         @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
         var appKeyFile: String?
+        @Option(
+            help: ArgumentHelp(
+                "Seconds a client has to send a complete request head. Default: $INTENT_APPSTATE_HEADER_TIMEOUT, else 10.",
+                valueName: "SECONDS"))
+        var headerTimeout: Double?
+        @Option(
+            help: ArgumentHelp(
+                "Seconds a connection with no request in flight is kept open. Default: $INTENT_APPSTATE_IDLE_TIMEOUT, else 60.",
+                valueName: "SECONDS"))
+        var idleTimeout: Double?
+        @Option(
+            help: ArgumentHelp(
+                "Most connections served at once. Default: $INTENT_APPSTATE_MAX_CONNECTIONS, else 4096 or, when "
+                    + "the descriptor limit (raised to the hard limit, at most 4352) is lower, that limit less 256.",
+                valueName: "N"))
+        var maxConnections: Int?
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -49,21 +65,32 @@ struct IntentAppState: AsyncParsableCommand {
             let client = try kafka.configuration(clientID: "intent-appstate")
             let topics = worker.topicOptions.topics
             let path = database ?? environment["INTENT_APPSTATE_DB"] ?? ".intent/appstate.sqlite"
+            // Like Go and the JVM, use the descriptors the hard limit allows
+            // (the soft limit is often 1024): the default connection cap is
+            // derived from it and 1,000 idle clients must not starve /health.
+            FileDescriptorLimit.raise(to: 4096 + HTTPServerLimits.reservedDescriptors)
+            let limits = try HTTPServerLimits.resolve(
+                headerTimeout: headerTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections,
+                environment: environment)
             let store = try AppStateStore(path: path)
+            for warning in store.fileWarnings { logger.warning("\(warning)", metadata: ["database": "\(path)"]) }
             let tokens = UserTokens(key: try AppKey.read(file: appKeyFile))
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
                 keys: try stageKeys.keys(), logger: logger)
             let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
             let host = self.host
-            let application = Application(
+            let application = AppStateServer.application(
                 router: AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady }),
-                configuration: .init(address: .hostname(host, port: listenPort), serverName: "intent-appstate"),
-                onServerRunning: { channel in
+                host: host, port: listenPort, limits: limits, logger: logger,
+                onListening: { port in
                     logger.info(
-                        "listening", metadata: ["url": "http://\(host):\(channel.localAddress?.port ?? listenPort)/"])
-                },
-                logger: logger)
+                        "listening",
+                        metadata: [
+                            "url": "http://\(host):\(port)/", "header-timeout": "\(limits.headerTimeout)",
+                            "idle-timeout": "\(limits.idleTimeout)", "max-connections": "\(limits.maxConnections)",
+                        ])
+                })
             try await worker.run(
                 CombinedServices(services: [consumer, application], logger: logger),
                 needs: [topics.responses, topics.ledger, topics.messages], client: client, logger: logger)

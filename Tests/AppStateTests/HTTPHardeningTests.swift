@@ -1,0 +1,206 @@
+import AppState
+import AppStateService
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+/// The app-state server against clients that connect and stay silent, send
+/// their request heads a byte at a time, or come in large numbers: the
+/// attacks that used to exhaust its file descriptors.
+@Suite("App-state HTTP hardening")
+struct HTTPHardeningTests {
+    /// Short timeouts for the tests that wait for them; long ones for the others.
+    static func limits(header: Duration = .seconds(30), idle: Duration = .seconds(30), connections: Int = 4096)
+        -> HTTPServerLimits
+    {
+        HTTPServerLimits(headerTimeout: header, idleTimeout: idle, maxConnections: connections)
+    }
+
+    @Test("/health answers within a second while 1,000 idle and 20 slow-header connections are open")
+    func healthUnderIdleConnections() async throws {
+        // Each connection costs two descriptors in this process (client and
+        // server side); 1024, a common default soft limit, is too few, so
+        // the test raises its soft limit (up to the hard limit) first.
+        let descriptors = FileDescriptorLimit.raise(to: 4096)
+        try #require(descriptors >= 2400, "the test needs `ulimit -n` of 2400 or more, not \(descriptors)")
+        // The executable's defaults (10 s header, 60 s idle, connection cap).
+        let limits = HTTPServerLimits.defaults
+        #expect(limits.maxConnections > 1000)
+        try await withAppStateServer(limits: limits) { port in
+            var idle: [any Channel] = []
+            for _ in 0..<1000 {
+                idle.append(
+                    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                        .connect(host: "127.0.0.1", port: port).get())
+            }
+            let slowClients = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<20 {
+                        group.addTask {
+                            // A byte every 100 ms: never a complete head.
+                            try await drip(to: RawConnection.open(port: port).channel, every: .milliseconds(100))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            defer { slowClients.cancel() }
+            try await Task.sleep(for: .milliseconds(300))  // let the slow clients be mid-head
+
+            let start = ContinuousClock.now
+            var health = try await RawConnection.open(port: port)
+            let response = try await health.get("/health", close: true)
+            let elapsed = ContinuousClock.now - start
+            #expect(response.status == 200)
+            #expect(elapsed < .seconds(1), "/health took \(elapsed)")
+            // The accept queue is first in, first out, so answering /health
+            // means the 1,000 connections before it were accepted; they are
+            // all still open (no timeout is anywhere near).
+            #expect(idle.allSatisfy { $0.isActive })
+            for channel in idle { channel.close(promise: nil) }
+        }
+    }
+
+    @Test("a connection that sends nothing is closed after the header timeout")
+    func silentConnectionClosed() async throws {
+        try await withAppStateServer(limits: Self.limits(header: .milliseconds(500))) { port in
+            var silent = try await RawConnection.open(port: port)
+            let start = ContinuousClock.now
+            await silent.closed()
+            let elapsed = ContinuousClock.now - start
+            #expect(!silent.closedByClient)
+            #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(10), "closed after \(elapsed)")
+        }
+    }
+
+    @Test("a request head dripped a byte at a time is cut off at the header timeout, however fresh its last byte")
+    func slowHeaderClosed() async throws {
+        try await withAppStateServer(limits: Self.limits(header: .seconds(1))) { port in
+            var slow = try await RawConnection.open(port: port)
+            let start = ContinuousClock.now
+            let channel = slow.channel
+            let dripping = Task { try await drip(to: channel, every: .milliseconds(50)) }
+            defer { dripping.cancel() }
+            await slow.closed()
+            let elapsed = ContinuousClock.now - start
+            #expect(!slow.closedByClient)
+            #expect(slow.bytesReceived == 0, "the server answered a request it never got")
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10), "closed after \(elapsed)")
+        }
+    }
+
+    @Test("on a kept-alive connection, the next request's head gets the header timeout, not the idle timeout")
+    func slowHeaderAfterKeepAliveClosed() async throws {
+        try await withAppStateServer(limits: Self.limits(header: .milliseconds(500), idle: .seconds(30))) { port in
+            var connection = try await RawConnection.open(port: port)
+            #expect(try await connection.get("/health").status == 200)
+            try await connection.send("GET /health HTTP/1.1\r\nHo")
+            let start = ContinuousClock.now
+            await connection.closed()
+            let elapsed = ContinuousClock.now - start
+            #expect(!connection.closedByClient)
+            #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(10), "closed after \(elapsed)")
+        }
+    }
+
+    @Test("an idle kept-alive connection is closed after the idle timeout, not the header timeout")
+    func idleConnectionClosed() async throws {
+        try await withAppStateServer(limits: Self.limits(header: .milliseconds(200), idle: .seconds(1))) { port in
+            var connection = try await RawConnection.open(port: port)
+            #expect(try await connection.get("/health").status == 200)
+            let start = ContinuousClock.now
+            await connection.closed()
+            let elapsed = ContinuousClock.now - start
+            #expect(!connection.closedByClient)
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(10), "closed after \(elapsed)")
+        }
+    }
+
+    @Test("a long poll that outlasts the idle timeout still gets its answer")
+    func longPollOutlastsIdleTimeout() async throws {
+        try await withAppStateServer(limits: Self.limits(header: .milliseconds(500), idle: .seconds(1))) { port in
+            var connection = try await RawConnection.open(port: port)
+            let start = ContinuousClock.now
+            let response = try await connection.get(
+                "/api/users/alice/changes?since=0&wait=3", token: testTokens.token(for: "alice"))
+            let elapsed = ContinuousClock.now - start
+            #expect(response.status == 200)
+            #expect(response.body.contains("\"changes\":[]"))
+            #expect(elapsed >= .milliseconds(2900), "the poll returned after \(elapsed), before its wait")
+            // And the connection is still usable afterwards.
+            #expect(try await connection.get("/health").status == 200)
+        }
+    }
+
+    @Test("connections over the cap wait until one closes")
+    func connectionCap() async throws {
+        try await withAppStateServer(limits: Self.limits(connections: 3)) { port in
+            var open: [RawConnection] = []
+            for _ in 0..<3 {
+                var connection = try await RawConnection.open(port: port)
+                #expect(try await connection.get("/health").status == 200)
+                open.append(connection)
+            }
+            var waiting = try await RawConnection.open(port: port)
+            try await waiting.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // Nothing signals "not accepted"; give the server time to misbehave.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(waiting.bytesReceived == 0, "a fourth connection was served over a cap of 3")
+            try await open[0].channel.close()
+            let response = try await waiting.response()
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test("limits come from flags, else the environment, else the defaults; nonsense is refused")
+    func limitsResolution() throws {
+        let environment = [
+            "INTENT_APPSTATE_HEADER_TIMEOUT": "2.5", "INTENT_APPSTATE_IDLE_TIMEOUT": "30",
+            "INTENT_APPSTATE_MAX_CONNECTIONS": "100",
+        ]
+        let fromEnvironment = try HTTPServerLimits.resolve(
+            headerTimeout: nil, idleTimeout: nil, maxConnections: nil, environment: environment)
+        #expect(
+            fromEnvironment
+                == HTTPServerLimits(headerTimeout: .milliseconds(2500), idleTimeout: .seconds(30), maxConnections: 100))
+        let fromFlags = try HTTPServerLimits.resolve(
+            headerTimeout: 1, idleTimeout: 2, maxConnections: 3, environment: environment)
+        #expect(fromFlags == HTTPServerLimits(headerTimeout: .seconds(1), idleTimeout: .seconds(2), maxConnections: 3))
+        let defaults = try HTTPServerLimits.resolve(
+            headerTimeout: nil, idleTimeout: nil, maxConnections: nil, environment: [:])
+        #expect(defaults == .defaults)
+        #expect(defaults.headerTimeout == .seconds(10) && defaults.idleTimeout == .seconds(60))
+        for (variable, value) in [
+            ("INTENT_APPSTATE_HEADER_TIMEOUT", "ten"), ("INTENT_APPSTATE_HEADER_TIMEOUT", "0"),
+            ("INTENT_APPSTATE_IDLE_TIMEOUT", "-1"), ("INTENT_APPSTATE_IDLE_TIMEOUT", "inf"),
+            ("INTENT_APPSTATE_IDLE_TIMEOUT", "nan"), ("INTENT_APPSTATE_MAX_CONNECTIONS", "0"),
+            ("INTENT_APPSTATE_MAX_CONNECTIONS", "1.5"),
+        ] {
+            #expect(throws: HTTPServerLimits.InvalidLimit.self, "\(variable)=\(value)") {
+                try HTTPServerLimits.resolve(
+                    headerTimeout: nil, idleTimeout: nil, maxConnections: nil, environment: [variable: value])
+            }
+        }
+        #expect(throws: HTTPServerLimits.InvalidLimit.self) {
+            try HTTPServerLimits.resolve(headerTimeout: 0, idleTimeout: nil, maxConnections: nil, environment: [:])
+        }
+    }
+
+    @Test("the default connection cap leaves descriptors for the rest of the process")
+    func defaultCap() {
+        #expect(HTTPServerLimits.defaultMaxConnections(fileDescriptorLimit: 1_048_576) == 4096)
+        #expect(HTTPServerLimits.defaultMaxConnections(fileDescriptorLimit: 4096) == 3840)
+        #expect(HTTPServerLimits.defaultMaxConnections(fileDescriptorLimit: 1024) == 768)
+        #expect(HTTPServerLimits.defaultMaxConnections(fileDescriptorLimit: 100) == 32)
+    }
+}
+
+/// Sends a request head that never ends, a byte at a time, until cancelled or closed.
+func drip(to channel: any Channel, every interval: Duration) async throws {
+    let head = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".utf8)
+    for index in 0... {
+        try await channel.writeAndFlush(ByteBuffer(bytes: [head[min(index, head.count - 1)]])).get()
+        try await Task.sleep(for: interval)
+    }
+}
