@@ -191,6 +191,7 @@ public final class StageWorker: Service, Sendable {
             }
         }
         if !state.isEmpty { _ = try await producer.sendAll(state) }
+        if !state.isEmpty && !notices.isEmpty { CrashPoint.betweenPublishRounds() }
         if !notices.isEmpty { _ = try await producer.sendAll(notices) }
     }
 
