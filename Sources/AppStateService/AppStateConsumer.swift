@@ -64,9 +64,15 @@ public final class AppStateConsumer: Service, Sendable {
             logger: logger)
         do {
             try consumer.subscribe(topics: [topics.responses, topics.ledger, topics.messages])
+            // A failed commit leaves the offsets stored for a later iteration (see RetryPolicy).
+            var commits = GiveUpClock(policy: RetryPolicy.current)
+            var uncommitted = false
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let batch = try await consumer.poll(timeout: .milliseconds(200))
                 if !isReady, try !consumer.assignment().isEmpty { readyState.withLock { $0 = true } }
+                if uncommitted {
+                    uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
+                }
                 guard !batch.isEmpty else { continue }
                 var applied = 0
                 for message in batch {
@@ -81,7 +87,7 @@ public final class AppStateConsumer: Service, Sendable {
                     }
                 }
                 try consumer.markProcessed(batch)
-                _ = try await consumer.commit()
+                uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 logger.debug("applied", metadata: ["events": "\(applied)", "records": "\(batch.count)"])
             }
             await consumer.close()

@@ -24,31 +24,70 @@ public struct WorkerOptions: ParsableArguments {
     @Flag(help: "Create the pipeline's topics if they do not exist (development; production topics are provisioned).")
     public var createTopics = false
 
+    @Option(
+        help: ArgumentHelp(
+            "How long the worker rides out a broker outage (retrying with backoff) before it exits non-zero, e.g. 300, 90s, 5m. Default: $INTENT_GIVE_UP_AFTER, else 5m.",
+            valueName: "duration"))
+    public var giveUpAfter: String?
+
+    /// The worker's retry policy: the give-up time from the flag or the environment.
+    public func retryPolicy() throws -> RetryPolicy {
+        var policy = RetryPolicy.standard
+        guard let text = giveUpAfter ?? ProcessInfo.processInfo.environment["INTENT_GIVE_UP_AFTER"] else {
+            return policy
+        }
+        guard let duration = Self.parseDuration(text), duration > .zero else {
+            throw ValidationError("Invalid give-up time \(text): use seconds (300, 90s) or minutes (5m).")
+        }
+        policy.giveUpAfter = duration
+        return policy
+    }
+
+    /// `300`, `300s` or `5m`.
+    static func parseDuration(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let (number, unit): (Substring, Int64) =
+            switch trimmed.last {
+            case "m": (trimmed.dropLast(), 60)
+            case "s": (trimmed.dropLast(), 1)
+            default: (Substring(trimmed), 1)
+            }
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return .milliseconds(Int64((value * Double(unit) * 1000).rounded()))
+    }
+
     public func groupID(worker: String) -> String {
         let variable = "INTENT_\(worker.uppercased())_GROUP"
         return group ?? ProcessInfo.processInfo.environment[variable] ?? "intent-\(worker)"
     }
 
-    /// Checks (or creates) the topics, then runs the worker until SIGTERM or SIGINT.
+    /// Checks (or creates) the topics, then runs the worker until SIGTERM or
+    /// SIGINT, riding out broker outages for the give-up time (see ``RetryPolicy``).
     public func run(
         _ worker: some Service, needs topics: [String], client: KafkaConfiguration, logger: Logger
     ) async throws {
         let pipeline = topicOptions.topics
         let createTopics = self.createTopics
-        try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
-            if createTopics { try await admin.createTopics(pipeline.specifications()) }
-            let existing = Set(try await admin.listTopics())
-            let missing = topics.filter { !existing.contains($0) }
-            if !missing.isEmpty {
-                throw ValidationError(
-                    "Missing topics: \(missing.joined(separator: ", ")). Provision them (intentctl topics provision, or deploy/README.md), or pass --create-topics on a development broker."
-                )
+        let policy = try retryPolicy()
+        // Workers started together with (or just after) a broker find it still starting.
+        let existing = try await policy.retrying("list topics", logger: logger) {
+            try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
+                if createTopics { try await admin.createTopics(pipeline.specifications()) }
+                return Set(try await admin.listTopics())
             }
+        }
+        let missing = topics.filter { !existing.contains($0) }
+        if !missing.isEmpty {
+            throw ValidationError(
+                "Missing topics: \(missing.joined(separator: ", ")). Provision them (intentctl topics provision, or deploy/README.md), or pass --create-topics on a development broker."
+            )
         }
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await serviceGroup.run()
+        try await RetryPolicy.$current.withValue(policy) {
+            try await serviceGroup.run()
+        }
     }
 }
 

@@ -128,7 +128,14 @@ public final class StageWorker: Service, Sendable {
     }
 
     private func loop(_ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower]) async throws {
-        let partitionCount = try await inputPartitionCount()
+        // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
+        // backoff, and a failed commit leaves the offsets stored for the next iteration.
+        let retry = RetryPolicy.current
+        let partitionCount = try await retry.retrying("look up the input's partitions", logger: logger) {
+            try await inputPartitionCount()
+        }
+        var commits = GiveUpClock(policy: retry)
+        var uncommitted = false
         var assignment: Set<Int32> = []
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
@@ -148,12 +155,15 @@ public final class StageWorker: Service, Sendable {
                 }
                 results.append((nil, result))
             }
-            try await publish(results, producer)
+            // The whole batch again after a failure (same event ids): offsets are stored only
+            // once every output is acknowledged, so a half-published batch is never committed.
+            try await retry.retrying("publish a batch", logger: logger) { try await publish(results, producer) }
             if !batch.isEmpty {
                 try consumer.markProcessed(batch)
-                if try await !consumer.commit() {
-                    logger.notice("commit refused during a rebalance; the next commit or revoke covers it")
-                }
+                uncommitted = true
+            }
+            if uncommitted {
+                uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
             }
         }
     }

@@ -117,9 +117,12 @@ public final class TopicFollower: Sendable {
 
     /// The offset after the last record of each partition, verified by reading
     /// (some brokers report the last batch's base offset instead).
+    /// Retried through outages (a broker restarting answers lookups with time-outs for a while).
     private func endOffsets() async throws -> [KafkaTopicPartition: Int64] {
-        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { [topic] in
-            try await $0.bounds(of: topic).mapValues(\.high)
+        try await RetryPolicy.current.retrying("look up the end of \(topic)", logger: logger) {
+            try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { [topic] in
+                try await $0.bounds(of: topic).mapValues(\.high)
+            }
         }
     }
 }

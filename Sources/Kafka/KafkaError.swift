@@ -45,6 +45,24 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let authentication = Code(rawValue: -169)
         public static let noOffset = Code(rawValue: -168)
         public static let fatal = Code(rawValue: -150)
+        public static let waitCoordinator = Code(rawValue: -180)
+        public static let purgeQueue = Code(rawValue: -152)
+        public static let purgeInFlight = Code(rawValue: -151)
+        public static let maxPollExceeded = Code(rawValue: -147)
+        public static let assignmentLost = Code(rawValue: -142)
+        public static let leaderNotAvailable = Code(rawValue: 5)
+        public static let notLeaderForPartition = Code(rawValue: 6)
+        public static let requestTimedOut = Code(rawValue: 7)
+        public static let networkException = Code(rawValue: 13)
+        public static let coordinatorLoadInProgress = Code(rawValue: 14)
+        public static let coordinatorNotAvailable = Code(rawValue: 15)
+        public static let notCoordinator = Code(rawValue: 16)
+        public static let notEnoughReplicas = Code(rawValue: 19)
+        public static let notEnoughReplicasAfterAppend = Code(rawValue: 20)
+        public static let storageError = Code(rawValue: 56)
+        public static let saslAuthenticationFailed = Code(rawValue: 58)
+        public static let fencedLeaderEpoch = Code(rawValue: 74)
+        public static let unknownLeaderEpoch = Code(rawValue: 75)
         public static let unknownTopicOrPartition = Code(rawValue: 3)
         public static let illegalGeneration = Code(rawValue: 22)
         public static let outOfOrderSequence = Code(rawValue: 45)
@@ -55,11 +73,34 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let rebalanceInProgress = Code(rawValue: 27)
         public static let topicAlreadyExists = Code(rawValue: 36)
 
-        /// The group is rebalancing or this member's generation moved on: a
-        /// commit failing with these is retried by the next commit, or made
-        /// before the partitions move, so it is not a processing failure.
+        /// The group is rebalancing, this member's generation moved on, or it
+        /// lost its assignment (session timed out during an outage): a commit
+        /// failing with these is retried by the next commit, made before the
+        /// partitions move, or (assignment lost) the uncommitted work is redone
+        /// by the partitions' next owner, so it is not a processing failure.
         public var isRebalance: Bool {
-            [.illegalGeneration, .unknownMemberID, .rebalanceInProgress].contains(self)
+            [.illegalGeneration, .unknownMemberID, .rebalanceInProgress, .assignmentLost].contains(self)
+        }
+
+        /// The cluster is briefly unreachable or reorganizing (a broker
+        /// restarting, a coordinator or leader moving, a member dropped from
+        /// its group): the same call is expected to succeed later, so callers
+        /// retry it with backoff instead of failing.
+        public var isTransient: Bool {
+            [
+                .transport, .resolve, .messageTimedOut, .unknownPartition, .unknownTopic, .allBrokersDown,
+                .timedOut, .queueFull, .waitCoordinator, .maxPollExceeded, .unknownTopicOrPartition,
+                .leaderNotAvailable, .notLeaderForPartition, .requestTimedOut, .networkException,
+                .coordinatorLoadInProgress, .coordinatorNotAvailable, .notCoordinator, .notEnoughReplicas,
+                .notEnoughReplicasAfterAppend, .storageError, .fencedLeaderEpoch, .unknownLeaderEpoch,
+                .purgeQueue, .purgeInFlight,
+            ].contains(self) || isRebalance
+        }
+
+        /// Authentication or TLS failed: retrying with the same credentials
+        /// cannot succeed, so a worker stops at once.
+        public var isAuthentication: Bool {
+            [.authentication, .saslAuthenticationFailed, .ssl].contains(self)
         }
 
         /// The broker no longer accepts this producer's identity (id, epoch,

@@ -280,6 +280,11 @@ final class WorkerProcesses: Sendable {
         stopping.withLock { $0 = true }
         for process in running.withLock({ Array($0.values) }) { await process.stop() }
     }
+
+    /// Workers whose current process has exited on its own, with exit statuses.
+    func exited() -> [String: Int32] {
+        running.withLock { $0.filter { !$0.value.isRunning }.mapValues(\.exitStatus) }
+    }
 }
 
 /// The voice side of the load: answers every confirmation request (declining
