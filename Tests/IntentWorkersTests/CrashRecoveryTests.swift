@@ -184,7 +184,8 @@ final class WorkerProcesses: Sendable {
     private let restarts = Mutex(0)
     /// Extra environment for a worker's first process only (a crash point that fires once).
     private let firstStart: Mutex<[String: [String: String]]>
-    private let crashes = Mutex<[String: Int]>([:])
+    /// Exit statuses of processes that exited by themselves, by worker.
+    private let crashes = Mutex<[String: [Int32]]>([:])
     private let stopping = Mutex(false)
     private let random: Mutex<SeededRandom>
 
@@ -246,16 +247,16 @@ final class WorkerProcesses: Sendable {
         running.withLock { $0[worker] = process }
         // Like an orchestrator: a worker that exits by itself (the crash point) is started again.
         Task {
-            _ = await process.waitForExit()
+            let status = await process.waitForExit()
             let restart = running.withLock { $0[worker] === process } && !stopping.withLock { $0 }
             guard restart else { return }
-            crashes.withLock { $0[worker, default: 0] += 1 }
+            crashes.withLock { $0[worker, default: []].append(status) }
             try start(worker)
         }
     }
 
     /// How often a worker exited by itself (and was started again).
-    func selfCrashes(of worker: String) -> Int { crashes.withLock { $0[worker] ?? 0 } }
+    func selfCrashes(of worker: String) -> Int { crashes.withLock { $0[worker]?.count ?? 0 } }
 
     /// Kills each named worker `kills` times at random moments (SIGKILL: no cleanup, no commit) and restarts it.
     /// Returns `progress()` (how many intents were published) at each kill.
@@ -281,9 +282,13 @@ final class WorkerProcesses: Sendable {
         for process in running.withLock({ Array($0.values) }) { await process.stop() }
     }
 
-    /// Workers whose current process has exited on its own, with exit statuses.
+    /// Workers a process of which exited on its own (restarted since, or not yet), with the last exit status.
     func exited() -> [String: Int32] {
-        running.withLock { $0.filter { !$0.value.isRunning }.mapValues(\.exitStatus) }
+        var exited = crashes.withLock { $0.compactMapValues(\.last) }
+        for (worker, process) in running.withLock({ $0 }) where !process.isRunning {
+            exited[worker] = process.exitStatus
+        }
+        return exited
     }
 }
 
