@@ -1,6 +1,7 @@
 import ArgumentParser
 import ContactResolution
 import Foundation
+import LocalBroker
 
 /// Contact resolution throughput on one core: a synthetic address book in
 /// Latin, Han and Cyrillic script and a query mix of exact names, first
@@ -67,20 +68,5 @@ struct ContactsBenchmark: AsyncParsableCommand {
         let position = 1 + Int(random.next() % UInt64(characters.count - 2))
         characters.swapAt(position, position - 1)
         return String(characters)
-    }
-}
-
-/// A small deterministic generator, so every run resolves the same queries.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -29,7 +29,7 @@ struct BrokerOutageTests {
                 configuration: producerConfiguration(broker, deliveryTimeout: .seconds(120)), logger: testLogger)
             defer { Task { await producer.shutdown() } }
             try await CrashRecoveryTests.seed(topics, producer)
-            var random = SeededRandom(seed: 16)
+            var random = SplitMix64(seed: 16)
             let (allIntents, allRecords) = CrashRecoveryTests.makeIntents(topics, using: &random)
             let records = Array(allRecords.prefix(Self.intentCount))
             let wanted = Set((0..<Self.intentCount).map { "load-\($0)" })

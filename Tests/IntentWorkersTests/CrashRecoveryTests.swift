@@ -40,7 +40,7 @@ struct CrashRecoveryTests {
             try await Self.seed(topics, producer)
 
             print("crash test: seed \(Self.seed) (INTENT_CRASH_TEST_SEED=\(Self.seed) replays this run)")
-            var random = SeededRandom(seed: Self.seed)
+            var random = SplitMix64(seed: Self.seed)
             // The confirm worker also dies between its two publish rounds, once, early in the load:
             // its redo must publish the same proposal and binding it already made durable.
             let crashRound = Int.random(in: 3...12, using: &random)
@@ -106,7 +106,7 @@ struct CrashRecoveryTests {
     }
 
     /// Half payments (one in ten to be declined), half messages: intent id → kind, and the signed records.
-    static func makeIntents(_ topics: PipelineTopics, using random: inout SeededRandom) -> (
+    static func makeIntents(_ topics: PipelineTopics, using random: inout SplitMix64) -> (
         [String: Intent.Kind], [KafkaProducerMessage]
     ) {
         var intents: [String: Intent.Kind] = [:]
@@ -187,7 +187,7 @@ final class WorkerProcesses: Sendable {
     /// Exit statuses of processes that exited by themselves, by worker.
     private let crashes = Mutex<[String: [Int32]]>([:])
     private let stopping = Mutex(false)
-    private let random: Mutex<SeededRandom>
+    private let random: Mutex<SplitMix64>
 
     init(
         broker: LocalBroker, topics: PipelineTopics, workers: [String] = ["resolve", "confirm", "payments", "handle"],
@@ -197,7 +197,7 @@ final class WorkerProcesses: Sendable {
         self.broker = broker
         self.topics = topics
         firstStart = Mutex(firstStartEnvironment)
-        random = Mutex(SeededRandom(seed: seed))
+        random = Mutex(SplitMix64(seed: seed))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keys = directory.appendingPathComponent("source-keys")
@@ -351,20 +351,4 @@ final class Counter: Sendable {
     private let state = Mutex(0)
     var value: Int { state.withLock { $0 } }
     func set(_ value: Int) { state.withLock { $0 = value } }
-}
-
-/// SplitMix64: a small, fast generator whose whole state is the seed, so a
-/// failing run's schedule is reproduced from the number it printed.
-struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
