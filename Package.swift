@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging",
+                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -297,6 +297,11 @@ let package = Package(
         .testTarget(
             name: "AppStateTests",
             dependencies: ["AppState", "AppStateService", "Intents", "IntentEvents", "Payments", "Messaging"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CommandLineSupportTests",
+            dependencies: ["CommandLineSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

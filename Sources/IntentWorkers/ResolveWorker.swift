@@ -18,6 +18,8 @@ public struct ResolveWorker: Service {
         /// Voice services' keys; nil accepts unsigned requests (development only).
         public var authenticator: EventAuthenticator?
         public var sessionTimeout: Duration
+        /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
+        public var deadLetterMaximumBytes: Int?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
@@ -38,11 +40,13 @@ public struct ResolveWorker: Service {
     public init(configuration: Configuration, logger: Logger) {
         let directory = Mutex(ContactDirectory())
         let stage = Mutex(ResolveStage(resolver: configuration.resolver, authenticator: configuration.authenticator))
+        var workerConfiguration = StageWorker.Configuration(
+            kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
+            input: configuration.topics.requested, sessionTimeout: configuration.sessionTimeout)
+        workerConfiguration.deadLetterMaximumBytes = configuration.deadLetterMaximumBytes
         worker = StageWorker(
             name: "resolve worker",
-            configuration: StageWorker.Configuration(
-                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.requested, sessionTimeout: configuration.sessionTimeout),
+            configuration: workerConfiguration,
             logger: logger,
             followers: { reject in
                 [

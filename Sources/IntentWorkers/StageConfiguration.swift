@@ -9,6 +9,8 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var groupID: String
     public var stage: Stage
     public var sessionTimeout: Duration
+    /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
+    public var deadLetterMaximumBytes: Int?
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
@@ -25,7 +27,9 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
 extension StageConfiguration {
     /// The stage worker's settings for a worker that consumes `input`.
     func worker(input: String) -> StageWorker.Configuration {
-        StageWorker.Configuration(
+        var configuration = StageWorker.Configuration(
             kafka: kafka, topics: topics, groupID: groupID, input: input, sessionTimeout: sessionTimeout)
+        configuration.deadLetterMaximumBytes = deadLetterMaximumBytes
+        return configuration
     }
 }

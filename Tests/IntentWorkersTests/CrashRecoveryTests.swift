@@ -177,6 +177,10 @@ final class WorkerProcesses: Sendable {
             to: keys, atomically: true, encoding: .utf8)
         let binding = directory.appendingPathComponent("binding-key")
         try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)
+        // Workers refuse key files others could read.
+        for file in [keys, binding] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
         let suffix = UUID().uuidString.prefix(8)
         environment = [
             "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
