@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging",
+                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -309,6 +309,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CommandLineSupportTests",
+            dependencies: ["CommandLineSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -41,6 +41,8 @@ public struct KafkaOptions: ParsableArguments {
             configuration.bootstrapServers = [running.bootstrapServers]
         }
         configuration.properties.merge(try KafkaConfiguration.parseProperties(kafkaProperties)) { $1 }
+        // The TLS client key librdkafka will read is held to the same rule as the pipeline's keys.
+        if let key = configuration.librdkafkaProperties["ssl.key.location"] { try KeyFilePermissions.check(key) }
         return configuration
     }
 }

@@ -114,10 +114,12 @@ public struct AmountOptions: ParsableArguments {
 /// Secrets come from files or the environment, never from flags' values on
 /// a command line (visible in `ps`) and never from the repository.
 public enum Secrets {
-    /// The contents of the file named by `fileVariable`, else the value of `variable`.
+    /// The contents of the file named by `fileVariable`, else the value of
+    /// `variable`. A file others could read is refused (``KeyFilePermissions``).
     public static func read(fileVariable: String, variable: String, file: String?) throws -> String? {
         let environment = ProcessInfo.processInfo.environment
         if let path = file ?? environment[fileVariable] {
+            try KeyFilePermissions.check(path)
             do {
                 return try String(contentsOfFile: path, encoding: .utf8)
             } catch {

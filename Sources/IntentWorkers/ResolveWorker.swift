@@ -22,6 +22,8 @@ public struct ResolveWorker: Service {
         /// How old or far ahead a request may be dated.
         public var freshness: FreshnessWindow
         public var sessionTimeout: Duration
+        /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
+        public var deadLetterMaximumBytes: Int?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
@@ -47,12 +49,14 @@ public struct ResolveWorker: Service {
             ResolveStage(
                 resolver: configuration.resolver, authenticator: configuration.authenticator,
                 freshness: configuration.freshness))
+        var workerConfiguration = StageWorker.Configuration(
+            kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
+            input: configuration.topics.requested, keys: configuration.keys,
+            sessionTimeout: configuration.sessionTimeout)
+        workerConfiguration.deadLetterMaximumBytes = configuration.deadLetterMaximumBytes
         worker = StageWorker(
             name: "resolve worker",
-            configuration: StageWorker.Configuration(
-                kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
-                input: configuration.topics.requested, keys: configuration.keys,
-                sessionTimeout: configuration.sessionTimeout),
+            configuration: workerConfiguration,
             logger: logger,
             followers: { reject in
                 [

@@ -12,6 +12,8 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     /// The stages' keys (see ``StageWorker/Configuration/keys``).
     public var keys: EventAuthenticator
     public var sessionTimeout: Duration
+    /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
+    public var deadLetterMaximumBytes: Int?
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
@@ -29,7 +31,9 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
 extension StageConfiguration {
     /// The stage worker's settings for a worker that consumes `input`.
     func worker(input: String) -> StageWorker.Configuration {
-        StageWorker.Configuration(
+        var configuration = StageWorker.Configuration(
             kafka: kafka, topics: topics, groupID: groupID, input: input, keys: keys, sessionTimeout: sessionTimeout)
+        configuration.deadLetterMaximumBytes = deadLetterMaximumBytes
+        return configuration
     }
 }

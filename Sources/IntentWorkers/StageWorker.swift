@@ -27,6 +27,11 @@ public final class StageWorker: Service, Sendable {
         public var keys: EventAuthenticator
         public var sessionTimeout: Duration
         public var tickInterval: Duration
+        /// Dead letters larger than this are parked as references
+        /// (``DeadLetter/reference(for:error:worker:topic:refusal:)``); nil
+        /// takes the producer's `message.max.bytes`, so the copy is never
+        /// refused for its size by the producer itself.
+        public var deadLetterMaximumBytes: Int?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -72,15 +77,16 @@ public final class StageWorker: Service, Sendable {
 
     public func run() async throws {
         let configuration = self.configuration
-        let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(client: configuration.kafka), logger: logger)
+        let producerConfiguration = KafkaProducerConfiguration(client: configuration.kafka)
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let deadLetterLimit =
+            configuration.deadLetterMaximumBytes ?? producerConfiguration.effectiveMaximumMessageBytes
         var followers: [TopicFollower] = []
         do {
             followers = try makeFollowers { message, error in
-                _ = try await producer.send(
-                    DeadLetter.record(
-                        for: message, error: error, worker: configuration.groupID,
-                        topic: configuration.topics.deadLetter))
+                try await self.send(
+                    [self.deadLetter(message, error, limit: deadLetterLimit)], parked: [0: (message, error)],
+                    producer)
             }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
@@ -92,7 +98,7 @@ public final class StageWorker: Service, Sendable {
                             "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"
                         ])
                 }
-                try await self.consume(producer, followers)
+                try await self.consume(producer, followers, deadLetterLimit: deadLetterLimit)
                 group.cancelAll()
             }
         } catch {
@@ -105,7 +111,7 @@ public final class StageWorker: Service, Sendable {
         logger.info("\(name) stopped")
     }
 
-    private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower]) async throws {
+    private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int) async throws {
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 client: configuration.kafka, groupID: configuration.groupID,
@@ -116,7 +122,7 @@ public final class StageWorker: Service, Sendable {
             logger.info(
                 "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
             try await withGracefulShutdownHandler {
-                try await self.loop(consumer, producer, followers)
+                try await self.loop(consumer, producer, followers, deadLetterLimit: deadLetterLimit)
             } onGracefulShutdown: { [logger, name] in
                 logger.info("\(name): shutdown requested; finishing the batch in flight, then committing")
             }
@@ -127,7 +133,9 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
-    private func loop(_ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower]) async throws {
+    private func loop(
+        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int
+    ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
         let retry = RetryPolicy.current
@@ -157,7 +165,9 @@ public final class StageWorker: Service, Sendable {
             }
             // The whole batch again after a failure (same event ids): offsets are stored only
             // once every output is acknowledged, so a half-published batch is never committed.
-            try await retry.retrying("publish a batch", logger: logger) { try await publish(results, producer) }
+            try await retry.retrying("publish a batch", logger: logger) {
+                try await publish(results, producer, deadLetterLimit: deadLetterLimit)
+            }
             if !batch.isEmpty {
                 try consumer.markProcessed(batch)
                 uncommitted = true
@@ -174,16 +184,18 @@ public final class StageWorker: Service, Sendable {
     /// responses, the next stage's input). A response is never seen before the
     /// decision it reports is durable, and a confirmation request never before
     /// the proposal it asks about has reached the payments stage's topic.
-    private func publish(_ results: [(KafkaConsumerMessage?, StageResult)], _ producer: KafkaProducer) async throws {
+    private func publish(
+        _ results: [(KafkaConsumerMessage?, StageResult)], _ producer: KafkaProducer, deadLetterLimit: Int
+    ) async throws {
         let topics = configuration.topics
         var state: [KafkaProducerMessage] = []
+        var parked: [Int: Rejection] = [:]
         var notices: [KafkaProducerMessage] = []
         for (message, result) in results {
             let record = message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick"
             if let error = result.rejected, let message {
-                state.append(
-                    DeadLetter.record(
-                        for: message, error: error, worker: configuration.groupID, topic: topics.deadLetter))
+                parked[state.count] = (message, error)
+                state.append(deadLetter(message, error, limit: deadLetterLimit))
                 logger.warning(
                     "dead-lettered",
                     metadata: ["record": "\(record)", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
@@ -200,9 +212,48 @@ public final class StageWorker: Service, Sendable {
                     metadata: ["record": "\(record)", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
             }
         }
-        if !state.isEmpty { _ = try await producer.sendAll(state) }
+        if !state.isEmpty { try await send(state, parked: parked, producer) }
         if !state.isEmpty && !notices.isEmpty { CrashPoint.betweenPublishRounds() }
         if !notices.isEmpty { _ = try await producer.sendAll(notices) }
+    }
+
+    /// A consumed record the stage (or a follower) refused, and why.
+    private typealias Rejection = (message: KafkaConsumerMessage, error: EventDecodingError)
+
+    private func deadLetter(_ message: KafkaConsumerMessage, _ error: EventDecodingError, limit: Int)
+        -> KafkaProducerMessage
+    {
+        DeadLetter.record(
+            for: message, error: error, worker: configuration.groupID, topic: configuration.topics.deadLetter,
+            maximumBytes: limit)
+    }
+
+    /// Sends `records` and waits for every acknowledgement; the records at the
+    /// indices of `parked` are dead letters of those rejections. A dead letter
+    /// refused for what it is (too large for the broker's topic limit, more
+    /// headers than allowed, malformed) is parked again as a reference, so no
+    /// input record can make the worker fail and be redelivered forever. Any
+    /// other failure is thrown: the batch is not committed and is redone.
+    private func send(
+        _ records: [KafkaProducerMessage], parked: [Int: Rejection], _ producer: KafkaProducer
+    ) async throws(KafkaError) {
+        let results = await producer.send(batch: records)
+        guard !results.allSucceeded else { return }
+        var references: [KafkaProducerMessage] = []
+        for (index, result) in zip(results.indices, results) {
+            guard case .failure(let error) = result else { continue }
+            guard let rejection = parked[index], error.code.isRecordRefused else { throw error }
+            logger.warning(
+                "dead letter refused; parking a reference to the record instead",
+                metadata: [
+                    "record": "\(rejection.message.topicPartition)@\(rejection.message.offset)", "error": "\(error)",
+                ])
+            references.append(
+                DeadLetter.reference(
+                    for: rejection.message, error: rejection.error, worker: configuration.groupID,
+                    topic: configuration.topics.deadLetter, refusal: error))
+        }
+        if !references.isEmpty { _ = try await producer.sendAll(references) }
     }
 
     private func inputPartitionCount() async throws -> Int {

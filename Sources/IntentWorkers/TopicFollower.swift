@@ -26,8 +26,11 @@ public final class TopicFollower: Sendable {
     private struct State {
         /// Next offset to apply, per partition.
         var positions: [KafkaTopicPartition: Int64] = [:]
-        var waiters: [(targets: [KafkaTopicPartition: Int64], continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(targets: [KafkaTopicPartition: Int64], continuation: CheckedContinuation<Void, any Error>)] =
+            []
         var applied = 0
+        /// Why ``follow()`` stopped, if it failed: later ``caughtUp()`` calls fail with it.
+        var failure: (any Error)?
     }
 
     /// - Parameters:
@@ -50,7 +53,22 @@ public final class TopicFollower: Sendable {
     }
 
     /// Applies records until cancelled. Starts from the beginning of every partition.
+    /// If it fails, whoever waits in ``caughtUp()`` fails too instead of waiting forever.
     public func follow() async throws {
+        do {
+            try await applyRecords()
+        } catch {
+            let waiters = state.withLock { state in
+                state.failure = error
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.continuation.resume(throwing: error) }
+            throw error
+        }
+    }
+
+    private func applyRecords() async throws {
         let partitions = try await endOffsets().keys
         try consumer.assign(
             partitions.map {
@@ -88,11 +106,13 @@ public final class TopicFollower: Sendable {
     public func caughtUp() async throws {
         let started = ContinuousClock.now
         let targets = try await endOffsets().filter { $0.value > 0 }
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
+        try await withCheckedThrowingContinuation { continuation in
+            let (ready, failure): ([CheckedContinuation<Void, any Error>], (any Error)?) = state.withLock { state in
+                if let failure = state.failure { return ([], failure) }
                 state.waiters.append((targets, continuation))
-                return Self.takeSatisfiedWaiters(&state)
+                return (Self.takeSatisfiedWaiters(&state), nil)
             }
+            if let failure { continuation.resume(throwing: failure) }
             for waiter in ready { waiter.resume() }
         }
         logger.debug(
@@ -105,8 +125,8 @@ public final class TopicFollower: Sendable {
         await consumer.close()
     }
 
-    private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        var ready: [CheckedContinuation<Void, Never>] = []
+    private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
+        var ready: [CheckedContinuation<Void, any Error>] = []
         state.waiters.removeAll { waiter in
             let done = waiter.targets.allSatisfy { (state.positions[$0.key] ?? 0) >= $0.value }
             if done { ready.append(waiter.continuation) }

@@ -70,11 +70,6 @@ public struct KafkaConfiguration: Sendable, Hashable {
         return result
     }
 
-    /// A property value fit for logs and error messages: secrets are redacted.
-    public static func displayValue(of key: String, _ value: String) -> String {
-        key.contains("password") || key.contains("secret") || key.hasSuffix(".pem") ? "<redacted>" : value
-    }
-
     /// Parses `key=value` strings, as given on command lines (`--kafka-property`).
     public static func parseProperties(_ assignments: [String]) throws(KafkaError) -> [String: String] {
         var result: [String: String] = [:]

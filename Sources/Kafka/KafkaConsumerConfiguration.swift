@@ -25,6 +25,21 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// `read_committed` hides records of aborted transactions on brokers that
     /// support it; the local broker does not, so nothing relies on it.
     public var readCommitted: Bool
+    /// Bytes asked for per partition per fetch (`max.partition.fetch.bytes`).
+    /// Not a limit on record size: a record larger than this (or than
+    /// ``maximumFetchBytes``) is still returned as the first of its fetch,
+    /// so an oversized record reaches the worker, which parks it.
+    public var maximumPartitionFetchBytes: Int = 1_048_576
+    /// Bytes asked for per fetch over all partitions (`fetch.max.bytes`).
+    public var maximumFetchBytes: Int = 52_428_800
+    /// The largest response this consumer accepts from a broker
+    /// (`receive.message.max.bytes`; librdkafka requires at least
+    /// ``maximumFetchBytes`` + 512). This is the real ceiling on the size of a
+    /// record a consumer can read: one larger makes every fetch of its
+    /// partition fail (the connection is dropped and retried), so brokers must
+    /// refuse records above it (Kafka's `message.max.bytes`/topic
+    /// `max.message.bytes`, 1 MiB by default).
+    public var maximumResponseBytes: Int = 100_000_000
 
     public init(
         client: KafkaConfiguration,
@@ -49,6 +64,9 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// The effective librdkafka properties, e.g. for `intentctl kafka config`.
     public var librdkafkaProperties: [String: String] {
         let result: [String: String] = [
+            "max.partition.fetch.bytes": String(maximumPartitionFetchBytes),
+            "fetch.max.bytes": String(maximumFetchBytes),
+            "receive.message.max.bytes": String(max(maximumResponseBytes, maximumFetchBytes + 512)),
             "group.id": groupID,
             "auto.offset.reset": offsetReset.rawValue,
             "enable.auto.commit": "false",

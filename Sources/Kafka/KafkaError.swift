@@ -64,6 +64,9 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let fencedLeaderEpoch = Code(rawValue: 74)
         public static let unknownLeaderEpoch = Code(rawValue: 75)
         public static let unknownTopicOrPartition = Code(rawValue: 3)
+        public static let messageSizeTooLarge = Code(rawValue: 10)
+        public static let recordListTooLarge = Code(rawValue: 18)
+        public static let invalidRecord = Code(rawValue: 87)
         public static let illegalGeneration = Code(rawValue: 22)
         public static let outOfOrderSequence = Code(rawValue: 45)
         public static let invalidProducerEpoch = Code(rawValue: 47)
@@ -108,6 +111,14 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// epoch bump after a timed-out record; only a new instance recovers.
         public var isProducerIdentityRejected: Bool {
             [.outOfOrderSequence, .invalidProducerEpoch, .unknownProducerID, .producerFenced].contains(self)
+        }
+
+        /// The record itself was refused, by librdkafka before sending (too
+        /// large for `message.max.bytes`, too many headers) or by the broker
+        /// (too large for the topic, malformed): sending it again cannot work,
+        /// unlike a connectivity failure.
+        public var isRecordRefused: Bool {
+            [.messageSizeTooLarge, .recordListTooLarge, .invalidRecord, .invalidArgument].contains(self)
         }
 
         /// The client could not reach any broker (refused, unreachable, timed out, TLS/SASL failed).

@@ -16,6 +16,21 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var compression: String
     /// Enables the transactional API. Correctness must not depend on it (see README).
     public var transactionalID: String?
+    /// The largest record (key, value and headers) this producer sends
+    /// (`message.max.bytes`); a larger one fails with `MSG_SIZE_TOO_LARGE`
+    /// before it leaves the process. librdkafka's default, just below Kafka's
+    /// default topic limit (`max.message.bytes`, 1 MiB + 12). Events are far
+    /// smaller (``defaultMaximumMessageBytes`` vs the events' own 256 KiB); the
+    /// limit matters for dead letters, which copy whatever was consumed.
+    public var maximumMessageBytes: Int = defaultMaximumMessageBytes
+
+    public static let defaultMaximumMessageBytes = 1_000_000
+
+    /// ``maximumMessageBytes``, or the `message.max.bytes` an operator set in
+    /// the client properties (which win).
+    public var effectiveMaximumMessageBytes: Int {
+        librdkafkaProperties["message.max.bytes"].flatMap(Int.init) ?? maximumMessageBytes
+    }
 
     public init(
         client: KafkaConfiguration,
@@ -46,6 +61,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
             // The Java client's partitioner, so every client (and KafkaPartitioner)
             // puts a user's events on the same partition.
             "partitioner": "murmur2_random",
+            "message.max.bytes": String(maximumMessageBytes),
         ]
         result["batch.size"] = batchSizeBytes.map(String.init)
         result["transactional.id"] = transactionalID

@@ -32,11 +32,14 @@ final class RDKafkaHandle: @unchecked Sendable {
             let result = rd_kafka_conf_set(conf, key, value, &errorText, errorText.count)
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
+                // librdkafka's text may quote the value it refused.
+                let reason = KafkaConfiguration.redacting(String(cBuffer: errorText), properties: properties)
                 throw .client(
-                    "invalid property \(key)=\(KafkaConfiguration.displayValue(of: key, value)): \(String(cBuffer: errorText))",
+                    "invalid property \(key)=\(KafkaConfiguration.displayValue(of: key, value)): \(reason)",
                     operation: operation)
             }
         }
+        callbacks.protect(properties)
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(callbacks).toOpaque())
         rd_kafka_conf_set_log_cb(conf, logCallback)
         rd_kafka_conf_set_error_cb(conf, errorCallback)
@@ -46,7 +49,8 @@ final class RDKafkaHandle: @unchecked Sendable {
         // rd_kafka_new takes ownership of conf on success only.
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
-            throw .client(String(cBuffer: errorText), operation: operation)
+            throw .client(
+                KafkaConfiguration.redacting(String(cBuffer: errorText), properties: properties), operation: operation)
         }
         self.pointer = handle
         self.callbacks = callbacks
@@ -124,11 +128,26 @@ final class ClientCallbacks: Sendable {
     private let errorSink: AsyncStream<KafkaError>.Continuation
     let rebalances: AsyncStream<KafkaRebalanceEvent>
     let rebalanceSink: AsyncStream<KafkaRebalanceEvent>.Continuation
+    /// Sensitive property values, scrubbed from librdkafka's log and error
+    /// texts: its `debug=conf` dump redacts only the properties it flags
+    /// itself, not e.g. `sasl.oauthbearer.client.secret`.
+    private let secrets = Mutex<[String: String]>([:])
 
     init(logger: Logger) {
         self.logger = logger
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         (rebalances, rebalanceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+    }
+
+    func protect(_ properties: [String: String]) {
+        let sensitive = properties.filter { KafkaConfiguration.isSensitive($0.key) }
+        if !sensitive.isEmpty { secrets.withLock { $0.merge(sensitive) { $1 } } }
+    }
+
+    /// `text` without any sensitive value this client was configured with.
+    func scrub(_ text: String) -> String {
+        let secrets = self.secrets.withLock { $0 }
+        return secrets.isEmpty ? text : KafkaConfiguration.redacting(text, properties: secrets)
     }
 
     func report(_ error: KafkaError) {
@@ -189,7 +208,7 @@ private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CC
         handle, level, facility, text in
         guard let handle, let callbacks = ClientCallbacks.from(rd_kafka_opaque(handle)) else { return }
         let facility = facility.map { String(cString: $0) } ?? "?"
-        let text = text.map { String(cString: $0) } ?? ""
+        let text = callbacks.scrub(text.map { String(cString: $0) } ?? "")
         // syslog levels: 0-3 error, 4 warning, 5 notice, 6 info, 7 debug.
         let swiftLevel: Logger.Level =
             switch level {
@@ -209,7 +228,7 @@ private let errorCallback:
         let rawCode = rd_kafka_resp_err_t(rawValue: code)
         var error = KafkaError(
             rawCode: rawCode, operation: "background connection",
-            message: reason.map { String(cString: $0) })
+            message: reason.map { callbacks.scrub(String(cString: $0)) })
         if rawCode == RD_KAFKA_RESP_ERR__FATAL, let handle,
             let fatal = RDKafkaHandle.fatalError(of: handle, operation: "background connection")
         {

@@ -18,9 +18,7 @@ struct KafkaConfigCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try kafka.configuration(clientID: "intent-pipeline")
         let producer = KafkaProducerConfiguration(client: configuration)
-        for (key, value) in producer.librdkafkaProperties.sorted(by: { $0.key < $1.key }) {
-            output("\(key)=\(KafkaConfiguration.displayValue(of: key, value))")
-        }
+        for line in KafkaConfiguration.displayLines(producer.librdkafkaProperties) { output(line) }
         if check {
             let topics = try await KafkaAdminClient.with(
                 configuration: configuration, logger: logging.makeLogger(label: "intentctl")

@@ -207,6 +207,7 @@ final class WorkerProcesses: Sendable {
         try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)
         let stageKeys = directory.appendingPathComponent("stage-keys")
         try testStageKeys.keyFileText.write(to: stageKeys, atomically: true, encoding: .utf8)
+        // Workers refuse key files others could read.
         for file in [keys, binding, stageKeys] {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }

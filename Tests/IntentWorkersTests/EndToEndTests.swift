@@ -38,6 +38,7 @@ struct EndToEndTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let appKeyFile = directory.appendingPathComponent("app-key")
             try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: appKeyFile.path)
             let port = try Loopback.freePort()
             let workers = try WorkerProcesses(
                 broker: pipeline.broker, topics: pipeline.topics,

@@ -96,6 +96,11 @@ final class PipelineHarness: Sendable {
         _ = try await producer.send(KafkaProducerMessage(topic: topic, key: key, value: value, headers: headers))
     }
 
+    /// Any record; returns where it was stored.
+    func send(_ record: KafkaProducerMessage) async throws -> KafkaDeliveryReport {
+        try await producer.send(record)
+    }
+
     /// An event as-is (a voice service's answer, a ledger seed), keyed by its user, with extra headers.
     func publish(_ event: EventEnvelope, to topic: String, headers: [KafkaHeader] = []) async throws {
         var record = KafkaProducerMessage(topic: topic, event: event)
