@@ -106,6 +106,17 @@ public final class LocalBroker: Sendable {
         for process in processes { await process.kill() }
     }
 
+    /// Freezes the broker (SIGSTOP) with its state and connections intact: an outage
+    /// that does not depend on what the broker's storage keeps across a crash.
+    public func suspend() {
+        for process in processes { process.suspend() }
+    }
+
+    /// Continues a broker frozen by ``suspend()``.
+    public func resume() {
+        for process in processes { process.resume() }
+    }
+
     /// Starts the broker again on the same port and storage, e.g. after ``kill()``.
     public func restart() async throws {
         for process in processes where process.isRunning { await process.stop() }

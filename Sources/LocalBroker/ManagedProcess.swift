@@ -61,6 +61,17 @@ public final class ManagedProcess: Sendable {
         await waitForExit()
     }
 
+    /// SIGSTOP: the process is frozen with its sockets open, as a hung machine looks to its
+    /// clients (requests time out instead of being refused). ``resume()`` continues it.
+    public func suspend() {
+        if isRunning { Foundation.kill(pid, SIGSTOP) }
+    }
+
+    /// SIGCONT after ``suspend()``.
+    public func resume() {
+        if isRunning { Foundation.kill(pid, SIGCONT) }
+    }
+
     /// SIGTERM and wait for exit, escalating to SIGKILL after `grace`.
     public func stop(grace: Duration = .seconds(5)) async {
         guard isRunning else { return }

@@ -7,23 +7,35 @@ import Kafka
 import LocalBroker
 import Testing
 
-/// Every worker as its own OS process, a durable broker stopped for 15 s in
-/// the middle of a flow of messages and payments, then started again on the
-/// same port: the workers ride the outage out (lost assignments, timed-out
-/// lookups, commits and produces are retried) and nothing is lost or done twice.
-/// Opt-in (`INTENT_OUTAGE_TEST=1`) until it is reliable: it passed locally, but on a loaded
-/// clean-clone run 210 of 300 intents had their final response and a ledger read timed out after
-/// the durable restart, consistent with Tansu's stale-watermark restart (README, durable restart).
-@Suite(
-    "Broker outages are ridden out", .timeLimit(.minutes(5)),
-    .enabled(if: ProcessInfo.processInfo.environment["INTENT_OUTAGE_TEST"] != nil))
+/// Every worker as its own OS process, the broker out for 15 s in the middle
+/// of a flow of messages and payments: the workers ride the outage out (lost
+/// assignments, timed-out lookups, commits and produces are retried) and
+/// nothing is lost or done twice.
+///
+/// Two kinds of outage. `frozen` (in `make test`): the broker is stopped with
+/// SIGSTOP and continued with SIGCONT, so its requests time out and its group
+/// sessions expire, but what it stored is intact. `killed` (opt-in,
+/// `INTENT_OUTAGE_TEST=1`): SIGKILL and a restart on durable storage; Tansu
+/// 0.6's S3 storage can come back with a stale watermark and then serves
+/// neither the records up to the high watermark it reports nor an end of
+/// partition, which no client can ride out (README, durable restart), so that
+/// variant is not reliable on the local broker.
+@Suite("Broker outages are ridden out", .timeLimit(.minutes(5)))
 struct BrokerOutageTests {
     static let intentCount = 300
     static let outage = Duration.seconds(15)
 
-    @Test("a 15 s broker outage mid-flow: no worker exits, every intent gets exactly one final response")
-    func brokerOutage() async throws {
-        try await withBroker(LocalBroker.Options(durable: true)) { broker in
+    enum Outage: String, CaseIterable, Sendable { case frozen, killed }
+
+    static var outages: [Outage] {
+        ProcessInfo.processInfo.environment["INTENT_OUTAGE_TEST"] == nil ? [.frozen] : Outage.allCases
+    }
+
+    @Test(
+        "a 15 s broker outage mid-flow: no worker exits, every intent gets exactly one final response",
+        arguments: outages)
+    func brokerOutage(_ kind: Outage) async throws {
+        try await withBroker(LocalBroker.Options(durable: kind == .killed)) { broker in
             let topics = PipelineTopics(prefix: uniqueName("outage") + ".")
             try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
                 try await $0.createTopics(topics.specifications(partitions: 4))
@@ -62,9 +74,16 @@ struct BrokerOutageTests {
                 let seen = try await consume(watcher, count: 40, timeout: .seconds(120))
                 await watcher.close()
                 let answeredAtStop = Set(seen.compactMap { try? EventEnvelope.decode($0.value ?? []).intentID }).count
-                await broker.kill()
-                try await Task.sleep(for: Self.outage)  // the outage itself
-                try await broker.restart()
+                switch kind {
+                case .frozen:
+                    broker.suspend()
+                    try await Task.sleep(for: Self.outage)  // the outage itself
+                    broker.resume()
+                case .killed:
+                    await broker.kill()
+                    try await Task.sleep(for: Self.outage)  // the outage itself
+                    try await broker.restart()
+                }
                 return answeredAtStop
             }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(150))
