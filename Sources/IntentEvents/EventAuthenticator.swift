@@ -55,13 +55,24 @@ public struct EventAuthenticator: Sendable {
     public func verify(
         _ event: EventEnvelope, signature: EventSignature?, producedBy isAllowed: Producers = .any
     ) throws(EventDecodingError) {
-        guard isAllowed.admits(event.source) else {
+        try verify(
+            canonical: event.encoded(), source: event.source, what: event.type, signature: signature,
+            producedBy: isAllowed)
+    }
+
+    /// The same check for something signed that is not an event (a tombstone's key):
+    /// `canonical` is what was signed, `source` who claims to have signed it.
+    public func verify(
+        canonical message: [UInt8], source: String, what: String, signature: EventSignature?,
+        producedBy isAllowed: Producers = .any
+    ) throws(EventDecodingError) {
+        guard isAllowed.admits(source) else {
             throw EventDecodingError(
-                .wrongProducer, field: "$.source",
-                "\(event.type) must come from \(isAllowed.description), not from \(event.source)")
+                .wrongProducer, field: "$.source", "\(what) must come from \(isAllowed.description), not from \(source)"
+            )
         }
-        guard let candidates = keys[event.source], !candidates.isEmpty else {
-            throw EventDecodingError(.unauthenticated, field: "$.source", "no key for source \(event.source)")
+        guard let candidates = keys[source], !candidates.isEmpty else {
+            throw EventDecodingError(.unauthenticated, field: "$.source", "no key for source \(source)")
         }
         guard let signature else {
             throw EventDecodingError(.unauthenticated, field: EventSignature.header, "the event is not signed")
@@ -70,9 +81,8 @@ public struct EventAuthenticator: Sendable {
         guard !tried.isEmpty else {
             throw EventDecodingError(
                 .unauthenticated, field: EventSignature.keyIDHeader,
-                "key \(signature.keyID ?? "") is not a key of \(event.source) (retired, or never issued)")
+                "key \(signature.keyID ?? "") is not a key of \(source) (retired, or never issued)")
         }
-        let message = event.encoded()
         let given = Array(signature.hex.lowercased().utf8)
         for key in tried
         where Digest.constantTimeEqual(

@@ -14,8 +14,13 @@ public enum PipelineSource {
         source.hasPrefix("/workers/") || source.hasPrefix("/operators/")
     }
 
-    /// Voice services: any source that is not the pipeline's own.
-    public static let voice = Producers("a voice service") { !isInternal($0) }
+    /// Voice services: any source that is not the pipeline's own or a contacts service.
+    public static let voice = Producers("a voice service") { !isInternal($0) && !$0.hasPrefix(contactsPrefix) }
+
+    /// Contact sync services (`/contacts/...`), with keys among the voice services'
+    /// (`--source-keys`): the only writers of the contacts topic.
+    public static let contactsPrefix = "/contacts/"
+    public static let contacts = Producers("a contacts service (/contacts/...)") { $0.hasPrefix(contactsPrefix) }
 }
 
 extension PipelineSource {

@@ -41,6 +41,35 @@ public enum ContactRecord: Sendable, Hashable {
         return .upsert(userID: ids[0], contact: contact)
     }
 
+    /// What a tombstone's signature covers: the deletion of this contact of this user.
+    /// (A tombstone has no value to sign; its source travels in ``sourceHeader``.)
+    public static func deletionMessage(userID: String, contactID: String) -> [UInt8] {
+        CanonicalJSON.encode(["intent-pipeline/contact-deleted/v1", userID, contactID])
+    }
+
+    /// The header naming a tombstone's source (an upsert's is in its envelope).
+    public static let sourceHeader = "intent-source"
+
+    /// Reads a record and checks that a contacts service (``PipelineSource/contacts``)
+    /// signed it: a forged contact could give a payee someone else's account.
+    /// `tombstoneSource` is the ``sourceHeader`` of the record, if any.
+    public static func decode(
+        key: [UInt8]?, value: [UInt8]?, signature: EventSignature?, tombstoneSource: String?,
+        authenticator: EventAuthenticator
+    ) throws(EventDecodingError) -> ContactRecord {
+        let record = try decode(key: key, value: value)
+        switch record {
+        case .upsert:
+            try authenticator.verify(
+                try EventEnvelope.decode(value ?? []), signature: signature, producedBy: PipelineSource.contacts)
+        case .delete(let userID, let contactID):
+            try authenticator.verify(
+                canonical: deletionMessage(userID: userID, contactID: contactID), source: tombstoneSource ?? "",
+                what: "a contact deletion", signature: signature, producedBy: PipelineSource.contacts)
+        }
+        return record
+    }
+
     /// The event for an upsert, as a producer (tests, `intentctl contacts publish`) writes it.
     public static func upsertEvent(userID: String, contact: Contact, source: String, time: Date = Date())
         -> EventEnvelope

@@ -1,4 +1,7 @@
+public import ContactResolution
+public import Foundation
 public import IntentEvents
+import IntentResolution
 public import Kafka
 
 extension KafkaProducerMessage {
@@ -20,16 +23,47 @@ extension KafkaProducerMessage {
     public init(topic: String, event: EventEnvelope, signedWith authenticator: EventAuthenticator) {
         let encoded = event.encoded()
         self.init(topic: topic, key: event.userID, encodedEvent: encoded)
-        if let signature = authenticator.signature(forCanonical: encoded, source: event.source) {
-            headers.append(KafkaHeader(key: EventSignature.header, string: signature.hex))
-            if let keyID = signature.keyID {
-                headers.append(KafkaHeader(key: EventSignature.keyIDHeader, string: keyID))
-            }
-        }
+        if let signature = authenticator.signature(forCanonical: encoded, source: event.source) { append(signature) }
+    }
+
+    /// The signature headers: ``EventSignature/header`` and, with an id, ``EventSignature/keyIDHeader``.
+    mutating func append(_ signature: EventSignature) {
+        headers.append(KafkaHeader(key: EventSignature.header, string: signature.hex))
+        if let keyID = signature.keyID { headers.append(KafkaHeader(key: EventSignature.keyIDHeader, string: keyID)) }
+    }
+}
+
+extension KafkaProducerMessage {
+    /// A contact upsert for the compacted contacts topic, signed by a contacts service.
+    public static func contact(
+        _ contact: Contact, of userID: String, topic: String, source: String, signedWith keys: EventAuthenticator,
+        time: Date = Date()
+    ) -> KafkaProducerMessage {
+        let event = ContactRecord.upsertEvent(userID: userID, contact: contact, source: source, time: time)
+        var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
+        record.key = ContactRecord.key(userID: userID, contactID: contact.id)
+        return record
+    }
+
+    /// A contact's tombstone, signed over the deletion (``ContactRecord/deletionMessage(userID:contactID:)``).
+    public static func contactDeletion(
+        _ contactID: String, of userID: String, topic: String, source: String, signedWith keys: EventAuthenticator
+    ) -> KafkaProducerMessage {
+        var record = KafkaProducerMessage(
+            topic: topic, key: ContactRecord.key(userID: userID, contactID: contactID), value: nil,
+            headers: [KafkaHeader(key: ContactRecord.sourceHeader, string: source)])
+        let message = ContactRecord.deletionMessage(userID: userID, contactID: contactID)
+        if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
+        return record
     }
 }
 
 extension KafkaConsumerMessage {
+    /// A tombstone's ``ContactRecord/sourceHeader``.
+    public var tombstoneSource: String? {
+        headers.last { $0.key == ContactRecord.sourceHeader }?.stringValue
+    }
+
     /// The producer's signature headers (``EventSignature``), if any.
     public var signature: EventSignature? {
         guard let hex = headers.last(where: { $0.key == EventSignature.header })?.stringValue else { return nil }

@@ -63,7 +63,16 @@ public struct ResolveWorker: Service {
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.contacts, logger: logger,
                         apply: { message throws(EventDecodingError) in
-                            let record = try ContactRecord.decode(key: message.key, value: message.value)
+                            // Contacts decide whose account a payment credits: only a contacts
+                            // service's signed records count (unless unsigned input is allowed).
+                            let record: ContactRecord
+                            if let keys = configuration.authenticator {
+                                record = try ContactRecord.decode(
+                                    key: message.key, value: message.value, signature: message.signature,
+                                    tombstoneSource: message.tombstoneSource, authenticator: keys)
+                            } else {
+                                record = try ContactRecord.decode(key: message.key, value: message.value)
+                            }
                             directory.withLock { $0.apply(record) }
                         }, reject: reject)
                 ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import ContactResolution
 import Foundation
+import IntentEvents
 import IntentResolution
 import IntentWorkers
 import Kafka
@@ -57,11 +58,20 @@ struct ContactsCommand: AsyncParsableCommand {
         var contacts: String?
         @Option(name: .customLong("delete"), help: ArgumentHelp("A contact id to delete. Repeatable.", valueName: "ID"))
         var deletions: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "The contacts service this publishes as; its key must be in the source keys (the resolve worker accepts contacts only from /contacts/... sources).",
+                valueName: "SOURCE"))
+        var source = "/contacts/intentctl"
+        @OptionGroup var sourceKeys: SourceKeyOptions
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
+            guard source.hasPrefix(PipelineSource.contactsPrefix) else {
+                throw ValidationError("--source must start with \(PipelineSource.contactsPrefix), got \(source)")
+            }
             if contacts == nil && deletions.isEmpty {
                 throw ValidationError("Give --contacts FILE, --delete ID, or both.")
             }
@@ -79,15 +89,15 @@ struct ContactsCommand: AsyncParsableCommand {
                 book = []
             }
             let topic = topicOptions.topics.contacts
-            var records = book.map {
-                KafkaProducerMessage(
-                    topic: topic, key: ContactRecord.key(userID: user, contactID: $0.id),
-                    value: ContactRecord.upsertEvent(userID: user, contact: $0, source: "/intentctl/contacts").encoded()
-                )
+            let keys = try sourceKeys.authenticator()
+            guard keys.hasKey(for: source) else {
+                throw ValidationError("The source keys have no key for \(source), which these records are signed with.")
             }
-            records += deletions.map {
-                KafkaProducerMessage(topic: topic, key: ContactRecord.key(userID: user, contactID: $0), value: nil)
-            }
+            let records =
+                book.map { KafkaProducerMessage.contact($0, of: user, topic: topic, source: source, signedWith: keys) }
+                + deletions.map {
+                    KafkaProducerMessage.contactDeletion($0, of: user, topic: topic, source: source, signedWith: keys)
+                }
             try await publish(records, kafka: kafka, logging: logging)
             output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")
         }

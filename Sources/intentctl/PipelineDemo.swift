@@ -83,7 +83,10 @@ final class PipelineDemo: Service, Sendable {
         let bindingFile = work.appendingPathComponent("binding-key")
         let appKeyFile = work.appendingPathComponent("app-key")
         let stageKeysFile = work.appendingPathComponent("stage-keys")
-        try "/voice/demo \(Digest.hex(voiceKey))\n".write(to: keysFile, atomically: true, encoding: .utf8)
+        // The voice service's key, and the contacts service's (the resolve worker takes contacts only signed).
+        let contactsKeys = EventAuthenticator.generate(for: ["/contacts/demo"])
+        try ("/voice/demo \(Digest.hex(voiceKey))\n" + contactsKeys.keyFileText).write(
+            to: keysFile, atomically: true, encoding: .utf8)
         try Digest.hex(bindingKey).write(to: bindingFile, atomically: true, encoding: .utf8)
         try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
         try stageKeys.keyFileText.write(to: stageKeysFile, atomically: true, encoding: .utf8)
@@ -91,7 +94,7 @@ final class PipelineDemo: Service, Sendable {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
 
-        try await seed(topics, client, operatorKeys: stageKeys)
+        try await seed(topics, client, operatorKeys: stageKeys, contactsKeys: contactsKeys)
 
         let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
         let port = try Loopback.freePort()
@@ -152,7 +155,8 @@ final class PipelineDemo: Service, Sendable {
 
     /// Payment accounts (with opening deposits) and Alice's address book.
     private func seed(
-        _ topics: PipelineTopics, _ client: KafkaConfiguration, operatorKeys: EventAuthenticator
+        _ topics: PipelineTopics, _ client: KafkaConfiguration, operatorKeys: EventAuthenticator,
+        contactsKeys: EventAuthenticator
     ) async throws {
         var records: [KafkaProducerMessage] = []
         for account in Self.accounts {
@@ -168,9 +172,8 @@ final class PipelineDemo: Service, Sendable {
         let contacts = try BatchResolution.contacts(
             from: Data(contentsOf: root.appendingPathComponent("scripts/demo/contacts-alice.json")))
         records += contacts.map {
-            KafkaProducerMessage(
-                topic: topics.contacts, key: ContactRecord.key(userID: "alice", contactID: $0.id),
-                value: ContactRecord.upsertEvent(userID: "alice", contact: $0, source: "/demo/seed").encoded())
+            KafkaProducerMessage.contact(
+                $0, of: "alice", topic: topics.contacts, source: "/contacts/demo", signedWith: contactsKeys)
         }
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         _ = try await producer.sendAll(records)

@@ -97,9 +97,9 @@ struct CrashRecoveryTests {
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 records.append(
-                    KafkaProducerMessage(
-                        topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: contact.id),
-                        value: ContactRecord.upsertEvent(userID: user, contact: contact, source: "/test").encoded()))
+                    KafkaProducerMessage.contact(
+                        contact, of: user, topic: topics.contacts, source: "/contacts/test",
+                        signedWith: testContactsKeys))
             }
         }
         _ = try await producer.sendAll(records)
@@ -201,7 +201,7 @@ final class WorkerProcesses: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keys = directory.appendingPathComponent("source-keys")
-        try "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n".write(
+        try ("/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n" + testContactsKeys.keyFileText).write(
             to: keys, atomically: true, encoding: .utf8)
         let binding = directory.appendingPathComponent("binding-key")
         try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)

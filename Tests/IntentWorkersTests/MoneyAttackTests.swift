@@ -37,6 +37,24 @@ struct MoneyAttackTests {
             #expect(payee?.outcome == .unsupported)
             #expect(payee?.reason == "handleNotOfContact")
 
+            // A contact update giving 孙波 Mallory's handle, not signed by the contacts service
+            // (and one signed by the voice service's key): both dead-lettered, the address book unchanged.
+            var swapped = Contact(id: "sunbo", displayName: "孙波", handles: ["mallory@evil.example"])
+            _ = try await pipeline.send(
+                KafkaProducerMessage.contact(
+                    swapped, of: "alice", topic: pipeline.topics.contacts, source: "/contacts/test",
+                    signedWith: EventAuthenticator(keys: ["/contacts/test": Array(repeating: 0x01, count: 32)])))
+            swapped.displayName = "孙波 (new)"
+            _ = try await pipeline.send(
+                KafkaProducerMessage.contact(
+                    swapped, of: "alice", topic: pipeline.topics.contacts, source: "/voice/test",
+                    signedWith: MoneyAttackTests.voice))
+            let letters = try await pipeline.deadLetters(count: 2)
+            #expect(
+                Set(letters.map { $0.header(DeadLetter.reasonHeader) ?? "none" }) == [
+                    "unauthenticated", "wrong_producer",
+                ])
+
             // The honest request: the prompt names 孙波's own account, and that account is paid.
             try await pipeline.requestSigned(
                 pipeline.signed(
@@ -244,7 +262,7 @@ extension PipelineHarness {
         try await start(
             ResolveWorker(
                 configuration: ResolveWorker.Configuration(
-                    kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: voice,
+                    kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: voice.withTestContacts,
                     keys: testStageKeys, sessionTimeout: .seconds(6)),
                 logger: testLogger),
             ConfirmWorker(

@@ -121,7 +121,7 @@ struct OversizedRecordTests {
             let authenticator = EventAuthenticator(keys: ["/voice/test": key])
             var configuration = ResolveWorker.Configuration(
                 kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics, groupID: pipeline.groupID,
-                authenticator: authenticator, keys: testStageKeys, sessionTimeout: .seconds(6))
+                authenticator: authenticator.withTestContacts, keys: testStageKeys, sessionTimeout: .seconds(6))
             if limit == .producerRefusal { configuration.deadLetterMaximumBytes = 64_000_000 }
             try await pipeline.start(ResolveWorker(configuration: configuration, logger: testLogger))
 

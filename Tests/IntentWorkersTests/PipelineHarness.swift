@@ -15,6 +15,15 @@ import Synchronization
 /// worker, in-process or as a process, signs and verifies with these.
 let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
 
+/// The contacts service's key: the resolve worker takes contacts only from a `/contacts/...`
+/// source in its source keys, so every test keyring for resolve includes it.
+let testContactsKeys = EventAuthenticator(keys: ["/contacts/test": Array(repeating: UInt8(0xc0), count: 32)])
+
+extension EventAuthenticator {
+    /// These keys and the test contacts service's.
+    var withTestContacts: EventAuthenticator { EventAuthenticator(keys: allKeys + testContactsKeys.allKeys) }
+}
+
 /// A local broker with the pipeline's topics under a unique prefix, a
 /// producer standing in for the voice service and the contacts service, a
 /// reader of everything the worker publishes, and the worker under test.
@@ -81,15 +90,15 @@ final class PipelineHarness: Sendable {
     func publishContacts(_ contacts: [Contact], user: String) async throws {
         _ = try await producer.sendAll(
             contacts.map {
-                KafkaProducerMessage(
-                    topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: $0.id),
-                    value: ContactRecord.upsertEvent(userID: user, contact: $0, source: "/contacts/test").encoded())
+                KafkaProducerMessage.contact(
+                    $0, of: user, topic: topics.contacts, source: "/contacts/test", signedWith: testContactsKeys)
             })
     }
 
     func deleteContact(_ contactID: String, user: String) async throws {
-        try await sendRaw(
-            topic: topics.contacts, key: ContactRecord.key(userID: user, contactID: contactID), value: nil)
+        _ = try await producer.send(
+            KafkaProducerMessage.contactDeletion(
+                contactID, of: user, topic: topics.contacts, source: "/contacts/test", signedWith: testContactsKeys))
     }
 
     func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {

@@ -37,7 +37,8 @@ struct VoiceConversationTests {
                 ResolveWorker(
                     configuration: ResolveWorker.Configuration(
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
-                        resolver: .init(messagingServices: ["sms", "satellite"]), authenticator: authenticator,
+                        resolver: .init(messagingServices: ["sms", "satellite"]),
+                        authenticator: authenticator.withTestContacts,
                         keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 ConfirmWorker(
