@@ -9,13 +9,17 @@ import Logging
 ///   consumer has partitions.
 /// - `GET /api/users/{user}/state`: everything, with the cursor it is current to.
 /// - `GET /api/users/{user}/changes?since=CURSOR&wait=SECONDS`: only what changed
-///   after the cursor (background refresh); with `wait`, a long poll that
-///   answers as soon as something changes (the live stream).
+///   after the cursor (background refresh); with `wait` (at most 60), a long
+///   poll that answers as soon as something changes (the live stream), at most
+///   ``LongPollLimiter/defaultPerUser`` at once per user. A malformed cursor or
+///   wait is 400 (``ChangesQuery``).
 /// - `GET /`: the web page standing in for the iOS app.
-/// Every `/api` call needs `Authorization: Bearer TOKEN` (or `?token=`) for that user.
+/// Every `/api` call needs `Authorization: Bearer TOKEN` (or `?token=`) for that
+/// user (``UserTokens``): none is 401, an expired one 401, another user's 403.
 public enum AppStateHTTP {
     public static func router(
-        store: AppStateStore, tokens: UserTokens, ready: @escaping @Sendable () -> Bool
+        store: AppStateStore, tokens: UserTokens, ready: @escaping @Sendable () -> Bool,
+        longPolls: LongPollLimiter = LongPollLimiter()
     ) -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/health") { _, _ in "ok\n" }
@@ -33,9 +37,25 @@ public enum AppStateHTTP {
         }
         router.get("/api/users/:user/changes") { request, context -> Response in
             let user = try authorize(request, context, tokens)
-            let since = request.uri.queryParameters.get("since", as: Int64.self) ?? 0
-            let wait = min(max(request.uri.queryParameters.get("wait", as: Int.self) ?? 0, 0), 60)
-            let page = try await store.changes(of: user, since: since, waitingUpTo: .seconds(wait))
+            let query: ChangesQuery
+            do {
+                query = try ChangesQuery(
+                    since: request.uri.queryParameters.get("since"), wait: request.uri.queryParameters.get("wait"))
+            } catch let invalid as ChangesQuery.Invalid {
+                throw HTTPError(.badRequest, message: invalid.description)
+            }
+            guard query.wait > 0 else {
+                return json(
+                    JSONValue(encoding: try await store.changes(of: user, since: query.since, waitingUpTo: .zero)))
+            }
+            let page = try await longPolls.withSlot(for: user) {
+                try await store.changes(of: user, since: query.since, waitingUpTo: .seconds(query.wait))
+            }
+            guard let page else {
+                throw HTTPError(
+                    .tooManyRequests,
+                    message: "\(longPolls.perUser) live streams are already open for this user; close one first")
+            }
             return json(JSONValue(encoding: page))
         }
         return router
@@ -52,10 +72,11 @@ public enum AppStateHTTP {
             header.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
             ?? request.uri.queryParameters.get("token")
         guard let token else { throw HTTPError(.unauthorized, message: "missing bearer token") }
-        guard tokens.accepts(token, for: user) else {
-            throw HTTPError(.forbidden, message: "this token is not \(user)'s")
+        switch tokens.check(token, for: user) {
+        case .accepted: return user
+        case .expired: throw HTTPError(.unauthorized, message: "the token has expired; sign in again")
+        case .refused: throw HTTPError(.forbidden, message: "this token is not \(user)'s")
         }
-        return user
     }
 
     private static func json(_ value: JSONValue) -> Response {

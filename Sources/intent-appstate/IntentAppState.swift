@@ -3,6 +3,7 @@ import AppStateService
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentCrypto
 import IntentWorkers
 import Logging
 import ServiceLifecycle
@@ -74,7 +75,7 @@ struct IntentAppState: AsyncParsableCommand {
                 environment: environment)
             let store = try AppStateStore(path: path)
             for warning in store.fileWarnings { logger.warning("\(warning)", metadata: ["database": "\(path)"]) }
-            let tokens = UserTokens(key: try AppKey.read(file: appKeyFile))
+            let tokens = UserTokens(keys: try AppKey.read(file: appKeyFile))
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
                 keys: try stageKeys.keys(), logger: logger)
@@ -103,16 +104,35 @@ struct IntentAppState: AsyncParsableCommand {
         @Argument var user: String
         @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
         var appKeyFile: String?
+        @Option(help: "Seconds the token is valid (at most 30 days).") var lifetime = 24 * 3600
+
+        func validate() throws {
+            guard (1...30 * 24 * 3600).contains(lifetime) else {
+                throw ValidationError("--lifetime must be 1 to 2592000 seconds (30 days), got \(lifetime)")
+            }
+        }
 
         func run() async throws {
-            print(UserTokens(key: try AppKey.read(file: appKeyFile)).token(for: user))
+            print(UserTokens(keys: try AppKey.read(file: appKeyFile), lifetime: .seconds(lifetime)).token(for: user))
         }
     }
 }
 
+/// The app keys: one hex key per line, oldest first. Two lines during a
+/// rotation: tokens of both are accepted, the last one issues new tokens.
 enum AppKey {
-    static func read(file: String?) throws -> [UInt8] {
-        try Secrets.hexKey("app key", flag: "--app-key-file", variable: "INTENT_APP_KEY", file: file)
+    static func read(file: String?) throws -> [[UInt8]] {
+        let lines =
+            try Secrets.read(fileVariable: "INTENT_APP_KEY_FILE", variable: "INTENT_APP_KEY", file: file)?
+            .split(whereSeparator: { $0 == "\n" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") } ?? []
+        let keys = lines.compactMap { Digest.bytes(hex: $0) }.filter { $0.count >= 32 }
+        guard !keys.isEmpty, keys.count == lines.count else {
+            throw ValidationError(
+                "No app key of at least 32 bytes: pass --app-key-file FILE, or set INTENT_APP_KEY_FILE or INTENT_APP_KEY (hex, one key per line; two during a rotation)."
+            )
+        }
+        return keys
     }
 }
 

@@ -14,12 +14,13 @@ let testTokens = UserTokens(key: testAppKey)
 /// `intent-appstate` starts it (``AppStateServer``), on a free loopback port,
 /// in this process; stops it afterwards.
 func withAppStateServer<T: Sendable>(
-    limits: HTTPServerLimits, store: AppStateStore? = nil, _ body: @Sendable (Int) async throws -> T
+    limits: HTTPServerLimits, store: AppStateStore? = nil, tokens: UserTokens = testTokens,
+    longPolls: LongPollLimiter = LongPollLimiter(), _ body: @Sendable (Int) async throws -> T
 ) async throws -> T {
     var logger = Logger(label: "appstate-http-test")
     logger.logLevel = .warning
     let router = AppStateHTTP.router(
-        store: try store ?? AppStateStore(path: ":memory:"), tokens: testTokens, ready: { true })
+        store: try store ?? AppStateStore(path: ":memory:"), tokens: tokens, ready: { true }, longPolls: longPolls)
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let application = AppStateServer.application(
         router: router, host: "127.0.0.1", port: 0, limits: limits, logger: logger,
