@@ -10,8 +10,9 @@ import Synchronization
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
 /// events and messages, in one consumer group. Offsets are committed only
-/// after a batch is in the database; the store ignores events it already
-/// has, so redeliveries change nothing.
+/// after a batch is in the database (a write that fails stops the service
+/// uncommitted); the store ignores events it already has, so redeliveries
+/// change nothing.
 public final class AppStateConsumer: Service, Sendable {
     private let store: AppStateStore
     private let configuration: KafkaConfiguration
@@ -79,11 +80,21 @@ public final class AppStateConsumer: Service, Sendable {
                     do {
                         let event = try authenticated(message)
                         if try await store.apply(event) { applied += 1 }
-                    } catch {
-                        // Not ours to dead-letter: the producing worker checked it; log and go on.
+                    } catch let error as EventDecodingError {
+                        // Unreadable or not from a stage allowed to produce it: never applied; go on.
                         logger.warning(
                             "event not applied",
+                            metadata: [
+                                "record": "\(message.topicPartition)@\(message.offset)",
+                                "reason": "\(error.reason.rawValue)", "error": "\(error)",
+                            ])
+                    } catch {
+                        // The database did not take it: stop before committing, so the event is not
+                        // lost for the app; the orchestrator restarts the service, which reads it again.
+                        logger.critical(
+                            "could not store an event; stopping without committing its offset",
                             metadata: ["record": "\(message.topicPartition)@\(message.offset)", "error": "\(error)"])
+                        throw error
                     }
                 }
                 try consumer.markProcessed(batch)
