@@ -49,9 +49,10 @@ public final class KafkaAdminClient: Sendable {
 
     public init(configuration: KafkaConfiguration, logger: Logger) throws(KafkaError) {
         self.configuration = configuration
-        handle = try RDKafkaHandle(
-            kind: .producer, properties: configuration.librdkafkaProperties,
-            callbacks: ClientCallbacks(logger: logger))
+        var properties = configuration.librdkafkaProperties
+        // Describing a topic must not create it: topics are created only on purpose (createTopics).
+        properties["allow.auto.create.topics"] = "false"
+        handle = try RDKafkaHandle(kind: .producer, properties: properties, callbacks: ClientCallbacks(logger: logger))
         pollThread = PollThread(handle: handle, name: "\(handle.name)-admin-poll")
         executor = BlockingExecutor(label: "\(handle.name)-admin")
     }

@@ -48,6 +48,8 @@ public final class KafkaOffsetLookup: Sendable {
         properties["enable.auto.commit"] = "false"
         properties["enable.auto.offset.store"] = "false"
         properties["enable.partition.eof"] = "true"
+        // Looking up a topic must not create it.
+        properties["allow.auto.create.topics"] = "false"
         // Reads here stop at the end of the log; let the broker answer an
         // empty fetch at once instead of holding it for new records.
         properties["fetch.wait.max.ms"] = "10"

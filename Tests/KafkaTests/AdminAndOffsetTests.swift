@@ -30,6 +30,26 @@ struct AdminAndOffsetTests {
         }
     }
 
+    @Test("describing or looking up a topic that does not exist fails and creates nothing")
+    func readOnlyCallsCreateNothing() async throws {
+        try await withBroker { broker in
+            let name = uniqueName("ghost")
+            _ = try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+                admin in
+                await #expect(throws: KafkaError.self) { try await admin.describeTopic(name) }
+            }
+            try await KafkaOffsetLookup.with(configuration: clientConfiguration(broker), logger: testLogger) {
+                lookup in
+                _ = try? await lookup.partitions(of: name)
+            }
+            let topics = try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger)
+            {
+                try await $0.listTopics()
+            }
+            #expect(!topics.contains(name), "a read-only call created \(name)")
+        }
+    }
+
     @Test("offsets for a timestamp are right even where the broker's time index is not")
     func offsetsForTimestamp() async throws {
         try await withBroker { broker in
