@@ -1,0 +1,68 @@
+import Foundation
+import LocalBroker
+import Testing
+
+/// deploy/ as an operator applies it: the manifests validate against the
+/// Kubernetes schemas, the kustomization applies exactly the manifests (never
+/// a template Secret), and each worker mounts the stage keys it needs and no others.
+@Suite("Deploy manifests")
+struct DeployManifestTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let kubernetes = root.appendingPathComponent("deploy/kubernetes")
+
+    func manifest(_ name: String) throws -> String {
+        try String(contentsOf: Self.kubernetes.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test("every manifest validates (kubernetes-validate --strict, Kubernetes 1.37 schemas)")
+    func validates() async throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.kubernetes.path)
+            .filter { $0.hasSuffix(".yaml") && $0 != "kustomization.yaml" }.sorted()
+        let validator = URL(fileURLWithPath: try ToolLocator.python()).deletingLastPathComponent()
+            .appendingPathComponent("kubernetes-validate").path
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let (status, output) = try await ManagedProcess.run(
+            name: "kubernetes-validate", executable: validator,
+            arguments: ["--strict"] + files.map { Self.kubernetes.appendingPathComponent($0).path },
+            outputFile: report, timeout: .seconds(120))
+        #expect(status == 0, "\(output)")
+        #expect(output.components(separatedBy: " passed for resource ").count - 1 >= files.count, "\(output)")
+    }
+
+    @Test("the kustomization lists exactly the manifests, and nothing applied is a Secret")
+    func kustomization() throws {
+        let listed = try manifest("kustomization.yaml").split(separator: "\n")
+            .compactMap { line -> String? in
+                let text = line.trimmingCharacters(in: .whitespaces)
+                return text.hasPrefix("- ") ? String(text.dropFirst(2)) : nil
+            }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.kubernetes.path)
+            .filter { $0.hasSuffix(".yaml") && $0 != "kustomization.yaml" }
+        #expect(Set(listed) == Set(files))
+        #expect(listed.count == files.count, "listed twice")
+        for file in files { #expect(try !manifest(file).contains("kind: Secret"), "\(file) would overwrite a Secret") }
+    }
+
+    @Test(
+        "each worker mounts exactly the stage keys it signs or verifies with",
+        arguments: [
+            ("intent-resolve.yaml", ["resolve"]),
+            ("intent-confirm.yaml", ["confirm", "resolve", "payments", "ledger-operator"]),
+            ("intent-payments.yaml", ["payments", "confirm", "ledger-operator"]),
+            ("intent-handle.yaml", ["handle", "confirm"]),
+            ("intent-appstate.yaml", ["confirm", "payments", "handle", "ledger-operator"]),
+        ])
+    func stageKeys(_ file: String, _ keys: [String]) throws {
+        let text = try manifest(file)
+        let mounted = text.components(separatedBy: "name: stage-key-").dropFirst()
+            .map { String($0.prefix { $0 != "," && $0 != " " }) }
+        #expect(Set(mounted) == Set(keys), "\(file) mounts \(mounted)")
+        #expect(text.contains("INTENT_STAGE_KEYS_FILE, value: /etc/stage-keys"))
+        // Readable by the workers' uid through fsGroup, and by nobody else.
+        #expect(text.contains("fsGroup: 10001"))
+        #expect(!text.contains("defaultMode: 0400"), "root-only keys are unreadable by uid 10001")
+        #expect(!text.contains("defaultMode: 0444") && !text.contains("defaultMode: 0644"))
+    }
+}
