@@ -15,8 +15,8 @@ import Synchronization
 import Testing
 
 /// Exactly-once effects on a real broker with every worker as its own OS
-/// process: thousands of intents (half of them payments) while the payments
-/// and handle workers are killed with SIGKILL at random moments and restarted.
+/// process: thousands of intents (half of them payments) while every worker
+/// type is killed with SIGKILL at seeded moments and restarted.
 @Suite("Exactly-once effects while workers are killed", .timeLimit(.minutes(20)))
 struct CrashRecoveryTests {
     static let intentCount = Int(ProcessInfo.processInfo.environment["INTENT_CRASH_TEST_INTENTS"] ?? "") ?? 2000
@@ -43,7 +43,7 @@ struct CrashRecoveryTests {
             var random = SplitMix64(seed: Self.seed)
             // The confirm worker also dies between its two publish rounds, once, early in the load:
             // its redo must publish the same proposal and binding it already made durable.
-            let crashRound = Int.random(in: 3...12, using: &random)
+            let crashRound = Int.random(in: 1...4, using: &random)
             let workers = try WorkerProcesses(
                 broker: broker, topics: topics,
                 firstStartEnvironment: ["confirm": ["INTENT_CRASH_BETWEEN_ROUNDS": String(crashRound)]],
@@ -52,17 +52,19 @@ struct CrashRecoveryTests {
             let (intents, records) = Self.makeIntents(topics, using: &random)
             let published = Counter()
             let started = ContinuousClock.now
-            // The load arrives over about 20 s (100 intents a second) while the workers are killed, so
-            // every kill lands with work in flight, whatever the machine's speed.
+            // The load arrives over about 20 s (a twentieth of it each second, at least 100) while
+            // the workers are killed, so every kill lands with work in flight, whatever the machine's speed.
+            let perSecond = max(100, records.count / 20)
             let load = Task {
-                for batch in stride(from: 0, to: records.count, by: 100) {
-                    _ = try await producer.sendAll(Array(records[batch..<min(batch + 100, records.count)]))
-                    published.set(min(batch + 100, records.count))
+                for batch in stride(from: 0, to: records.count, by: perSecond) {
+                    _ = try await producer.sendAll(Array(records[batch..<min(batch + perSecond, records.count)]))
+                    published.set(min(batch + perSecond, records.count))
                     try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
                 }
             }
+            // Every worker type is killed (SIGKILL), two rounds: eight kills at seeded moments.
             let chaos = Task {
-                try await workers.chaos(kills: 3, of: ["payments", "handle"]) { published.value }
+                try await workers.chaos(kills: 2, of: ["payments", "handle", "resolve", "confirm"]) { published.value }
             }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(720))
             try await load.value
@@ -182,7 +184,7 @@ final class WorkerProcesses: Sendable {
     let environment: [String: String]
     private let running = Mutex<[String: ManagedProcess]>([:])
     private let restarts = Mutex(0)
-    /// Extra environment for a worker's first process only (a crash point that fires once).
+    /// Extra environment for a worker's processes until one of them exits by itself (a crash point that fires once).
     private let firstStart: Mutex<[String: [String: String]]>
     /// Exit statuses of processes that exited by themselves, by worker.
     private let crashes = Mutex<[String: [Int32]]>([:])
@@ -240,7 +242,8 @@ final class WorkerProcesses: Sendable {
             count += 1
             return count
         }
-        let extra = firstStart.withLock { $0.removeValue(forKey: worker) } ?? [:]
+        // Until the crash point has fired once (a SIGKILL may come first), each start gets it.
+        let extra = selfCrashes(of: worker) == 0 ? firstStart.withLock { $0[worker] } ?? [:] : [:]
         let process = try ManagedProcess(
             name: "intent-\(worker)", executable: Self.binaries.appendingPathComponent("intent-\(worker)").path,
             arguments: [], environment: environment.merging(extra) { $1 },
@@ -268,6 +271,9 @@ final class WorkerProcesses: Sendable {
                 // Random moments (from the seed), by design: the point is to crash mid-work, not to synchronize.
                 let pause = random.withLock { Int.random(in: 1000...3000, using: &$0) }
                 try await Task.sleep(for: .milliseconds(pause))
+                // A worker whose crash point has not fired yet is left to reach it.
+                let armed = firstStart.withLock { $0[worker] != nil }
+                if armed && selfCrashes(of: worker) == 0 { continue }
                 // Taken out of `running` first, so its exit is not mistaken for a crash to restart from.
                 guard let process = running.withLock({ $0.removeValue(forKey: worker) }) else { continue }
                 killed.append(progress())
