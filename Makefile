@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
-.PHONY: setup build demo test bench eval lint format clean help
+.PHONY: setup build demo test bench eval fuzz lint format clean help
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -42,11 +42,14 @@ eval: ## Contact-resolution accuracy on a dev set built from public data
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product intentctl
 	$(INTENT_PYTHON) scripts/evaluate_contacts.py $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/intentctl
 
+fuzz: setup ## Fuzz decoding, amounts and contact resolution (libFuzzer; FUZZ_RUNS, FUZZ_SECONDS)
+	SWIFT=$(SWIFT) bash scripts/fuzz.sh
+
 lint: ## Check formatting
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
 format: ## Format the code in place
-	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
 
 clean: ## Remove build output (keeps .deps and .venv)
 	rm -rf .build

@@ -29,7 +29,12 @@ public enum EventTime {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
+    /// Parses, then rounds to whole milliseconds: a time with more fraction
+    /// digits ("…:00.0002Z") is the time its canonical form says, so what a
+    /// signature covers and what the consumer acts on are the same instant
+    /// (found by fuzzing: such an envelope did not survive its own canonical form).
     public static func parse(_ text: String) -> Date? {
-        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+        guard let date = (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text)) else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
     }
 }

@@ -54,6 +54,20 @@ struct EventEnvelopeTests {
         #expect(envelope.time == Date(timeIntervalSince1970: 1_795_255_200))
     }
 
+    @Test(
+        "a time with more than three fraction digits is that time to the millisecond, and survives its canonical form",
+        arguments: ["2026-11-21T10:00:00.0002Z", "2026-11-21T10:00:00.123456Z", "2026-11-21T10:00:00.9996Z"])
+    func subMillisecondTimes(_ time: String) throws {
+        var object = validObject()
+        object["time"] = time
+        let envelope = try EventEnvelope.decode(json(object))
+        // Found by fuzzing (Fuzz/, fuzz-envelope): the decoded time kept its microseconds while the
+        // canonical form (what a signature covers) rounds to milliseconds.
+        #expect(try EventEnvelope.decode(envelope.encoded()) == envelope)
+        let milliseconds = envelope.time.timeIntervalSince1970 * 1000
+        #expect(milliseconds == milliseconds.rounded())
+    }
+
     struct Rejection: Sendable, CustomTestStringConvertible {
         let name: String
         let bytes: [UInt8]
