@@ -11,7 +11,7 @@ struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Publish events from standard input, or print a topic's events.",
-        subcommands: [Publish.self, Read.self]
+        subcommands: [Publish.self, Read.self, Sign.self, Verify.self]
     )
 
     struct Publish: AsyncParsableCommand {
