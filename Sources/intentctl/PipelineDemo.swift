@@ -111,7 +111,8 @@ final class PipelineDemo: Service, Sendable {
         for name in ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"] {
             let path = binaries.appendingPathComponent(name).path
             guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw DemoError("\(path) is missing: build every product first (`swift build`, which `make demo` does)")
+                throw CommandFailure(
+                    "\(path) is missing: build every product first (`swift build`, which `make demo` does)")
             }
             let process = try ManagedProcess(
                 name: name, executable: path, arguments: [], environment: environment,
@@ -260,9 +261,4 @@ extension PipelineDemo {
         for finding in report.findings { output("  ✘ \(finding)") }
         return report.findings.map { "audit: \($0)" }
     }
-}
-
-struct DemoError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

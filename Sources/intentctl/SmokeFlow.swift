@@ -78,8 +78,8 @@ final class SmokeFlow: Service, Sendable {
         }
 
         for user in Self.users where seen[user] != Array(0..<eventsPerUser) {
-            throw SmokeFlowError(
-                message: "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
+            throw CommandFailure(
+                "user \(user): expected sequences 0..<\(eventsPerUser) in order, got \(seen[user] ?? [])")
         }
         try await KafkaAdminClient.with(configuration: client, logger: logger) { try await $0.deleteTopics([topic]) }
     }
@@ -105,9 +105,4 @@ final class SmokeFlow: Service, Sendable {
         }
         return seen
     }
-}
-
-struct SmokeFlowError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

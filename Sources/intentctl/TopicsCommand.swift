@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import IntentEvents
 import Kafka
 
 struct TopicsCommand: AsyncParsableCommand {
@@ -11,27 +12,67 @@ struct TopicsCommand: AsyncParsableCommand {
 
     struct Provision: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create every pipeline topic that does not exist yet.",
+            abstract: "Create every pipeline topic that does not exist yet, and check the ones that do.",
             discussion: """
-                <prefix>intents.requested, .prompts and .resolved (keyed by user id), <prefix>contacts \
-                (compacted), and <prefix>intents.deadletter.
+                Every topic of the pipeline (see README, Topics): user-keyed ones with --partitions, the \
+                contacts topic compacted, the ledger and message history kept forever. A topic that exists \
+                with another partition count, replication factor or configuration is reported, and the \
+                command exits 1: recreating it would lose data, so fixing it is an operator's decision.
                 """)
         @Option(help: "Partitions of each user-keyed topic: the most worker instances that can share the load.")
         var partitions = 6
+        @Option(help: "Replication factor of every topic; -1 takes the broker's default (3 on a production cluster).")
+        var replicationFactor = -1
+        @Flag(help: "Print one JSON line per topic instead of text.") var json = false
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
+        func validate() throws {
+            guard partitions >= 1 else { throw ValidationError("--partitions must be at least 1") }
+            guard replicationFactor == -1 || replicationFactor >= 1 else {
+                throw ValidationError("--replication-factor must be -1 (the broker's default) or at least 1")
+            }
+        }
+
         func run() async throws {
-            let specifications = topicOptions.topics.specifications(partitions: partitions)
-            try await KafkaAdminClient.with(
+            let specifications = topicOptions.topics.specifications(partitions: partitions).map {
+                var specification = $0
+                specification.replicationFactor = replicationFactor
+                return specification
+            }
+            let drift = try await KafkaAdminClient.with(
                 configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
-            ) {
-                try await $0.createTopics(specifications)
+            ) { admin in
+                try await admin.createTopics(specifications)
+                var drift: [String: [String]] = [:]
+                for specification in specifications {
+                    drift[specification.name] = specification.drift(
+                        from: try await admin.describeTopic(specification.name),
+                        configuration: try await admin.topicConfiguration(specification.name))
+                }
+                return drift
             }
             for topic in specifications {
                 let compacted = topic.config["cleanup.policy"] == "compact"
-                output("\(topic.name) (\(topic.partitions) partitions\(compacted ? ", compacted" : ""))")
+                let differences = drift[topic.name] ?? []
+                if json {
+                    output(
+                        String(
+                            decoding: CanonicalJSON.encode(
+                                JSONValue.object([
+                                    "topic": .string(topic.name), "partitions": .integer(Int64(topic.partitions)),
+                                    "compacted": .bool(compacted), "matches": .bool(differences.isEmpty),
+                                    "differences": .array(differences.map(JSONValue.string)),
+                                ])), as: UTF8.self))
+                } else {
+                    output(
+                        "\(topic.name) (\(topic.partitions) partitions\(compacted ? ", compacted" : ""))"
+                            + (differences.isEmpty ? "" : ": DIFFERS: " + differences.joined(separator: "; ")))
+                }
+            }
+            if drift.values.contains(where: { !$0.isEmpty }) {
+                throw CommandFailure("some existing topics differ from what the pipeline needs (see above)")
             }
         }
     }
@@ -65,20 +106,26 @@ struct TopicsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List topic names.")
+        @Flag(help: "Print a JSON array of names instead of one name per line.") var json = false
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
             let topics = try await KafkaAdminClient.with(
                 configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.topics")
-            ) { try await $0.listTopics() }
-            for topic in topics { output(topic) }
+            ) { try await $0.listTopics() }.sorted()
+            if json {
+                output(String(decoding: CanonicalJSON.encode(topics), as: UTF8.self))
+            } else {
+                for topic in topics { output(topic) }
+            }
         }
     }
 
     struct Describe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a topic's partitions, leaders and end offsets.")
         @Argument var name: String
+        @Flag(help: "Print JSON instead of text.") var json = false
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
@@ -91,6 +138,23 @@ struct TopicsCommand: AsyncParsableCommand {
             let partitions = description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) }
             let watermarks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
                 try await $0.watermarks(partitions)
+            }
+            if json {
+                let items = description.partitions.sorted(by: { $0.id < $1.id }).map { partition in
+                    let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]
+                    return JSONValue.object([
+                        "partition": .integer(Int64(partition.id)), "leader": .integer(Int64(partition.leader)),
+                        "replicas": .integer(Int64(partition.replicas.count)),
+                        "low": bounds.map { .integer($0.low) } ?? .null,
+                        "high": bounds.map { .integer($0.high) } ?? .null,
+                    ])
+                }
+                output(
+                    String(
+                        decoding: CanonicalJSON.encode(
+                            JSONValue.object(["topic": .string(name), "partitions": .array(items)])),
+                        as: UTF8.self))
+                return
             }
             output("topic \(name): \(description.partitions.count) partitions")
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {

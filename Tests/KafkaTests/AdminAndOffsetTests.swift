@@ -50,6 +50,27 @@ struct AdminAndOffsetTests {
         }
     }
 
+    @Test("an existing topic that differs from its specification is reported, one difference a line")
+    func drift() async throws {
+        try await withBroker { broker in
+            let name = uniqueName("drift")
+            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) { admin in
+                try await admin.createTopic(KafkaTopicSpecification(name: name, partitions: 2))
+                let description = try await admin.describeTopic(name)
+                let configuration = try await admin.topicConfiguration(name)
+                #expect(
+                    KafkaTopicSpecification(name: name, partitions: 2).drift(
+                        from: description, configuration: configuration) == [])
+                let wanted = KafkaTopicSpecification.compacted(name: name, partitions: 3)
+                #expect(
+                    wanted.drift(from: description, configuration: configuration) == [
+                        "\(name) has 2 partitions, 3 wanted",
+                        "\(name) has cleanup.policy=\(configuration["cleanup.policy"] ?? "(unset)"), compact wanted",
+                    ])
+            }
+        }
+    }
+
     @Test("offsets for a timestamp are right even where the broker's time index is not")
     func offsetsForTimestamp() async throws {
         try await withBroker { broker in
