@@ -19,13 +19,27 @@ enum JSONValueEncoder {
     }
 
     /// A node under construction; objects and arrays are filled in through
-    /// references while the containers that write them are alive.
+    /// references while the containers that write them are alive. Members
+    /// and elements that are finished when written (all but nested
+    /// containers) are stored as values, without a box of their own.
     final class Box {
+        enum Node {
+            case value(JSONValue)
+            case box(Box)
+
+            var value: JSONValue {
+                switch self {
+                case .value(let value): value
+                case .box(let box): box.value
+                }
+            }
+        }
+
         enum Content {
             case empty
             case value(JSONValue)
-            case object([String: Box])
-            case array([Box])
+            case object([String: Node])
+            case array([Node])
         }
 
         var content: Content = .empty
@@ -37,6 +51,13 @@ enum JSONValueEncoder {
             case .object(let members): return .object(members.mapValues(\.value))
             case .array(let elements): return .array(elements.map(\.value))
             }
+        }
+
+        /// The value of `value` encoded on its own (a member or element being written).
+        static func encoded<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> JSONValue {
+            let box = Box()
+            try box.store(value, codingPath: codingPath)
+            return box.value
         }
 
         func store<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws {
@@ -62,21 +83,33 @@ enum JSONValueEncoder {
             content = .object([:])
         }
 
-        func member(_ key: String) -> Box {
+        /// Sets an object's member; the content is emptied while the
+        /// dictionary is changed so that it is not copied.
+        func set(_ key: String, _ node: Node) {
             guard case .object(var members) = content else { preconditionFailure("not an object") }
-            let child = Box()
             content = .empty
-            members[key] = child
+            members[key] = node
             content = .object(members)
+        }
+
+        func add(_ node: Node) {
+            guard case .array(var elements) = content else { preconditionFailure("not an array") }
+            content = .empty
+            elements.append(node)
+            content = .array(elements)
+        }
+
+        /// A new box for a nested container, as the member `key`.
+        func member(_ key: String) -> Box {
+            let child = Box()
+            set(key, .box(child))
             return child
         }
 
+        /// A new box for a nested container, as the next element.
         func append() -> Box {
-            guard case .array(var elements) = content else { preconditionFailure("not an array") }
             let child = Box()
-            content = .empty
-            elements.append(child)
-            content = .array(elements)
+            add(.box(child))
             return child
         }
 
@@ -123,7 +156,7 @@ enum JSONValueEncoder {
         let box: Box
         let codingPath: [any CodingKey]
 
-        private func set(_ value: JSONValue, _ key: Key) { box.member(key.stringValue).content = .value(value) }
+        private func set(_ value: JSONValue, _ key: Key) { box.set(key.stringValue, .value(value)) }
 
         mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
         mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
@@ -145,7 +178,7 @@ enum JSONValueEncoder {
         mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
         mutating func encode(_ value: UInt64, forKey key: Key) throws { set(JSONValueEncoder.integer(value), key) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            try box.member(key.stringValue).store(value, codingPath: codingPath + [key])
+            box.set(key.stringValue, .value(try Box.encoded(value, codingPath: codingPath + [key])))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
@@ -177,7 +210,7 @@ enum JSONValueEncoder {
         var count: Int { box.count }
 
         private var nextKey: any CodingKey { AnyKey(index: count) }
-        private func add(_ value: JSONValue) { box.append().content = .value(value) }
+        private func add(_ value: JSONValue) { box.add(.value(value)) }
 
         mutating func encodeNil() throws { add(.null) }
         mutating func encode(_ value: Bool) throws { add(.bool(value)) }
@@ -199,8 +232,7 @@ enum JSONValueEncoder {
         mutating func encode(_ value: UInt32) throws { add(.integer(Int64(value))) }
         mutating func encode(_ value: UInt64) throws { add(JSONValueEncoder.integer(value)) }
         mutating func encode<T: Encodable>(_ value: T) throws {
-            let path = codingPath + [nextKey]
-            try box.append().store(value, codingPath: path)
+            box.add(.value(try Box.encoded(value, codingPath: codingPath + [nextKey])))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
