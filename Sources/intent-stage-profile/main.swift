@@ -48,6 +48,8 @@ for index in 0..<count {
 var stage = ResolveStage(resolver: IntentResolver(), authenticator: voiceKeys)
 let start = ContinuousClock.now
 var published = 0
+/// PROFILE_PRINT=1 prints every output event, to see how two builds differ.
+let printing = ProcessInfo.processInfo.environment["PROFILE_PRINT"] == "1"
 var bytes = 0
 /// FNV-1a over every signature: equal across builds means byte-identical output.
 var digest: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -59,6 +61,7 @@ for record in records {
     case .prompt(let event), .resolved(let event):
         let encoded = event.encoded()
         bytes += encoded.count
+        if printing { print(String(decoding: encoded, as: UTF8.self)) }
         for byte in stageKeys.signature(forCanonical: encoded, source: event.source)?.hex.utf8 ?? "".utf8 {
             digest = (digest ^ UInt64(byte)) &* 0x100_0000_01b3
         }
