@@ -124,7 +124,7 @@ public struct ContactResolver: Sendable {
 
     /// ``NameSpellings/of(_:)``, from the book's names when the text is one of them.
     private static func spellings(of name: String, cache: inout [String: Set<String>]) -> Set<String> {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingWhitespaceAndNewlines
         if let known = cache[trimmed] { return known }
         let spellings = NameSpellings.of(trimmed)
         cache[trimmed] = spellings
@@ -169,7 +169,7 @@ public struct ContactResolver: Sendable {
     // MARK: Resolving
 
     public func resolve(_ spoken: String) -> Resolution {
-        let phrase = spoken.trimmingCharacters(in: .whitespacesAndNewlines)
+        let phrase = spoken.trimmingWhitespaceAndNewlines
         guard !phrase.isEmpty else { return Resolution(outcome: .needsValue, candidates: []) }
         let ranked = scores(for: phrase)
             .filter { $0.score >= thresholds.weak }
