@@ -117,6 +117,13 @@ struct CanonicalJSONEquivalenceTests {
         }
         let invalidUTF8: [UInt8] = [UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]
         #expect((try? JSONParser.parse(invalidUTF8)) == nil)
+        // Foundation reads 512 levels of nesting and refuses 513.
+        for depth in [512, 513] {
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            let foundation = try? JSONDecoder().decode(JSONValue.self, from: Data(nested.utf8))
+            #expect((try? JSONParser.parse(Array(nested.utf8))) == foundation, "depth \(depth)")
+            #expect((foundation == nil) == (depth > JSONParser.maximumDepth))
+        }
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect((try? JSONParser.parse(Array(deep.utf8))) == nil)
     }
