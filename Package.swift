@@ -195,6 +195,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The resolve stage's per-record work in a loop, for profiling (no Kafka).
+        .executableTarget(
+            name: "intent-stage-profile",
+            dependencies: ["IntentResolution", "IntentEvents", "Intents", "ContactResolution"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "intent-confirm",
             dependencies: [

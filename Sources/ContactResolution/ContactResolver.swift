@@ -63,6 +63,10 @@ public struct ContactResolver: Sendable {
     private let phonetic: [String: [(index: Int, kind: MatchKind)]]
     /// For fuzzy matching, spellings (as UTF-8) grouped by first letter (typos rarely change it).
     private let byInitial: [UInt8: FuzzyBucket]
+    /// ``NameSpellings`` of every name in the book, by the name trimmed: a
+    /// query usually says a contact's name as written ("孙波"), and
+    /// transliterating it again per request (ICU) was most of a query's cost.
+    private let spellingsOfName: [String: Set<String>]
 
     /// Spellings prepared for fuzzy comparison, stored column-wise so the
     /// cheap bound checks read plain values, without reference counting.
@@ -97,12 +101,13 @@ public struct ContactResolver: Sendable {
         var exact: [String: [(index: Int, kind: MatchKind)]] = [:]
         var phonetic: [String: [(index: Int, kind: MatchKind)]] = [:]
         var byInitial: [UInt8: FuzzyBucket] = [:]
+        var spellingsOfName: [String: Set<String>] = [:]
         for (index, contact) in contacts.enumerated() {
             entries.append(
                 Entry(
                     contact: contact, relation: contact.relation.map(RelationWords.canonicalRelation),
                     affinity: Self.affinity(contact, now: now)))
-            for (spelling, kind) in Self.keys(of: contact) {
+            for (spelling, kind) in Self.keys(of: contact, spellings: &spellingsOfName) {
                 exact[spelling, default: []].append((index, kind))
                 phonetic[PhoneticKey.of(spelling), default: []].append((index, kind.phonetic))
                 if let initial = spelling.utf8.first {
@@ -114,10 +119,21 @@ public struct ContactResolver: Sendable {
         self.exact = exact
         self.phonetic = phonetic
         self.byInitial = byInitial
+        self.spellingsOfName = spellingsOfName
+    }
+
+    /// ``NameSpellings/of(_:)``, from the book's names when the text is one of them.
+    private static func spellings(of name: String, cache: inout [String: Set<String>]) -> Set<String> {
+        let trimmed = name.trimmingWhitespaceAndNewlines
+        if let known = cache[trimmed] { return known }
+        let spellings = NameSpellings.of(trimmed)
+        cache[trimmed] = spellings
+        return spellings
     }
 
     /// Every spelling under which a contact can be found, with its kind.
-    private static func keys(of contact: Contact) -> [(String, MatchKind)] {
+    private static func keys(of contact: Contact, spellings cache: inout [String: Set<String>]) -> [(String, MatchKind)]
+    {
         var fullNames = [contact.displayName]
         if let given = contact.givenName, let family = contact.familyName {
             fullNames += ["\(given) \(family)", "\(family) \(given)", "\(family)\(given)"]
@@ -129,10 +145,12 @@ public struct ContactResolver: Sendable {
         if displayWords.count > 1 { parts += displayWords }
         var keys: [String: MatchKind] = [:]
         for name in parts {
-            for spelling in NameSpellings.of(name) { keys[spelling] = max(keys[spelling] ?? .namePart, .namePart) }
+            for spelling in spellings(of: name, cache: &cache) {
+                keys[spelling] = max(keys[spelling] ?? .namePart, .namePart)
+            }
         }
         for name in fullNames {
-            for spelling in NameSpellings.of(name) { keys[spelling] = .fullName }
+            for spelling in spellings(of: name, cache: &cache) { keys[spelling] = .fullName }
         }
         return keys.map { ($0.key, $0.value) }
     }
@@ -151,7 +169,7 @@ public struct ContactResolver: Sendable {
     // MARK: Resolving
 
     public func resolve(_ spoken: String) -> Resolution {
-        let phrase = spoken.trimmingCharacters(in: .whitespacesAndNewlines)
+        let phrase = spoken.trimmingWhitespaceAndNewlines
         guard !phrase.isEmpty else { return Resolution(outcome: .needsValue, candidates: []) }
         let ranked = scores(for: phrase)
             .filter { $0.score >= thresholds.weak }
@@ -187,7 +205,8 @@ public struct ContactResolver: Sendable {
                 offer(index, MatchKind.relation.rawValue)
             }
         }
-        let spellings = NameSpellings.of(phrase)
+        // The phrase is already trimmed; NameSpellings.of trims, so the book's entry is the same set.
+        let spellings = spellingsOfName[phrase] ?? NameSpellings.of(phrase)
         for spelling in spellings {
             for match in exact[spelling] ?? [] { offer(match.index, match.kind.rawValue) }
             for match in phonetic[PhoneticKey.of(spelling)] ?? [] { offer(match.index, match.kind.rawValue) }

@@ -11,7 +11,7 @@ import Foundation
 /// one their documents used.
 enum NameSpellings {
     static func of(_ name: String) -> Set<String> {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingWhitespaceAndNewlines
         guard !trimmed.isEmpty else { return [] }
         var spellings: Set<String> = []
         if trimmed.unicodeScalars.contains(where: isHan) {

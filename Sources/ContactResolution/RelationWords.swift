@@ -34,7 +34,7 @@ enum RelationWords {
 
     /// The relation a spoken phrase names, if it names one ("my sister" → "sister").
     static func relation(in spoken: String) -> String? {
-        var phrase = spoken.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        var phrase = spoken.trimmingWhitespaceAndNewlines.lowercased()
         for possessive in possessives where phrase.hasPrefix(possessive) {
             phrase = String(phrase.dropFirst(possessive.count)).trimmingCharacters(in: .whitespaces)
         }

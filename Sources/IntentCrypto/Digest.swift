@@ -46,13 +46,25 @@ public enum Digest {
 
     /// Lowercase hexadecimal.
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var characters: [UInt8] = []
-        for byte in bytes {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
+        hex(Array(bytes))
+    }
+
+    /// Called for every signature made or checked: concrete (a generic one is
+    /// not specialized across modules), one allocation, no digit table per call.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { output in
+            for (index, byte) in bytes.enumerated() {
+                output[2 * index] = hexDigit(byte >> 4)
+                output[2 * index + 1] = hexDigit(byte & 0x0f)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: characters, as: UTF8.self)
+    }
+
+    /// The lowercase hex digit of a value 0...15.
+    @inline(__always)
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Bytes from hex digits (either case); nil for anything else or an odd count.

@@ -4,6 +4,13 @@ import Foundation
 /// unescaped. Deterministic bytes make event signatures and ids reproducible.
 public enum CanonicalJSON {
     public static func encode(_ value: some Encodable) -> [UInt8] {
+        if let json = value as? JSONValue { return CanonicalJSONWriter.encode(json) }
+        return foundationEncode(value)
+    }
+
+    /// The reference encoding, through Foundation's `JSONEncoder`: what
+    /// ``CanonicalJSONWriter`` must reproduce byte for byte.
+    static func foundationEncode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding JSONValue and the pipeline's payload types cannot fail:

@@ -59,7 +59,51 @@ public struct EventEnvelope: Sendable, Hashable {
     // MARK: Encoding
 
     /// Canonical JSON: sorted keys, RFC 3339 time with milliseconds, no escaped slashes.
+    /// Written attribute by attribute (in ``sortedAttributes`` order) without
+    /// building an object first: every published and every verified event
+    /// is encoded here. The bytes are those of ``CanonicalJSON`` over the
+    /// envelope as one JSON object (`CanonicalJSONEquivalenceTests`).
     public func encoded() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(1024)
+        output.append(UInt8(ascii: "{"))
+        for attribute in Self.sortedAttributes {
+            let text: String?
+            switch attribute {
+            case .specversion: text = Self.specVersion
+            case .id: text = id
+            case .source: text = source
+            case .type: text = type
+            case .time: text = EventTime.format(time)
+            case .subject: text = subject
+            case .datacontenttype: text = Self.contentType
+            case .dataschema: text = dataSchema
+            case .userid: text = userID
+            case .conversationid: text = conversationID
+            case .intentid: text = intentID
+            case .causationid: text = causationID
+            case .data: text = nil
+            }
+            guard attribute == .data || text != nil else { continue }
+            if output.count > 1 { output.append(UInt8(ascii: ",")) }
+            CanonicalJSONWriter.write(attribute.rawValue, into: &output)
+            output.append(UInt8(ascii: ":"))
+            if let text {
+                CanonicalJSONWriter.write(text, into: &output)
+            } else {
+                CanonicalJSONWriter.write(data, into: &output)
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// The attributes in the order canonical JSON writes them (keys sorted).
+    static let sortedAttributes = Attribute.allCases.sorted { $0.rawValue < $1.rawValue }
+
+    /// The envelope as one JSON object, encoded through Foundation: the
+    /// reference ``encoded()`` is tested against.
+    func foundationEncoded() -> [UInt8] {
         var object: [String: JSONValue] = [
             Attribute.specversion.rawValue: .string(Self.specVersion),
             Attribute.id.rawValue: .string(id),
@@ -75,7 +119,7 @@ public struct EventEnvelope: Sendable, Hashable {
         object[Attribute.dataschema.rawValue] = dataSchema.map(JSONValue.string)
         object[Attribute.intentid.rawValue] = intentID.map(JSONValue.string)
         object[Attribute.causationid.rawValue] = causationID.map(JSONValue.string)
-        return CanonicalJSON.encode(JSONValue.object(object))
+        return CanonicalJSON.foundationEncode(JSONValue.object(object))
     }
 
     // MARK: Strict decoding
@@ -91,9 +135,9 @@ public struct EventEnvelope: Sendable, Hashable {
         }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            value = try JSONParser.parse(bytes)
         } catch {
-            throw EventDecodingError(.unparseable, "not valid JSON: \(describe(error))")
+            throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
         }
         guard case .object(let object) = value else {
             throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
@@ -139,8 +183,8 @@ public struct EventEnvelope: Sendable, Hashable {
         let payload: Payload
         let reencoded: JSONValue
         do {
-            payload = try JSONDecoder().decode(Payload.self, from: Data(CanonicalJSON.encode(data)))
-            reencoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(payload))
+            payload = try JSONValueDecoder.decode(Payload.self, from: data)
+            reencoded = try JSONValueEncoder.encode(payload)
         } catch {
             throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
         }

@@ -13,15 +13,23 @@ public enum EventID {
     public static func derived(_ parts: [String]) -> String {
         // Length-prefix each part so ("ab", "c") and ("a", "bc") differ.
         var input: [UInt8] = []
+        input.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count + 4 })
         for part in parts {
-            input += Array("\(part.utf8.count):".utf8) + Array(part.utf8)
+            input.append(contentsOf: String(part.utf8.count).utf8)
+            input.append(UInt8(ascii: ":"))
+            input.append(contentsOf: part.utf8)
         }
         var bytes = Array(Digest.sha256(input).prefix(16))
         bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8
         bytes[8] = (bytes[8] & 0x3f) | 0x80  // RFC 9562 variant
-        let hex = Digest.hex(bytes)
-        let characters = Array(hex)
-        func slice(_ range: Range<Int>) -> String { String(characters[range]) }
-        return [slice(0..<8), slice(8..<12), slice(12..<16), slice(16..<20), slice(20..<32)].joined(separator: "-")
+        // 8-4-4-4-12 hex digits, written in one pass (one per event published).
+        let hex = Array(Digest.hex(bytes).utf8)
+        var uuid: [UInt8] = []
+        uuid.reserveCapacity(36)
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { uuid.append(UInt8(ascii: "-")) }
+            uuid.append(digit)
+        }
+        return String(decoding: uuid, as: UTF8.self)
     }
 }

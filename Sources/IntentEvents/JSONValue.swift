@@ -42,14 +42,14 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// The JSON form of a payload type (canonical encoding, then parsed).
+    /// The JSON form of a payload type: what its canonical encoding reads back as.
     public init(encoding value: some Encodable) {
-        let bytes = CanonicalJSON.encode(value)
-        // Parsing JSON this process just wrote cannot fail.
-        guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
-            preconditionFailure("re-reading canonical JSON of \(type(of: value)) failed")
+        // Encoding the pipeline's payload types cannot fail: they hold only
+        // strings, finite numbers, booleans, arrays and objects.
+        guard let encoded = try? JSONValueEncoder.encode(value) else {
+            preconditionFailure("encoding \(type(of: value)) as JSON failed")
         }
-        self = parsed
+        self = encoded
     }
 
     public var stringValue: String? {

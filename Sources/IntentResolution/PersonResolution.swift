@@ -23,7 +23,7 @@ struct PersonResolution {
             }
             return matched(person, contact, parameter)
         }
-        let spoken = person.spoken?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let spoken = person.spoken?.trimmingWhitespaceAndNewlines ?? ""
         if spoken.isEmpty, let handle = person.handle, !handle.isEmpty {
             guard let contact = book.contact(handle: handle) else {
                 return (notFound(parameter, "no contact has the handle \(handle)"), person)

@@ -192,16 +192,18 @@ public final class StageWorker: Service, Sendable {
         var parked: [Int: Rejection] = [:]
         var notices: [KafkaProducerMessage] = []
         for (message, result) in results {
-            let record = message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick"
+            // Described only when a line is logged (metadata is an autoclosure):
+            // at the info level nothing is formatted for a record that is simply published.
+            func record() -> String { message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick" }
             if let error = result.rejected, let message {
                 parked[state.count] = (message, error)
                 state.append(deadLetter(message, error, limit: deadLetterLimit))
                 logger.warning(
                     "dead-lettered",
-                    metadata: ["record": "\(record)", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
+                    metadata: ["record": "\(record())", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
             }
             if let note = result.note {
-                logger.info("skipped", metadata: ["record": "\(record)", "reason": "\(note)"])
+                logger.info("skipped", metadata: ["record": "\(record())", "reason": "\(note)"])
             }
             for (destination, event) in result.events {
                 let outgoing = KafkaProducerMessage(
@@ -209,7 +211,7 @@ public final class StageWorker: Service, Sendable {
                 if destination.isState { state.append(outgoing) } else { notices.append(outgoing) }
                 logger.debug(
                     "publish",
-                    metadata: ["record": "\(record)", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
+                    metadata: ["record": "\(record())", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
             }
         }
         if !state.isEmpty { try await send(state, parked: parked, producer) }

@@ -16,6 +16,15 @@ struct DigestTests {
         #expect(Digest.hex(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    @Test("hex writes every byte as two lowercase digits, for arrays and any other sequence")
+    func hex() {
+        let bytes = (0...255).map(UInt8.init)
+        let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(Digest.hex(bytes) == expected)
+        #expect(Digest.hex(bytes[1...].lazy.map { $0 }) == String(expected.dropFirst(2)))
+        #expect(Digest.hex([UInt8]()).isEmpty)
+    }
+
     @Test("constant-time comparison tells equal from different")
     func compare() {
         #expect(Digest.constantTimeEqual([1, 2, 3], [1, 2, 3]))

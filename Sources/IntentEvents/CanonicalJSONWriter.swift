@@ -1,0 +1,74 @@
+/// Writes a ``JSONValue`` as canonical JSON directly into bytes: the same
+/// bytes as ``CanonicalJSON/encode(_:)`` through Foundation's `JSONEncoder`
+/// (keys sorted as Swift sorts strings, slashes and non-ASCII unescaped,
+/// control characters as `\b \f \n \r \t` or `\u00xx`), without its generic
+/// `Encodable` machinery. Every event a worker publishes or verifies is
+/// encoded here, so it must be fast and must not change a byte:
+/// `CanonicalJSONEquivalenceTests` compares it with the Foundation encoder.
+enum CanonicalJSONWriter {
+    static func encode(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(512)
+        write(value, into: &output)
+        return output
+    }
+
+    static func write(_ value: JSONValue, into output: inout [UInt8]) {
+        switch value {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .number(let value):
+            // Rare in events (dates in a few payloads): Foundation's own number
+            // formatting, so the bytes cannot differ.
+            output.append(contentsOf: CanonicalJSON.foundationEncode([value]).dropFirst().dropLast())
+        case .string(let value): write(value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                write(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                write(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                write(members[key]!, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func write(_ string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+                case 0x08: output.append(contentsOf: #"\b"#.utf8)
+                case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+                case 0x09: output.append(contentsOf: #"\t"#.utf8)
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    output.append(contentsOf: #"\u00"#.utf8)
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

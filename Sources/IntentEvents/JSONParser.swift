@@ -1,0 +1,314 @@
+/// Reads JSON bytes into a ``JSONValue`` in one pass, without Foundation.
+///
+/// Every consumed event is parsed here, so this replaces
+/// `JSONDecoder().decode(JSONValue.self, ...)`, which went through
+/// Foundation's generic `Decodable` machinery (one existential container and
+/// several `try?` attempts per value) and dominated a worker's profile. It
+/// accepts and produces what that decoder did, so what a worker admits and
+/// how it re-encodes an event (and so which signatures verify) do not change:
+/// - a leading byte-order mark and trailing commas are tolerated, a repeated
+///   key keeps its first value;
+/// - a number is ``JSONValue/integer(_:)`` when it is an integer in `Int64`
+///   range, written with or without a fraction or exponent (`1.0`, `1e3`),
+///   else ``JSONValue/number(_:)``; a number beyond `Double` is an error;
+/// - strings must be valid UTF-8 without raw control characters, and escapes
+///   must form whole Unicode scalars (no lone surrogates).
+/// `JSONParserEquivalenceTests` compares it with Foundation on many inputs.
+enum JSONParser {
+    struct Failure: Error, CustomStringConvertible {
+        let offset: Int
+        let reason: String
+        var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// Nesting deeper than this is refused, as Foundation does, so a hostile
+    /// event cannot exhaust the stack.
+    static let maximumDepth = 512
+
+    static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> JSONValue {
+        let result: Result<JSONValue, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
+            parseBuffer(buffer)
+        }
+        switch result ?? Array(bytes).withUnsafeBufferPointer(parseBuffer) {
+        case .success(let value): return value
+        case .failure(let failure): throw failure
+        }
+    }
+
+    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, Failure> {
+        var reader = Reader(bytes: buffer)
+        do throws(Failure) {
+            if reader.bytes.count >= 3, reader.bytes[0] == 0xEF, reader.bytes[1] == 0xBB, reader.bytes[2] == 0xBF {
+                reader.position = 3
+            }
+            let value = try reader.value(depth: 0)
+            reader.skipWhitespace()
+            guard reader.position == reader.bytes.count else { throw reader.failure("unexpected data after the value") }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
+
+        mutating func skipWhitespace() {
+            while position < bytes.count {
+                switch bytes[position] {
+                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): position += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int) throws(Failure) -> JSONValue {
+            skipWhitespace()
+            guard position < bytes.count else { throw failure("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: "{"): return try object(depth: depth + 1)
+            case UInt8(ascii: "["): return try array(depth: depth + 1)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+            default: throw failure("invalid value")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws(Failure) {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - position >= count,
+                UnsafeBufferPointer(rebasing: bytes[position..<position + count]).elementsEqual(
+                    UnsafeBufferPointer(start: word.utf8Start, count: count))
+            else { throw failure("invalid literal") }
+            position += count
+        }
+
+        mutating func object(depth: Int) throws(Failure) -> JSONValue {
+            guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+            position += 1
+            var members: [String: JSONValue] = [:]
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                    throw failure("expected a key")
+                }
+                let key = try string()
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
+                position += 1
+                let member = try value(depth: depth)
+                if members[key] == nil { members[key] = member }
+                skipWhitespace()
+                guard position < bytes.count else { throw failure("unexpected end of input") }
+                switch bytes[position] {
+                case UInt8(ascii: ","):
+                    position += 1
+                    skipWhitespace()
+                    if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+                        position += 1
+                        return .object(members)
+                    }
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return .object(members)
+                default: throw failure("expected , or }")
+                }
+            }
+        }
+
+        mutating func array(depth: Int) throws(Failure) -> JSONValue {
+            guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+            position += 1
+            var elements: [JSONValue] = []
+            skipWhitespace()
+            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return .array(elements)
+            }
+            while true {
+                elements.append(try value(depth: depth))
+                skipWhitespace()
+                guard position < bytes.count else { throw failure("unexpected end of input") }
+                switch bytes[position] {
+                case UInt8(ascii: ","):
+                    position += 1
+                    skipWhitespace()
+                    if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+                        position += 1
+                        return .array(elements)
+                    }
+                case UInt8(ascii: "]"):
+                    position += 1
+                    return .array(elements)
+                default: throw failure("expected , or ]")
+                }
+            }
+        }
+
+        /// A string starting at the opening quote. Strings without escapes
+        /// (nearly all) are validated and copied in one step.
+        mutating func string() throws(Failure) -> String {
+            position += 1
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    let text = try utf8(start..<position)
+                    position += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                guard byte >= 0x20 else { throw failure("unescaped control character") }
+                position += 1
+            }
+            var decoded = Array(bytes[start..<position])
+            while position < bytes.count {
+                let byte = bytes[position]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    position += 1
+                    guard let text = String(validating: decoded, as: UTF8.self) else {
+                        throw failure("invalid UTF-8")
+                    }
+                    return text
+                case UInt8(ascii: "\\"):
+                    position += 1
+                    guard position < bytes.count else { throw failure("unexpected end of input") }
+                    let escaped = bytes[position]
+                    position += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
+                    case UInt8(ascii: "b"): decoded.append(0x08)
+                    case UInt8(ascii: "f"): decoded.append(0x0C)
+                    case UInt8(ascii: "n"): decoded.append(0x0A)
+                    case UInt8(ascii: "r"): decoded.append(0x0D)
+                    case UInt8(ascii: "t"): decoded.append(0x09)
+                    case UInt8(ascii: "u"): decoded.append(contentsOf: try unicodeEscape().utf8)
+                    default: throw failure("invalid escape")
+                    }
+                default:
+                    guard byte >= 0x20 else { throw failure("unescaped control character") }
+                    decoded.append(byte)
+                    position += 1
+                }
+            }
+            throw failure("unterminated string")
+        }
+
+        func utf8(_ range: Range<Int>) throws(Failure) -> String {
+            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+                throw failure("invalid UTF-8")
+            }
+            return text
+        }
+
+        /// The scalar of `\uXXXX` (after the `u`), or of a surrogate pair `\uD83D\uDE00`.
+        mutating func unicodeEscape() throws(Failure) -> String {
+            let first = try hexQuad()
+            if (0xD800..<0xDC00).contains(first) {
+                guard bytes.count - position >= 2, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else { throw failure("lone surrogate") }
+                position += 2
+                let second = try hexQuad()
+                guard (0xDC00..<0xE000).contains(second) else { throw failure("lone surrogate") }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(value) else { throw failure("invalid escape") }
+                return String(Character(scalar))
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw failure("lone surrogate") }
+            return String(Character(scalar))
+        }
+
+        mutating func hexQuad() throws(Failure) -> UInt32 {
+            guard bytes.count - position >= 4 else { throw failure("unexpected end of input") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[position]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw failure("invalid \\u escape")
+                }
+                value = value << 4 | UInt32(digit)
+                position += 1
+            }
+            return value
+        }
+
+        /// RFC 8259 number grammar; integers without fraction or exponent are
+        /// read exactly, anything else through `Double`.
+        mutating func number() throws(Failure) -> JSONValue {
+            let start = position
+            if bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw failure("invalid number") }
+            if bytes[position] == UInt8(ascii: "0") {
+                position += 1
+                if position < bytes.count, isDigit(bytes[position]) { throw failure("number with leading zero") }
+            } else {
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            var integral = true
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                integral = false
+                position += 1
+                guard position < bytes.count, isDigit(bytes[position]) else { throw failure("invalid number") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+                integral = false
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+                {
+                    position += 1
+                }
+                guard position < bytes.count, isDigit(bytes[position]) else { throw failure("invalid number") }
+                while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            }
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            if integral, let value = Self.int64(text) { return .integer(value) }
+            guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
+                throw failure("number out of range")
+            }
+            if let exact = Int64(exactly: value) { return .integer(exact) }
+            return .number(value)
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+        /// Digits with an optional minus, or nil when beyond `Int64`.
+        static func int64(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+            let negative = text.first == UInt8(ascii: "-")
+            var value: Int64 = 0
+            for byte in text.dropFirst(negative ? 1 : 0) {
+                let digit = Int64(byte - UInt8(ascii: "0"))
+                let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                let (next, overflowed) =
+                    negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                guard !overflowed else { return nil }
+                value = next
+            }
+            return value
+        }
+    }
+}
