@@ -115,21 +115,7 @@ enum JSONParser {
                 position += 1
                 let member = try value(depth: depth)
                 if members[key] == nil { members[key] = member }
-                skipWhitespace()
-                guard position < bytes.count else { throw failure("unexpected end of input") }
-                switch bytes[position] {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                    if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                        position += 1
-                        return .object(members)
-                    }
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return .object(members)
-                default: throw failure("expected , or }")
-                }
+                if try closes(with: UInt8(ascii: "}")) { return .object(members) }
             }
         }
 
@@ -144,21 +130,27 @@ enum JSONParser {
             }
             while true {
                 elements.append(try value(depth: depth))
+                if try closes(with: UInt8(ascii: "]")) { return .array(elements) }
+            }
+        }
+
+        /// After a member or element: true when the container ends here (`closing`, or a
+        /// trailing comma before it, which Foundation accepts too), false after a comma.
+        mutating func closes(with closing: UInt8) throws(Failure) -> Bool {
+            skipWhitespace()
+            guard position < bytes.count else { throw failure("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
                 skipWhitespace()
-                guard position < bytes.count else { throw failure("unexpected end of input") }
-                switch bytes[position] {
-                case UInt8(ascii: ","):
-                    position += 1
-                    skipWhitespace()
-                    if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                        position += 1
-                        return .array(elements)
-                    }
-                case UInt8(ascii: "]"):
-                    position += 1
-                    return .array(elements)
-                default: throw failure("expected , or ]")
-                }
+                guard position < bytes.count, bytes[position] == closing else { return false }
+                position += 1
+                return true
+            case closing:
+                position += 1
+                return true
+            default:
+                throw failure("expected , or \(Character(Unicode.Scalar(closing)))")
             }
         }
 
