@@ -284,9 +284,15 @@ struct PipelineBenchmark: AsyncParsableCommand {
                         name: worker, binaries: binaries, arguments: arguments(worker), environment: environment,
                         logDirectory: directory.appendingPathComponent("latency")))
             }
+            // Started together, so waited for together: each one's time is its own.
+            let startups = try await withThrowingTaskGroup(of: (String, Duration).self) { group in
+                for process in processes { group.addTask { (process.name, try await process.ready()) } }
+                var startups: [String: Duration] = [:]
+                for try await (name, startup) in group { startups[name] = startup }
+                return startups
+            }
             for process in processes {
-                let startup = try await process.ready()
-                report.append(("\(process.name)_startup_ms", startup.seconds * 1000))
+                report.append(("\(process.name)_startup_ms", (startups[process.name] ?? .zero).seconds * 1000))
             }
             for process in processes { report.append(("\(process.name)_rss_idle_mb", process.rssMiB)) }
             // One untimed intent of each kind through every worker first: connections and partition leaders warm.
