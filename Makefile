@@ -33,9 +33,11 @@ test: setup lint ## Run every test (unit and integration, against a real local b
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) bash scripts/run-tests.sh --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
 
-bench: setup ## Benchmark the Kafka layer against raw librdkafka, and the contact resolver
+bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact resolver, and the whole pipeline
 	$(SWIFT) run -c release intent-bench kafka
 	$(SWIFT) run -c release intent-bench contacts
+	$(SWIFT) build -c release
+	$(SWIFT) run -c release intent-bench pipeline
 
 eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval

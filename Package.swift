@@ -239,7 +239,8 @@ let package = Package(
         .executableTarget(
             name: "intent-bench",
             dependencies: [
-                "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution",
+                "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution", "IntentCrypto", "IntentEvents",
+                "IntentWorkers", "Intents", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now_seconds(void) {
@@ -133,6 +134,104 @@ int kb_consume(const char *bootstrap, const char *topic, const char *group, long
     rd_kafka_destroy(rk);
     if (received < count) {
         snprintf(errstr, errlen, "consumed %lld of %lld messages before %d ms passed without one", received, count, timeout_ms);
+        return -1;
+    }
+    return 0;
+}
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec +
+           (double)usage.ru_stime.tv_usec / 1e6;
+}
+
+int kb_relay(const char *bootstrap, const char *input, const char *output, const char *group, long long count,
+             int linger_ms, int batch, int timeout_ms, kb_result *out, char *errstr, size_t errlen) {
+    char linger[32];
+    snprintf(linger, sizeof linger, "%d", linger_ms);
+    delivery_counts counts = {0, 0};
+    rd_kafka_conf_t *pconf = rd_kafka_conf_new();
+    if (set(pconf, "bootstrap.servers", bootstrap, errstr, errlen) ||
+        set(pconf, "enable.idempotence", "true", errstr, errlen) || set(pconf, "acks", "all", errstr, errlen) ||
+        set(pconf, "linger.ms", linger, errstr, errlen) || set(pconf, "message.timeout.ms", "30000", errstr, errlen))
+        return -1;
+    rd_kafka_conf_set_dr_msg_cb(pconf, on_delivery);
+    rd_kafka_conf_set_opaque(pconf, &counts);
+    rd_kafka_t *producer = rd_kafka_new(RD_KAFKA_PRODUCER, pconf, errstr, errlen);
+    if (!producer) { rd_kafka_conf_destroy(pconf); return -1; }
+
+    rd_kafka_conf_t *cconf = rd_kafka_conf_new();
+    if (set(cconf, "bootstrap.servers", bootstrap, errstr, errlen) || set(cconf, "group.id", group, errstr, errlen) ||
+        set(cconf, "auto.offset.reset", "earliest", errstr, errlen) ||
+        set(cconf, "enable.auto.commit", "false", errstr, errlen) ||
+        set(cconf, "partition.assignment.strategy", "cooperative-sticky", errstr, errlen) ||
+        set(cconf, "session.timeout.ms", "6000", errstr, errlen)) {
+        rd_kafka_destroy(producer);
+        return -1;
+    }
+    rd_kafka_t *consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cconf, errstr, errlen);
+    if (!consumer) { rd_kafka_conf_destroy(cconf); rd_kafka_destroy(producer); return -1; }
+    rd_kafka_poll_set_consumer(consumer);
+    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(topics, input, RD_KAFKA_PARTITION_UA);
+    rd_kafka_subscribe(consumer, topics);
+    rd_kafka_topic_partition_list_destroy(topics);
+
+    long long received = 0, errors = 0, bytes = 0;
+    double start = 0, cpu_start = 0, last_message = now_seconds();
+    rd_kafka_message_t **messages = calloc((size_t)batch, sizeof *messages);
+    while (received < count) {
+        /* One batch: block for the first record, then take what is already fetched. */
+        int taken = 0;
+        rd_kafka_message_t *message = rd_kafka_consumer_poll(consumer, 100);
+        while (message) {
+            if (message->err) { errors++; rd_kafka_message_destroy(message); }
+            else messages[taken++] = message;
+            if (taken == batch) break;
+            message = rd_kafka_consumer_poll(consumer, 0);
+        }
+        if (taken == 0) {
+            if ((now_seconds() - last_message) * 1000 > timeout_ms) break;
+            continue;
+        }
+        if (received == 0) { start = now_seconds(); cpu_start = cpu_seconds(); }
+        last_message = now_seconds();
+        for (int i = 0; i < taken; i++) {
+            rd_kafka_message_t *m = messages[i];
+            rd_kafka_vu_t vus[4];
+            vus[0].vtype = RD_KAFKA_VTYPE_TOPIC; vus[0].u.cstr = output;
+            vus[1].vtype = RD_KAFKA_VTYPE_KEY; vus[1].u.mem.ptr = m->key; vus[1].u.mem.size = m->key_len;
+            vus[2].vtype = RD_KAFKA_VTYPE_VALUE; vus[2].u.mem.ptr = m->payload; vus[2].u.mem.size = m->len;
+            vus[3].vtype = RD_KAFKA_VTYPE_MSGFLAGS; vus[3].u.i = RD_KAFKA_MSG_F_COPY;
+            rd_kafka_error_t *error;
+            while ((error = rd_kafka_produceva(producer, vus, 4)) &&
+                   rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+                rd_kafka_error_destroy(error);
+                rd_kafka_poll(producer, 10);
+            }
+            if (error) { counts.errors++; rd_kafka_error_destroy(error); }
+            bytes += (long long)m->len;
+            rd_kafka_message_destroy(m);
+        }
+        received += taken;
+        /* Every output acknowledged before the input is committed. */
+        rd_kafka_flush(producer, 30000);
+        rd_kafka_resp_err_t err = rd_kafka_commit(consumer, NULL, 0);
+        if (err && err != RD_KAFKA_RESP_ERR__NO_OFFSET) errors++;
+    }
+    free(messages);
+    out->seconds = received ? now_seconds() - start : 0;
+    out->cpu_seconds = received ? cpu_seconds() - cpu_start : 0;
+    out->messages = counts.delivered;
+    out->errors = errors + counts.errors;
+    out->bytes = bytes;
+    rd_kafka_consumer_close(consumer);
+    rd_kafka_destroy(consumer);
+    rd_kafka_destroy(producer);
+    if (received < count) {
+        snprintf(errstr, errlen, "relayed %lld of %lld records before %d ms passed without one", received, count,
+                 timeout_ms);
         return -1;
     }
     return 0;

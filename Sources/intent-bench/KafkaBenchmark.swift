@@ -152,7 +152,7 @@ struct KafkaBenchmark: AsyncParsableCommand {
 
     private func cProduce(bootstrap: String, topic: String) async throws -> Double {
         let (messages, size, linger) = (Int64(self.messages), Int32(size), Int32(lingerMs))
-        let result = try await onThread { result, error, length in
+        let result = try await onBaselineThread { result, error, length in
             kb_produce(bootstrap, topic, messages, size, linger, result, error, length)
         }
         guard result.errors == 0, result.messages == messages else {
@@ -164,29 +164,10 @@ struct KafkaBenchmark: AsyncParsableCommand {
     private func cConsume(bootstrap: String, topic: String) async throws -> Double {
         let expected = Int64(messages + 1)
         let group = "bench-\(UUID())"
-        let result = try await onThread { result, error, length in
+        let result = try await onBaselineThread { result, error, length in
             kb_consume(bootstrap, topic, group, expected, 30_000, result, error, length)
         }
         return Double(result.messages) / result.seconds
-    }
-
-    private func onThread(
-        _ body: @escaping @Sendable (UnsafeMutablePointer<kb_result>, UnsafeMutablePointer<CChar>, Int) -> Int32
-    ) async throws -> kb_result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var result = kb_result()
-                var error = [CChar](repeating: 0, count: 512)
-                let status = body(&result, &error, error.count)
-                if status == 0 {
-                    continuation.resume(returning: result)
-                } else {
-                    let message = String(
-                        decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    continuation.resume(throwing: ValidationError("C baseline: \(message)"))
-                }
-            }.start()
-        }
     }
 }
 

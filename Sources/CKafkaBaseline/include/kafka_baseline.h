@@ -9,6 +9,7 @@ typedef struct {
     long long messages;      /* messages delivered or consumed */
     long long errors;        /* delivery or consume errors */
     long long bytes;         /* payload bytes seen (consume) */
+    double cpu_seconds;      /* process CPU time over the timed span (relay) */
 } kb_result;
 
 /// Produces `count` messages of `size` bytes with keys "user-<i % 1000>", the
@@ -23,5 +24,16 @@ int kb_produce(const char *bootstrap, const char *topic, long long count, int si
 /// not measured. Gives up after `timeout_ms` without a message.
 int kb_consume(const char *bootstrap, const char *topic, const char *group, long long count, int timeout_ms,
                kb_result *out, char *errstr, size_t errlen);
+
+/// The floor a pipeline worker is measured against: consumes `count` records
+/// from `input` in consumer group `group` (from the earliest offset, manual
+/// commit) and produces one record per input (same key and value) to `output`
+/// with the workers' producer settings (idempotence, acks=all, `linger_ms`).
+/// Per batch of up to `batch` records: produce all, wait for every
+/// acknowledgement, then commit synchronously, as a worker does before it may
+/// commit. Timed from the first record received to the last commit; `out->cpu_seconds`
+/// is this process's CPU time (user + system) over the same span.
+int kb_relay(const char *bootstrap, const char *input, const char *output, const char *group, long long count,
+             int linger_ms, int batch, int timeout_ms, kb_result *out, char *errstr, size_t errlen);
 
 #endif

@@ -1,0 +1,105 @@
+import ContactResolution
+import Foundation
+import IntentCrypto
+import IntentEvents
+import IntentWorkers
+import Intents
+import Kafka
+import Payments
+
+/// The benchmark's users, keys and signed records, built the way production
+/// signs them: requests and answers by a voice service, contacts by a
+/// contacts service, ledger seeds by the ledger operator, and every stage's
+/// output by the stage itself (with its own stage key).
+struct PipelineLoad: Sendable {
+    static let voiceSource = "/voice/bench"
+    static let contactsSource = "/contacts/bench"
+
+    let users: [String]
+    let voice = EventAuthenticator(keys: [voiceSource: [UInt8](repeating: 0x42, count: 32)])
+    let contacts = EventAuthenticator(keys: [contactsSource: [UInt8](repeating: 0xc0, count: 32)])
+    let bindingKey = [UInt8](repeating: 0x17, count: 32)
+    let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
+
+    init(users: Int) {
+        self.users = (0..<users).map { "user-\($0)" }
+    }
+
+    /// Key files (mode 0600: workers refuse others) and the workers' environment, as a deployment sets them.
+    func environment(broker: String, topics: PipelineTopics, directory: URL) throws -> [String: String] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let sourceKeys = directory.appendingPathComponent("source-keys")
+        let binding = directory.appendingPathComponent("binding-key")
+        let stage = directory.appendingPathComponent("stage-keys")
+        try (voice.keyFileText + contacts.keyFileText).write(to: sourceKeys, atomically: true, encoding: .utf8)
+        try Digest.hex(bindingKey).write(to: binding, atomically: true, encoding: .utf8)
+        try stageKeys.keyFileText.write(to: stage, atomically: true, encoding: .utf8)
+        for file in [sourceKeys, binding, stage] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        }
+        let suffix = UUID().uuidString.prefix(8)
+        return [
+            "KAFKA_BOOTSTRAP_SERVERS": broker, "KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": sourceKeys.path,
+            "INTENT_BINDING_KEY_FILE": binding.path, "INTENT_STAGE_KEYS_FILE": stage.path, "LOG_LEVEL": "info",
+            // The throughput phases run on records up to a few minutes old: not replays.
+            "INTENT_MAX_EVENT_AGE": "3600",
+            "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
+            "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
+        ]
+    }
+
+    /// Accounts with a billion CNY each, opened by the ledger operator; every user has every other as a contact.
+    func seed(_ topics: PipelineTopics) -> (ledger: [KafkaProducerMessage], contacts: [KafkaProducerMessage]) {
+        var ledger: [KafkaProducerMessage] = []
+        var book: [KafkaProducerMessage] = []
+        let money = CurrencyAmount(amount: DecimalAmount("1000000000")!, currency: "CNY")
+        for user in users {
+            for event in LedgerEvent.opening(userID: user, handles: ["\(user)@example.com"], deposits: [money]) {
+                ledger.append(
+                    KafkaProducerMessage(
+                        topic: topics.ledger,
+                        event: event.envelope(source: PipelineSource.ledgerOperator, time: Date()),
+                        signedWith: stageKeys))
+            }
+            for other in users where other != user {
+                let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
+                book.append(
+                    KafkaProducerMessage.contact(
+                        contact, of: user, topic: topics.contacts, source: Self.contactsSource, signedWith: contacts))
+            }
+        }
+        return (ledger, book)
+    }
+
+    /// A signed send-message or send-payment request from the voice service.
+    func request(_ intentID: String, index: Int, payment: Bool, topics: PipelineTopics) -> KafkaProducerMessage {
+        let user = users[index % users.count]
+        // Any other user: an offset of 1 to users - 1 from the payer.
+        let other = users[(index + 1 + (index / users.count) % (users.count - 1)) % users.count]
+        let person = Person(spoken: other, contactID: "c-\(other)")
+        let intent: Intent =
+            payment
+            ? .sendPayment(
+                SendPaymentIntent(
+                    payee: person,
+                    currencyAmount: CurrencyAmount(amount: DecimalAmount("\(1 + index % 500).25")!, currency: "CNY")))
+            : .sendMessage(SendMessageIntent(recipients: [person], content: "message \(index)"))
+        let event = EventEnvelope(
+            id: "request-\(intentID)", source: Self.voiceSource, type: IntentRequested.type, time: Date(),
+            dataSchema: IntentRequested.dataSchema, userID: user, conversationID: "conversation-\(user)",
+            intentID: intentID, payload: IntentRequested(turn: 1, intent: intent))
+        return KafkaProducerMessage(topic: topics.requested, event: event, signedWith: voice)
+    }
+
+    /// The user's "yes" to a confirmation request, echoing its binding, as the voice service sends it.
+    func answer(to requestEvent: EventEnvelope, topics: PipelineTopics) throws -> KafkaProducerMessage {
+        let request = try requestEvent.decodeData(as: ConfirmationRequest.self)
+        let answer = EventEnvelope(
+            id: "answer-\(requestEvent.id)", source: Self.voiceSource, type: ConfirmationAnswer.type, time: Date(),
+            dataSchema: ConfirmationAnswer.dataSchema, userID: requestEvent.userID,
+            conversationID: requestEvent.conversationID, intentID: requestEvent.intentID,
+            payload: ConfirmationAnswer(decision: .confirmed, binding: request.binding))
+        return KafkaProducerMessage(topic: topics.confirmations, event: answer, signedWith: voice)
+    }
+}
