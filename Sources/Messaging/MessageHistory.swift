@@ -19,7 +19,18 @@ public struct MessageHistory: Sendable {
     }
 
     private var messages: [String: [String: Message]] = [:]
+    /// Message ids by user and intent: the handle stage asks this for every record, so it
+    /// must not cost a scan (and a sort) of the user's whole history.
+    private var byIntent: [IntentKey: [String]] = [:]
+    /// Queued messages by user: the tick asks for those due every second, so it must not
+    /// scan every delivered message.
+    private var queued: [String: Set<String>] = [:]
     private var applied: Set<String> = []
+
+    private struct IntentKey: Hashable {
+        var userID: String
+        var intentID: String
+    }
 
     public init() {}
 
@@ -39,6 +50,14 @@ public struct MessageHistory: Sendable {
                     message.status = .delivered
                     message.sentAt = event.at
                 }
+                if messages[event.userID]?[id] == nil {
+                    byIntent[IntentKey(userID: event.userID, intentID: message.intentID), default: []].append(id)
+                }
+                if message.status == .queued {
+                    queued[event.userID, default: []].insert(id)
+                } else {
+                    queued[event.userID]?.remove(id)
+                }
                 messages[event.userID, default: [:]][id] = message
             }
         case .attributeSet:
@@ -57,12 +76,14 @@ public struct MessageHistory: Sendable {
     public func message(_ id: String, of userID: String) -> Message? { messages[userID]?[id] }
 
     public func messages(forIntent intentID: String, of userID: String) -> [Message] {
-        messages(of: userID).filter { $0.intentID == intentID }
+        (byIntent[IntentKey(userID: userID, intentID: intentID)] ?? []).compactMap { messages[userID]?[$0] }
+            .sorted { ($0.sentAt, $0.id) < ($1.sentAt, $1.id) }
     }
 
     /// Queued messages whose delivery time has come, for the users this worker owns.
     public func due(at now: Timestamp, owns: (String) -> Bool) -> [Message] {
-        messages.filter { owns($0.key) }.values.flatMap(\.values)
+        queued.filter { owns($0.key) && !$0.value.isEmpty }
+            .flatMap { user, ids in ids.compactMap { messages[user]?[$0] } }
             .filter { $0.status == .queued && ($0.dueAt.map { $0 <= now } ?? true) }
             .sorted { $0.id < $1.id }
     }
