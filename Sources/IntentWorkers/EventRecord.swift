@@ -2,7 +2,9 @@ public import ContactResolution
 public import Foundation
 public import IntentEvents
 import IntentResolution
+public import Intents
 public import Kafka
+import Payments
 
 extension KafkaProducerMessage {
     /// An event as a Kafka record: keyed by user id (per-user order and
@@ -55,6 +57,20 @@ extension KafkaProducerMessage {
         let message = ContactRecord.deletionMessage(userID: userID, contactID: contactID)
         if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
         return record
+    }
+}
+
+extension KafkaProducerMessage {
+    /// A payment account's opening (and opening deposits) for the ledger topic, signed as
+    /// the ledger operator: the one way accounts enter the ledger from outside.
+    public static func accountOpening(
+        _ userID: String, handles: [String], verified: Bool = true, deposits: [CurrencyAmount] = [], topic: String,
+        signedWith keys: EventAuthenticator, time: Date = Date()
+    ) -> [KafkaProducerMessage] {
+        LedgerEvent.opening(userID: userID, handles: handles, verified: verified, deposits: deposits).map {
+            KafkaProducerMessage(
+                topic: topic, event: $0.envelope(source: PipelineSource.ledgerOperator, time: time), signedWith: keys)
+        }
     }
 }
 

@@ -55,13 +55,8 @@ struct PipelineLoad: Sendable {
         var book: [KafkaProducerMessage] = []
         let money = CurrencyAmount(amount: DecimalAmount("1000000000")!, currency: "CNY")
         for user in users {
-            for event in LedgerEvent.opening(userID: user, handles: ["\(user)@example.com"], deposits: [money]) {
-                ledger.append(
-                    KafkaProducerMessage(
-                        topic: topics.ledger,
-                        event: event.envelope(source: PipelineSource.ledgerOperator, time: Date()),
-                        signedWith: stageKeys))
-            }
+            ledger += KafkaProducerMessage.accountOpening(
+                user, handles: ["\(user)@example.com"], deposits: [money], topic: topics.ledger, signedWith: stageKeys)
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 book.append(

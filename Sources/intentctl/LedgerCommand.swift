@@ -44,12 +44,8 @@ struct LedgerCommand: AsyncParsableCommand {
             let topic = topicOptions.topics.ledger
             // Signed as the ledger's operator: the workers accept accounts and deposits from it, nothing else.
             let keys = try stageKeys.keys(signingAs: PipelineSource.ledgerOperator)
-            let records = LedgerEvent.opening(userID: user, handles: handles, verified: !unverified, deposits: deposits)
-                .map {
-                    KafkaProducerMessage(
-                        topic: topic, event: $0.envelope(source: PipelineSource.ledgerOperator, time: Date()),
-                        signedWith: keys)
-                }
+            let records = KafkaProducerMessage.accountOpening(
+                user, handles: handles, verified: !unverified, deposits: deposits, topic: topic, signedWith: keys)
             try await publish(records, kafka: kafka, logging: logging)
             output(
                 "account of \(user) opened (\(handles.joined(separator: ", ")))\(deposit.isEmpty ? "" : " with \(deposit.joined(separator: ", "))")"

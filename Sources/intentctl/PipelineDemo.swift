@@ -161,14 +161,10 @@ final class PipelineDemo: Service, Sendable {
     ) async throws {
         var records: [KafkaProducerMessage] = []
         for account in Self.accounts {
-            let events = LedgerEvent.opening(
-                userID: account.user, handles: [account.handle],
-                deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)))
-            records += events.map {
-                KafkaProducerMessage(
-                    topic: topics.ledger, event: $0.envelope(source: PipelineSource.ledgerOperator, time: Date()),
-                    signedWith: operatorKeys)
-            }
+            records += KafkaProducerMessage.accountOpening(
+                account.user, handles: [account.handle],
+                deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)), topic: topics.ledger,
+                signedWith: operatorKeys)
         }
         let contacts = try BatchResolution.contacts(
             from: Data(contentsOf: root.appendingPathComponent("scripts/demo/contacts-alice.json")))

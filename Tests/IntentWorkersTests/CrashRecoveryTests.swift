@@ -89,13 +89,9 @@ struct CrashRecoveryTests {
         var records: [KafkaProducerMessage] = []
         for user in users {
             let money = CurrencyAmount(amount: DecimalAmount("100000")!, currency: "CNY")
-            for event in LedgerEvent.opening(userID: user, handles: ["\(user)@example.com"], deposits: [money]) {
-                records.append(
-                    KafkaProducerMessage(
-                        topic: topics.ledger,
-                        event: event.envelope(source: PipelineSource.ledgerOperator, time: Date()),
-                        signedWith: testStageKeys))
-            }
+            records += KafkaProducerMessage.accountOpening(
+                user, handles: ["\(user)@example.com"], deposits: [money], topic: topics.ledger,
+                signedWith: testStageKeys)
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 records.append(

@@ -92,10 +92,11 @@ struct PaymentsFlowTests {
 extension PipelineHarness {
     /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
-        for event in LedgerEvent.opening(userID: user, handles: [handle], deposits: deposit.map { [$0] } ?? []) {
-            try await publish(
-                event.envelope(source: PipelineSource.ledgerOperator, time: Date()), to: topics.ledger,
-                signedWith: testStageKeys)
+        for record in KafkaProducerMessage.accountOpening(
+            user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topic: topics.ledger,
+            signedWith: testStageKeys)
+        {
+            _ = try await send(record)
         }
     }
 
