@@ -65,6 +65,7 @@ public enum PipelineAudit {
 
     private static func checkLedger(_ records: [EventEnvelope], _ report: inout Report) -> (Ledger, [LedgerEvent]) {
         var unique: [String: LedgerEvent] = [:]
+        var holds: [String: LedgerEvent] = [:]
         var ledger = Ledger()
         var sums: [String: Int64] = [:]
         // In topic order: a transfer's hold, post and void share the payer's partition.
@@ -76,16 +77,25 @@ public enum PipelineAudit {
             if let earlier = unique[event.id], earlier != event {
                 report.findings.append("ledger event \(event.id) was written twice with different contents")
             }
+            guard unique[event.id] == nil else { continue }
             unique[event.id] = event
-            do throws(Ledger.ApplyError) {
-                guard try ledger.apply(event, checkingBalances: false) else { continue }
-            } catch {
-                report.findings.append("ledger event \(event.id) breaks the ledger: \(error)")
-                continue
+            if event.kind == .hold, let transferID = event.transferID { holds[transferID] = event }
+            // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
+            if let violation = EntryShape.violation(of: event, hold: event.transferID.flatMap { holds[$0] }) {
+                report.findings.append("ledger event \(event.id): \(violation)")
             }
             for entry in event.entries {
-                sums["\(entry.account) \(entry.amount.currency)", default: 0] +=
-                    (entry.side == .credit ? 1 : -1) * Money(entry.amount).micros
+                let key = "\(entry.account) \(entry.amount.currency)"
+                let micros = Money(entry.amount).micros
+                let (sum, overflow) = sums[key, default: 0].addingReportingOverflow(
+                    entry.side == .credit ? micros : -micros)
+                if overflow { report.findings.append("\(entry.account) \(entry.amount.currency) overflows") }
+                sums[key] = sum
+            }
+            do throws(Ledger.ApplyError) {
+                try ledger.apply(event, checkingBalances: false)
+            } catch {
+                report.findings.append("ledger event \(event.id) breaks the ledger: \(error)")
             }
         }
         let byTransfer = Dictionary(grouping: unique.values.filter { $0.transferID != nil }) { $0.transferID! }
@@ -97,16 +107,27 @@ public enum PipelineAudit {
                 report.findings.append("transfer \(transferID): \(kinds.map(\.rawValue).sorted())")
             }
         }
-        for (account, money) in ledger.allBalances {
-            if money.micros != sums["\(account) \(money.currency)"] {
-                report.findings.append("\(account) \(money.currency) is not the sum of its entries")
-            }
-            if account.hasPrefix("users/"), money.micros < 0 { report.findings.append("\(account) is \(money)") }
+        // Balances from the raw entries (the auditor's), compared with the ledger's own.
+        for (account, money) in ledger.allBalances where money.micros != sums["\(account) \(money.currency)"] ?? 0 {
+            report.findings.append("\(account) \(money.currency) is not the sum of its entries")
         }
-        var totals: [String: Int64] = [:]
-        for (_, money) in ledger.allBalances { totals[money.currency, default: 0] += money.micros }
-        for (currency, total) in totals where total != 0 {
-            report.findings.append("\(currency) does not add up to zero across accounts: money was created or lost")
+        for (key, micros) in sums.sorted(by: { $0.key < $1.key }) where key.hasPrefix("users/") && micros < 0 {
+            report.findings.append("\(key) is negative (\(micros) micro-units)")
+        }
+        // Money enters only by deposits: what users hold, per currency, is what was deposited.
+        var deposited: [String: Int64] = [:]
+        var held: [String: Int64] = [:]
+        for event in unique.values where event.kind == .deposit {
+            if let amount = event.amount { deposited[amount.currency, default: 0] &+= Money(amount).micros }
+        }
+        for (key, micros) in sums where key.hasPrefix("users/") {
+            held[String(key.split(separator: " ").last ?? ""), default: 0] &+= micros
+        }
+        for currency in Set(deposited.keys).union(held.keys).sorted()
+        where deposited[currency, default: 0] != held[currency, default: 0] {
+            report.findings.append(
+                "\(currency): users hold \(held[currency, default: 0]) micro-units but \(deposited[currency, default: 0]) were deposited: money was created or lost"
+            )
         }
         for transfer in ledger.transfers.values {
             switch transfer.status {

@@ -89,4 +89,40 @@ struct AuditTests {
         #expect(report.findings.count == 1)
         #expect(report.findings.first?.contains("instead of bob@example.com (bob)") == true, "\(report.findings)")
     }
+
+    @Test("the audit's own double-entry rules catch what a lenient ledger would accept")
+    func entryRules() throws {
+        let (ledger, answers, responses) = history()
+        // A hold that parks Alice's money in Mallory's held account: balanced, so Ledger.apply takes it.
+        let stray = LedgerEvent(
+            id: "stray-hold", kind: .hold, userID: "alice", intentID: "i2", transferID: "t2",
+            entries: [
+                LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("50")),
+                LedgerEntry(account: Ledger.held("mallory"), side: .credit, amount: cny("50")),
+            ], counterpartyUserID: "bob", amount: cny("50"))
+        // A deposit that credits Bob out of Alice's account instead of from outside.
+        let fakeDeposit = LedgerEvent(
+            id: "fake-deposit", kind: .deposit, userID: "bob",
+            entries: [
+                LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("10")),
+                LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("10")),
+            ], amount: cny("10"))
+        let report = PipelineAudit.audit(
+            responses: responses, ledger: ledger + [wrap(stray), wrap(fakeDeposit)], confirmations: answers,
+            messages: [])
+        #expect(report.findings.contains { $0.hasPrefix("ledger event stray-hold: hold moves") }, "\(report.findings)")
+        #expect(
+            report.findings.contains { $0.hasPrefix("ledger event fake-deposit: deposit moves") }, "\(report.findings)")
+        // Money that left Alice for Bob without a deposit: users hold what was deposited, so that still adds up;
+        // a deposit credited from nowhere does not.
+        let fromNowhere = LedgerEvent(
+            id: "from-nowhere", kind: .deposit, userID: "bob",
+            entries: [
+                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("10")),
+                LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("10")),
+            ], amount: cny("5"))
+        let created = PipelineAudit.audit(
+            responses: responses, ledger: ledger + [wrap(fromNowhere)], confirmations: answers, messages: [])
+        #expect(created.findings.contains { $0.contains("money was created or lost") }, "\(created.findings)")
+    }
 }

@@ -1,0 +1,43 @@
+import Intents
+import Payments
+
+/// The entries each kind of ledger event must have, derived from the event and
+/// its transfer's hold alone, without `Ledger.apply`: an auditor's own reading of
+/// the double-entry rules, so a ledger that accepted a wrong event (a hold into
+/// someone else's account, a post of another amount) is still caught.
+enum EntryShape {
+    /// Why `event`'s entries are not the ones its kind allows, or nil when they are.
+    static func violation(of event: LedgerEvent, hold: LedgerEvent?) -> String? {
+        let expected: Set<LedgerEntry>
+        switch event.kind {
+        case .deposit:
+            guard let amount = event.amount else { return "deposit without an amount" }
+            expected = [
+                LedgerEntry(account: Ledger.funding, side: .debit, amount: amount),
+                LedgerEntry(account: Ledger.available(event.userID), side: .credit, amount: amount),
+            ]
+        case .hold:
+            guard let amount = event.amount else { return "hold without an amount" }
+            expected = [
+                LedgerEntry(account: Ledger.available(event.userID), side: .debit, amount: amount),
+                LedgerEntry(account: Ledger.held(event.userID), side: .credit, amount: amount),
+            ]
+        case .post, .void:
+            guard let hold, let amount = hold.amount, let payee = hold.counterpartyUserID else {
+                return "\(event.kind.rawValue) of a transfer without a hold"
+            }
+            let receiver = event.kind == .post ? payee : hold.userID
+            expected = [
+                LedgerEntry(account: Ledger.held(hold.userID), side: .debit, amount: amount),
+                LedgerEntry(account: Ledger.available(receiver), side: .credit, amount: amount),
+            ]
+        case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
+            expected = []
+        }
+        guard event.entries.count == expected.count, Set(event.entries) == expected else {
+            let written = event.entries.map { "\($0.side.rawValue) \($0.account) \($0.amount)" }
+            return "\(event.kind.rawValue) moves \(written) instead of what a \(event.kind.rawValue) may move"
+        }
+        return nil
+    }
+}
