@@ -163,6 +163,16 @@ public struct EventEnvelope: Sendable, Hashable {
         guard let data = object[Attribute.data.rawValue] else {
             throw EventDecodingError(.schemaInvalid, field: "$.data", "required attribute missing")
         }
+        let userID = try reader.identifier(.userid)
+        // Swift compares strings by canonical equivalence, Kafka partitions by bytes: a user id
+        // spelled two ways ("K" and the Kelvin sign) would be one account with two partitions,
+        // so two workers deciding for it. Only the NFC spelling is accepted.
+        if !userID.utf8.allSatisfy({ $0 < 0x80 }),
+            !userID.utf8.elementsEqual(userID.precomposedStringWithCanonicalMapping.utf8)
+        {
+            throw EventDecodingError(
+                .schemaInvalid, field: "$.userid", "the user id must be in Unicode normalization form C (NFC)")
+        }
         return EventEnvelope(
             id: try reader.identifier(.id),
             source: try reader.identifier(.source),
@@ -170,7 +180,7 @@ public struct EventEnvelope: Sendable, Hashable {
             time: time,
             subject: try reader.optionalString(.subject),
             dataSchema: try reader.optionalString(.dataschema),
-            userID: try reader.identifier(.userid),
+            userID: userID,
             conversationID: try reader.identifier(.conversationid),
             intentID: try reader.optionalIdentifier(.intentid),
             causationID: try reader.optionalIdentifier(.causationid),

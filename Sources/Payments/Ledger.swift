@@ -187,6 +187,7 @@ public struct Ledger: Sendable {
     public mutating func apply(_ event: LedgerEvent, checkingBalances: Bool = true) throws(ApplyError) -> Bool {
         guard !applied.contains(event.id) else { return false }
         try checkBalanced(event)
+        try checkShape(event)
         var updated = balances
         for entry in event.entries {
             let key = BalanceKey(account: entry.account, currency: entry.amount.currency)
@@ -200,6 +201,36 @@ public struct Ledger: Sendable {
         balances = updated
         applied.insert(event.id)
         return true
+    }
+
+    /// Money enters only by a deposit from outside to the depositor, and a hold only
+    /// parks the payer's own money; events that record rather than move carry no
+    /// entries. (Posts and voids are checked against their hold when recorded.) So
+    /// a writer allowed to deposit, such as the ledger operator, cannot move one
+    /// user's money to another by calling it a deposit.
+    private func checkShape(_ event: LedgerEvent) throws(ApplyError) {
+        let expected: Set<LedgerEntry>?
+        switch event.kind {
+        case .deposit:
+            guard let amount = event.amount else { throw .invalid("deposit \(event.id) has no amount") }
+            expected = [
+                LedgerEntry(account: Self.funding, side: .debit, amount: amount),
+                LedgerEntry(account: Self.available(event.userID), side: .credit, amount: amount),
+            ]
+        case .hold:
+            guard let amount = event.amount else { throw .invalid("hold \(event.id) has no amount") }
+            expected = [
+                LedgerEntry(account: Self.available(event.userID), side: .debit, amount: amount),
+                LedgerEntry(account: Self.held(event.userID), side: .credit, amount: amount),
+            ]
+        case .post, .void:
+            expected = nil
+        case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
+            expected = []
+        }
+        if let expected, event.entries.count != expected.count || Set(event.entries) != expected {
+            throw .invalid("\(event.kind.rawValue) \(event.id) moves money a \(event.kind.rawValue) may not move")
+        }
     }
 
     private func checkBalanced(_ event: LedgerEvent) throws(ApplyError) {

@@ -68,6 +68,20 @@ struct EventEnvelopeTests {
         #expect(milliseconds == milliseconds.rounded())
     }
 
+    @Test("a user id must be in NFC: one spelling per user, so one partition and one decider per account")
+    func userIDNormalization() throws {
+        var object = validObject()
+        object["userid"] = "\u{212A}ATE"  // KELVIN SIGN: canonically equivalent to "KATE"
+        let error = #expect(throws: EventDecodingError.self) { try EventEnvelope.decode(json(object)) }
+        #expect(error?.field == "$.userid")
+        object["userid"] = "Jose\u{301}"  // decomposed é
+        #expect(throws: EventDecodingError.self) { try EventEnvelope.decode(json(object)) }
+        for accepted in ["KATE", "José", "孙波", "Юля"] {
+            object["userid"] = accepted
+            #expect(try EventEnvelope.decode(json(object)).userID == accepted)
+        }
+    }
+
     struct Rejection: Sendable, CustomTestStringConvertible {
         let name: String
         let bytes: [UInt8]

@@ -105,6 +105,33 @@ struct MoneySafetyTests {
         #expect(ledger.transfers[transferID]?.status == .held)
     }
 
+    @Test("a deposit or hold that moves one user's money to another is refused, whoever wrote it")
+    func depositsAndHoldsMoveOnlyTheirOwn() throws {
+        var ledger = try fundedLedger()
+        let disguised = LedgerEvent(
+            id: "disguised", kind: .deposit, userID: "bob",
+            entries: [
+                LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("500")),
+                LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("500")),
+            ], amount: cny("500"))
+        let strayHold = LedgerEvent(
+            id: "stray", kind: .hold, userID: "alice", transferID: "t",
+            entries: [
+                LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("5")),
+                LedgerEntry(account: Ledger.held("bob"), side: .credit, amount: cny("5")),
+            ], counterpartyUserID: "bob", amount: cny("5"))
+        let movingOpening = LedgerEvent(
+            id: "opening", kind: .accountOpened, userID: "dave", handles: ["dave@example.com"])
+        var withEntries = movingOpening
+        withEntries.entries = disguised.entries
+        for event in [disguised, strayHold, withEntries] {
+            #expect(throws: Ledger.ApplyError.self, "\(event.id)") { try ledger.apply(event, checkingBalances: false) }
+        }
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+        #expect(try ledger.apply(movingOpening))
+    }
+
     // MARK: Exactly one final response
 
     /// Every step's events; the final responses among them must be one id with one content.
