@@ -81,7 +81,13 @@ public struct Ledger: Sendable {
     public private(set) var transfers: [String: Transfer] = [:]
     public private(set) var requests: [String: PaymentRequest] = [:]
     /// Proposals closed without money moving, by user and intent id.
-    private var closedProposals: [String: ClosedProposal] = [:]
+    private var closedProposals: [ProposalKey: ClosedProposal] = [:]
+
+    /// A user's intent, as a key: two strings, so "a" + "b/c" and "a/b" + "c" never collide.
+    private struct ProposalKey: Hashable {
+        var userID: String
+        var intentID: String
+    }
     private var balances: [BalanceKey: Int64] = [:]
     private var applied: Set<String> = []
     private var accountByHandle: [String: String] = [:]
@@ -126,7 +132,7 @@ public struct Ledger: Sendable {
 
     /// The proposal of this user's intent, if it was closed without money moving.
     public func closedProposal(forIntent intentID: String, of userID: String) -> ClosedProposal? {
-        closedProposals["\(userID)/\(intentID)"]
+        closedProposals[ProposalKey(userID: userID, intentID: intentID)]
     }
 
     public func request(forIntent intentID: String, of userID: String) -> PaymentRequest? {
@@ -314,7 +320,7 @@ public struct Ledger: Sendable {
                 }
         case .proposalClosed:
             if let intentID = event.intentID {
-                closedProposals["\(event.userID)/\(intentID)"] = ClosedProposal(
+                closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(
                     reason: event.reason ?? "closed", decidedBy: event.decidedBy)
             }
             if let id = event.requestID, requests[id]?.status == .proposed {
