@@ -7,10 +7,7 @@ extension LedgerEvent {
     public static func deposit(id: String, userID: String, amount: CurrencyAmount) -> LedgerEvent {
         LedgerEvent(
             id: id, kind: .deposit, userID: userID,
-            entries: [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: amount),
-                LedgerEntry(account: Ledger.available(userID), side: .credit, amount: amount),
-            ], amount: amount)
+            entries: LedgerEntry.move(amount, from: Ledger.funding, to: Ledger.available(userID)), amount: amount)
     }
 
     /// Opening a payment account with opening deposits. Ids derive from the

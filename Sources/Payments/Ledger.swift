@@ -219,16 +219,10 @@ public struct Ledger: Sendable {
         switch event.kind {
         case .deposit:
             guard let amount = event.amount else { throw .invalid("deposit \(event.id) has no amount") }
-            expected = [
-                LedgerEntry(account: Self.funding, side: .debit, amount: amount),
-                LedgerEntry(account: Self.available(event.userID), side: .credit, amount: amount),
-            ]
+            expected = Set(LedgerEntry.move(amount, from: Self.funding, to: Self.available(event.userID)))
         case .hold:
             guard let amount = event.amount else { throw .invalid("hold \(event.id) has no amount") }
-            expected = [
-                LedgerEntry(account: Self.available(event.userID), side: .debit, amount: amount),
-                LedgerEntry(account: Self.held(event.userID), side: .credit, amount: amount),
-            ]
+            expected = Set(LedgerEntry.move(amount, from: Self.available(event.userID), to: Self.held(event.userID)))
         case .post, .void:
             expected = nil
         case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
@@ -283,10 +277,9 @@ public struct Ledger: Sendable {
             // Exactly the held amount leaves the payer's held account, to the payee (post) or
             // back to the payer (void): a writer cannot pay someone else or another amount.
             let receiver = event.kind == .post ? transfer.payee : transfer.payer
-            let expected: Set<LedgerEntry> = [
-                LedgerEntry(account: Self.held(transfer.payer), side: .debit, amount: transfer.money.currencyAmount),
-                LedgerEntry(account: Self.available(receiver), side: .credit, amount: transfer.money.currencyAmount),
-            ]
+            let expected = Set(
+                LedgerEntry.move(
+                    transfer.money.currencyAmount, from: Self.held(transfer.payer), to: Self.available(receiver)))
             guard event.entries.count == 2, Set(event.entries) == expected else {
                 throw .invalid(
                     "\(event.kind.rawValue) \(event.id) does not move exactly \(transfer.money) from \(transfer.payer)'s hold to \(receiver)"

@@ -16,6 +16,15 @@ public struct LedgerEntry: Codable, Sendable, Hashable {
         self.side = side
         self.amount = amount
     }
+
+    /// The two entries of moving `amount` from one account to another: a debit of
+    /// `source`, a credit of `destination`. Every movement the ledger knows is one of these.
+    public static func move(_ amount: CurrencyAmount, from source: String, to destination: String) -> [LedgerEntry] {
+        [
+            LedgerEntry(account: source, side: .debit, amount: amount),
+            LedgerEntry(account: destination, side: .credit, amount: amount),
+        ]
+    }
 }
 
 /// What the payments worker appends to the ledger topic: its whole state,

@@ -125,10 +125,8 @@ public struct PaymentsStage: Sendable {
             event = LedgerEvent(
                 id: EventID.derived("ledger", "hold", transferID), kind: .hold, userID: userID, intentID: intentID,
                 transferID: transferID, requestID: terms.paysRequestID,
-                entries: [
-                    LedgerEntry(account: Ledger.available(userID), side: .debit, amount: money.currencyAmount),
-                    LedgerEntry(account: Ledger.held(userID), side: .credit, amount: money.currencyAmount),
-                ],
+                entries: LedgerEntry.move(
+                    money.currencyAmount, from: Ledger.available(userID), to: Ledger.held(userID)),
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
                 amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
         }
@@ -193,11 +191,8 @@ public struct PaymentsStage: Sendable {
         let post = LedgerEvent(
             id: EventID.derived("ledger", "post", transfer.id), kind: .post, userID: transfer.payer,
             intentID: transfer.intentID, transferID: transfer.id, requestID: transfer.paysRequestID,
-            entries: [
-                LedgerEntry(account: Ledger.held(transfer.payer), side: .debit, amount: transfer.money.currencyAmount),
-                LedgerEntry(
-                    account: Ledger.available(transfer.payee), side: .credit, amount: transfer.money.currencyAmount),
-            ],
+            entries: LedgerEntry.move(
+                transfer.money.currencyAmount, from: Ledger.held(transfer.payer), to: Ledger.available(transfer.payee)),
             counterpartyUserID: transfer.payee, counterpartyContactID: transfer.payeeContactID,
             counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
@@ -345,11 +340,8 @@ public struct PaymentsStage: Sendable {
         let void = LedgerEvent(
             id: EventID.derived("ledger", "void", transfer.id), kind: .void, userID: transfer.payer,
             intentID: transfer.intentID, transferID: transfer.id,
-            entries: [
-                LedgerEntry(account: Ledger.held(transfer.payer), side: .debit, amount: transfer.money.currencyAmount),
-                LedgerEntry(
-                    account: Ledger.available(transfer.payer), side: .credit, amount: transfer.money.currencyAmount),
-            ],
+            entries: LedgerEntry.move(
+                transfer.money.currencyAmount, from: Ledger.held(transfer.payer), to: Ledger.available(transfer.payer)),
             amount: transfer.money.currencyAmount, reason: reason, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []

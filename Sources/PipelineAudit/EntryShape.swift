@@ -12,25 +12,17 @@ enum EntryShape {
         switch event.kind {
         case .deposit:
             guard let amount = event.amount else { return "deposit without an amount" }
-            expected = [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: amount),
-                LedgerEntry(account: Ledger.available(event.userID), side: .credit, amount: amount),
-            ]
+            expected = Set(LedgerEntry.move(amount, from: Ledger.funding, to: Ledger.available(event.userID)))
         case .hold:
             guard let amount = event.amount else { return "hold without an amount" }
-            expected = [
-                LedgerEntry(account: Ledger.available(event.userID), side: .debit, amount: amount),
-                LedgerEntry(account: Ledger.held(event.userID), side: .credit, amount: amount),
-            ]
+            expected = Set(
+                LedgerEntry.move(amount, from: Ledger.available(event.userID), to: Ledger.held(event.userID)))
         case .post, .void:
             guard let hold, let amount = hold.amount, let payee = hold.counterpartyUserID else {
                 return "\(event.kind.rawValue) of a transfer without a hold"
             }
             let receiver = event.kind == .post ? payee : hold.userID
-            expected = [
-                LedgerEntry(account: Ledger.held(hold.userID), side: .debit, amount: amount),
-                LedgerEntry(account: Ledger.available(receiver), side: .credit, amount: amount),
-            ]
+            expected = Set(LedgerEntry.move(amount, from: Ledger.held(hold.userID), to: Ledger.available(receiver)))
         case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
             expected = []
         }
