@@ -9,6 +9,14 @@
 #include <sys/resource.h>
 #include <time.h>
 
+/* Joins the consumer's group for one topic (every partition). */
+static void subscribe_one(rd_kafka_t *rk, const char *topic) {
+    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(topics, topic, RD_KAFKA_PARTITION_UA);
+    rd_kafka_subscribe(rk, topics);
+    rd_kafka_topic_partition_list_destroy(topics);
+}
+
 static double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -104,10 +112,7 @@ int kb_consume(const char *bootstrap, const char *topic, const char *group, long
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, errlen);
     if (!rk) { rd_kafka_conf_destroy(conf); return -1; }
     rd_kafka_poll_set_consumer(rk);
-    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(topics, topic, RD_KAFKA_PARTITION_UA);
-    rd_kafka_subscribe(rk, topics);
-    rd_kafka_topic_partition_list_destroy(topics);
+    subscribe_one(rk, topic);
 
     long long received = 0, errors = 0, bytes = 0;
     double start = 0, last_message = now_seconds();
@@ -173,10 +178,7 @@ int kb_relay(const char *bootstrap, const char *input, const char *output, const
     rd_kafka_t *consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cconf, errstr, errlen);
     if (!consumer) { rd_kafka_conf_destroy(cconf); rd_kafka_destroy(producer); return -1; }
     rd_kafka_poll_set_consumer(consumer);
-    rd_kafka_topic_partition_list_t *topics = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(topics, input, RD_KAFKA_PARTITION_UA);
-    rd_kafka_subscribe(consumer, topics);
-    rd_kafka_topic_partition_list_destroy(topics);
+    subscribe_one(consumer, input);
 
     long long received = 0, errors = 0, bytes = 0;
     double start = 0, cpu_start = 0, last_message = now_seconds();
