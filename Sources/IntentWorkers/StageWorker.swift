@@ -32,11 +32,21 @@ public final class StageWorker: Service, Sendable {
         /// takes the producer's `message.max.bytes`, so the copy is never
         /// refused for its size by the producer itself.
         public var deadLetterMaximumBytes: Int?
+        /// Records decided per poll, at most. Larger batches amortize the two
+        /// acknowledgement rounds; at low rates batches are small anyway.
+        public var maximumBatch: Int
+        /// How often finished work is committed while batches keep coming (and
+        /// always when the worker goes idle): a crash redoes at most this much,
+        /// with the same event ids.
+        public var commitInterval: Duration
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
-            keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1)
+            keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1),
+            maximumBatch: Int = 1000, commitInterval: Duration = .milliseconds(200)
         ) {
+            self.maximumBatch = maximumBatch
+            self.commitInterval = commitInterval
             self.kafka = kafka
             self.topics = topics
             self.groupID = groupID
@@ -112,11 +122,16 @@ public final class StageWorker: Service, Sendable {
     }
 
     private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int) async throws {
+        // Before partitions move, whatever this member has in flight must be on the
+        // broker: the next owner catches up on the state topics from what is there.
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 client: configuration.kafka, groupID: configuration.groupID,
                 sessionTimeout: configuration.sessionTimeout),
-            logger: logger)
+            logger: logger,
+            beforeRevoke: { [configuration] in
+                _ = producer.waitForDeliveries(timeout: configuration.kafka.requestTimeout)
+            })
         do {
             try consumer.subscribe(topics: [configuration.input])
             logger.info(
@@ -124,7 +139,7 @@ public final class StageWorker: Service, Sendable {
             try await withGracefulShutdownHandler {
                 try await self.loop(consumer, producer, followers, deadLetterLimit: deadLetterLimit)
             } onGracefulShutdown: { [logger, name] in
-                logger.info("\(name): shutdown requested; finishing the batch in flight, then committing")
+                logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
             }
             await consumer.close()
         } catch {
@@ -133,6 +148,9 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
+    /// Polls, decides and publishes with two batches in flight behind the one
+    /// being decided (see ``PublishingPipeline``): the broker acknowledges
+    /// batch k-1's state and batch k-2's notices while batch k is decided.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int
     ) async throws {
@@ -142,12 +160,17 @@ public final class StageWorker: Service, Sendable {
         let partitionCount = try await retry.retrying("look up the input's partitions", logger: logger) {
             try await inputPartitionCount()
         }
+        var pipeline = PublishingPipeline()
         var commits = GiveUpClock(policy: retry)
         var uncommitted = false
+        var lastCommit = ContinuousClock.now
         var assignment: Set<Int32> = []
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let batch = try await consumer.poll(timeout: .milliseconds(200))
+            // With batches in flight, do not wait for records: their acknowledgements are next.
+            let batch = try await consumer.poll(
+                maxMessages: configuration.maximumBatch,
+                timeout: pipeline.isEmpty ? .milliseconds(200) : .zero)
             // Gained partitions: their previous owner's last writes must be in our state first.
             let current = Set(try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
             if !current.isSubset(of: assignment) {
@@ -163,41 +186,83 @@ public final class StageWorker: Service, Sendable {
                 }
                 results.append((nil, result))
             }
-            // The whole batch again after a failure (same event ids): offsets are stored only
-            // once every output is acknowledged, so a half-published batch is never committed.
-            try await retry.retrying("publish a batch", logger: logger) {
-                try await publish(results, producer, deadLetterLimit: deadLetterLimit)
-            }
-            if !batch.isEmpty {
-                try consumer.markProcessed(batch)
-                uncommitted = true
-            }
-            if uncommitted {
+            let next = outgoing(batch, results, deadLetterLimit: deadLetterLimit)
+            if try await advance(&pipeline, producer, consumer) { uncommitted = true }
+            if !next.isEmpty { pipeline.state = (next, await producer.enqueue(batch: next.state)) }
+            // One synchronous commit per commit interval, not per batch: a crash redoes
+            // at most that much, with the same event ids.
+            if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= configuration.commitInterval {
                 uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
+                lastCommit = ContinuousClock.now
             }
         }
+        // Shutting down: finish what is in flight, then commit it.
+        while !pipeline.isEmpty {
+            if try await advance(&pipeline, producer, consumer) { uncommitted = true }
+        }
+        if uncommitted { _ = try await consumer.commit() }
     }
 
-    /// Publishes in two rounds: first what is state (the ledger, the message
-    /// history, proposals to the payments stage) and dead letters, then, once
-    /// the broker has acknowledged those, what others react to (prompts,
-    /// responses, the next stage's input). A response is never seen before the
-    /// decision it reports is durable, and a confirmation request never before
-    /// the proposal it asks about has reached the payments stage's topic.
-    private func publish(
-        _ results: [(KafkaConsumerMessage?, StageResult)], _ producer: KafkaProducer, deadLetterLimit: Int
-    ) async throws {
+    /// Moves the pipeline on by one step: waits for the oldest batch's notices
+    /// (then its input offsets are stored for the next commit) and for the next
+    /// batch's state (then its notices are handed over). Returns whether offsets were stored.
+    private func advance(
+        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer
+    ) async throws -> Bool {
+        var stored = false
+        let retry = RetryPolicy.current
+        if let (batch, delivery) = pipeline.notices {
+            pipeline.notices = nil
+            if let delivery, !(await delivery.results()).allSucceeded {
+                // Notices are derived with deterministic ids: sending them again is harmless.
+                try await retry.retrying("publish notices", logger: logger) {
+                    _ = try await producer.sendAll(batch.notices)
+                }
+            }
+            if !batch.consumed.isEmpty {
+                try consumer.markProcessed(batch.consumed)
+                stored = true
+            }
+        }
+        if let (batch, delivery) = pipeline.state {
+            pipeline.state = nil
+            let first = await delivery.results()
+            do {
+                try PublishFaults.checkStateRound()
+                try await settle(first, batch.state, parked: batch.parked, producer)
+            } catch {
+                // The whole state round again (same event ids); nothing of a later batch
+                // was handed over meanwhile, so the state topics keep their order.
+                try await retry.retrying("publish a batch", logger: logger) {
+                    try PublishFaults.checkStateRound()
+                    try await send(batch.state, parked: batch.parked, producer)
+                }
+            }
+            if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
+            pipeline.notices = (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices))
+        }
+        return stored
+    }
+
+    /// Sorts one batch's decisions into the two publishing rounds: first what
+    /// is state (the ledger, the message history, proposals to the payments
+    /// stage) and dead letters, then, once the broker has acknowledged those,
+    /// what others react to (prompts, responses, the next stage's input). A
+    /// response is never seen before the decision it reports is durable, and a
+    /// confirmation request never before the proposal it asks about has
+    /// reached the payments stage's topic.
+    private func outgoing(
+        _ consumed: [KafkaConsumerMessage], _ results: [(KafkaConsumerMessage?, StageResult)], deadLetterLimit: Int
+    ) -> OutgoingBatch {
         let topics = configuration.topics
-        var state: [KafkaProducerMessage] = []
-        var parked: [Int: Rejection] = [:]
-        var notices: [KafkaProducerMessage] = []
+        var batch = OutgoingBatch(consumed: consumed)
         for (message, result) in results {
             // Described only when a line is logged (metadata is an autoclosure):
             // at the info level nothing is formatted for a record that is simply published.
             func record() -> String { message.map { "\($0.topicPartition)@\($0.offset)" } ?? "tick" }
             if let error = result.rejected, let message {
-                parked[state.count] = (message, error)
-                state.append(deadLetter(message, error, limit: deadLetterLimit))
+                batch.parked[batch.state.count] = (message, error)
+                batch.state.append(deadLetter(message, error, limit: deadLetterLimit))
                 logger.warning(
                     "dead-lettered",
                     metadata: ["record": "\(record())", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
@@ -208,19 +273,16 @@ public final class StageWorker: Service, Sendable {
             for (destination, event) in result.events {
                 let outgoing = KafkaProducerMessage(
                     topic: topics.topic(for: destination), event: event, signedWith: configuration.keys)
-                if destination.isState { state.append(outgoing) } else { notices.append(outgoing) }
+                if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }
                 logger.debug(
                     "publish",
                     metadata: ["record": "\(record())", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
             }
         }
-        if !state.isEmpty { try await send(state, parked: parked, producer) }
-        if !state.isEmpty && !notices.isEmpty { CrashPoint.betweenPublishRounds() }
-        if !notices.isEmpty { _ = try await producer.sendAll(notices) }
+        return batch
     }
 
-    /// A consumed record the stage (or a follower) refused, and why.
-    private typealias Rejection = (message: KafkaConsumerMessage, error: EventDecodingError)
+    private typealias Rejection = StageRejection
 
     private func deadLetter(_ message: KafkaConsumerMessage, _ error: EventDecodingError, limit: Int)
         -> KafkaProducerMessage
@@ -239,7 +301,14 @@ public final class StageWorker: Service, Sendable {
     private func send(
         _ records: [KafkaProducerMessage], parked: [Int: Rejection], _ producer: KafkaProducer
     ) async throws(KafkaError) {
-        let results = await producer.send(batch: records)
+        try await settle(await producer.send(batch: records), records, parked: parked, producer)
+    }
+
+    /// What ``send(_:parked:_:)`` does once the reports of `records` are in.
+    private func settle(
+        _ results: KafkaDeliveryResults, _ records: [KafkaProducerMessage], parked: [Int: Rejection],
+        _ producer: KafkaProducer
+    ) async throws(KafkaError) {
         guard !results.allSucceeded else { return }
         var references: [KafkaProducerMessage] = []
         for (index, result) in zip(results.indices, results) {

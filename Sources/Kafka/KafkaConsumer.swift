@@ -30,10 +30,15 @@ public final class KafkaConsumer: Service, Sendable {
     /// Consumer errors are informational: librdkafka keeps retrying.
     public var errors: AsyncStream<KafkaError> { handle.callbacks.errors }
 
-    public init(configuration: KafkaConsumerConfiguration, logger: Logger) throws(KafkaError) {
+    /// - Parameter beforeRevoke: Called (on the thread serving the rebalance,
+    ///   which may block) before partitions are taken away and the finished
+    ///   work is committed; see ``KafkaProducer/waitForDeliveries(timeout:)``.
+    public init(
+        configuration: KafkaConsumerConfiguration, logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil
+    ) throws(KafkaError) {
         self.configuration = configuration
         self.logger = logger
-        let callbacks = ClientCallbacks(logger: logger)
+        let callbacks = ClientCallbacks(logger: logger, beforeRevoke: beforeRevoke)
         handle = try RDKafkaHandle(
             kind: .consumer, properties: configuration.librdkafkaProperties, callbacks: callbacks
         ) { conf in
@@ -469,6 +474,7 @@ private let rebalanceCallback:
             callbacks.logger.info("partitions assigned", metadata: ["partitions": "\(topicPartitions)"])
             callbacks.rebalanceSink.yield(.assigned(topicPartitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            callbacks.beforeRevoke?()
             let lost = rd_kafka_assignment_lost(handle) != 0
             if !lost {
                 // Commit finished work before the partitions move, so the next

@@ -178,7 +178,7 @@ public struct KafkaError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An error raised by this wrapper rather than by librdkafka.
-    static func client(_ message: String, operation: String, code: Code = .invalidArgument) -> KafkaError {
+    public static func client(_ message: String, operation: String, code: Code = .invalidArgument) -> KafkaError {
         KafkaError(
             code: code,
             name: String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(rawValue: code.rawValue))),

@@ -82,6 +82,14 @@ public final class KafkaProducer: Service, Sendable {
     /// each is acknowledged or failed. Results are in input order. Records with
     /// the same key keep their relative order.
     public func send(batch messages: [KafkaProducerMessage]) async -> KafkaDeliveryResults {
+        await enqueue(batch: messages).results()
+    }
+
+    /// Hands records to librdkafka and returns without waiting for the broker:
+    /// a worker encodes its next batch while this one is acknowledged. Records
+    /// enqueued by one caller, one call after another, keep that order per
+    /// partition. Suspends only while librdkafka's local queue is full.
+    public func enqueue(batch messages: [KafkaProducerMessage]) async -> KafkaPendingDelivery {
         var instance = self.instance
         if instance.handle.isDestroyed {
             let batch = DeliveryBatch(messages: messages)
@@ -90,7 +98,7 @@ public final class KafkaProducer: Service, Sendable {
                 _ = batch.opaque(forEnqueuing: index)
                 batch.rollBackEnqueue(index, closed)
             }
-            return KafkaDeliveryResults(batch: batch)
+            return KafkaPendingDelivery(producer: self, instance: instance, batch: batch)
         }
         replaceIfFatal(instance)
         instance = self.instance
@@ -104,12 +112,15 @@ public final class KafkaProducer: Service, Sendable {
             // suspension per half-queue of deliveries, not one per report burst.
             await instance.pollThread.waitUntilQueued(below: instance.lowWaterMark)
         }
-        await batch.waitForCompletion()
-        let results = KafkaDeliveryResults(batch: batch)
+        return KafkaPendingDelivery(producer: self, instance: instance, batch: batch)
+    }
+
+    /// Called once a pending delivery completed: a failed batch may mean the
+    /// instance must be replaced before the caller retries.
+    fileprivate func completed(_ results: KafkaDeliveryResults, on instance: ProducerInstance) {
         if !results.allSucceeded {
             replaceIfFatal(instance, failures: results.failures)
         }
-        return results
     }
 
     /// Like ``send(batch:)`` but throws the first failure, for callers that
@@ -176,6 +187,17 @@ public final class KafkaProducer: Service, Sendable {
             rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds)
         }
         try KafkaError.check(result, "flush producer")
+    }
+
+    /// Blocks the calling thread until every queued record is delivered or
+    /// failed, at most `timeout`: for a consumer's revoke callback
+    /// (`KafkaConsumer(beforeRevoke:)`), which runs on a thread that may block,
+    /// never on the cooperative pool. Returns false on time-out.
+    @discardableResult
+    public func waitForDeliveries(timeout: Duration) -> Bool {
+        let handle = instance.handle
+        if handle.isDestroyed { return true }
+        return rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR
     }
 
     /// Records produced but not yet acknowledged.
@@ -350,5 +372,21 @@ private func withHeaderArrays<Result>(
                 }
             }
         }
+    }
+}
+
+/// Records handed to librdkafka whose acknowledgements are still to come
+/// (``KafkaProducer/enqueue(batch:)``).
+public struct KafkaPendingDelivery: Sendable {
+    fileprivate let producer: KafkaProducer
+    fileprivate let instance: ProducerInstance
+    fileprivate let batch: DeliveryBatch
+
+    /// Waits until every record is acknowledged or failed; results in input order.
+    public func results() async -> KafkaDeliveryResults {
+        await batch.waitForCompletion()
+        let results = KafkaDeliveryResults(batch: batch)
+        producer.completed(results, on: instance)
+        return results
     }
 }

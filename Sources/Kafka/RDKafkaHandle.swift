@@ -132,9 +132,14 @@ final class ClientCallbacks: Sendable {
     /// texts: its `debug=conf` dump redacts only the properties it flags
     /// itself, not e.g. `sasl.oauthbearer.client.secret`.
     private let secrets = Mutex<[String: String]>([:])
+    /// Runs inside a consumer's revoke callback, before the final commit:
+    /// a worker that publishes ahead of its commits waits there for its
+    /// records in flight, so the next owner of a partition finds them.
+    let beforeRevoke: (@Sendable () -> Void)?
 
-    init(logger: Logger) {
+    init(logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil) {
         self.logger = logger
+        self.beforeRevoke = beforeRevoke
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         (rebalances, rebalanceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
