@@ -43,7 +43,7 @@ public final class StageWorker: Service, Sendable {
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
             keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1),
-            maximumBatch: Int = 1000, commitInterval: Duration = .milliseconds(200)
+            maximumBatch: Int = StageWorker.defaultMaximumBatch, commitInterval: Duration = .milliseconds(200)
         ) {
             self.maximumBatch = maximumBatch
             self.commitInterval = commitInterval
@@ -65,6 +65,11 @@ public final class StageWorker: Service, Sendable {
     public typealias Followers =
         @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws
         -> [TopicFollower]
+
+    /// Records per poll unless configured: enough to amortize the two
+    /// acknowledgement rounds, small enough that deciding one batch (tens of
+    /// milliseconds of CPU) does not hold up the rounds of the batches in flight.
+    public static let defaultMaximumBatch = 1000
 
     public let configuration: Configuration
     private let name: String

@@ -16,6 +16,13 @@ import Synchronization
 /// last writes must be in before this instance decides for those users).
 public final class TopicFollower: Sendable {
     public let topic: String
+    /// How long a follower's fetch waits on idle partitions, whatever the
+    /// stage consumer's `fetch.wait.max.ms`. A follower is on no request's
+    /// path (a stage applies its own decisions as it makes them, and
+    /// ``caughtUp()`` reads to the end offsets, where data is waiting), so on a
+    /// broker that waits a fetch out (the local broker) a short wait would
+    /// only multiply idle requests.
+    public static let fetchWait = Duration.milliseconds(100)
     private let consumer: KafkaConsumer
     private let configuration: KafkaConfiguration
     private let apply: @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void
@@ -47,9 +54,11 @@ public final class TopicFollower: Sendable {
         self.apply = apply
         self.reject = reject
         // A group id librdkafka requires but never joins: partitions are assigned, not subscribed.
-        consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(client: configuration, groupID: "follower-\(UUID().uuidString)"),
-            logger: logger)
+        var consumerConfiguration = KafkaConsumerConfiguration(
+            client: configuration, groupID: "follower-\(UUID().uuidString)")
+        consumerConfiguration.maximumFetchWait = Self.fetchWait
+        consumerConfiguration.client.properties["fetch.wait.max.ms"] = nil
+        consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
     }
 
     /// Applies records until cancelled. Starts from the beginning of every partition.

@@ -42,13 +42,17 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     public var maximumResponseBytes: Int = 100_000_000
     /// How long a fetch may wait for data on an idle partition (`fetch.wait.max.ms`).
     /// Apache Kafka answers a fetch as soon as data arrives, so there this only
-    /// bounds empty round trips; the local broker (Tansu) waits it out even when
-    /// data arrives, so it adds up to this much to every hop. Measured (README,
-    /// latency-aware defaults): 500 ms (librdkafka's default) gave a message round
-    /// trip p50 of about 450 ms at 100 intents/s; 25 ms gives about 70 ms, for
-    /// about 10 % of a core of broker time per idle consumer on the local broker.
+    /// bounds empty round trips and 100-500 ms costs no latency (the manifests
+    /// set 100); the local broker (Tansu) waits it out even when data arrives,
+    /// so it adds up to this much to every hop. Measured with `intent-bench
+    /// pipeline` (README, latency-aware defaults): a message round trip at 100
+    /// intents/s had p50/p99 of 25/36 ms at 25 ms, 12/29 ms at 5 ms and 10/21 ms
+    /// at 2 ms; the local broker's CPU with four idle workers (and the
+    /// benchmark's own 1 ms reader) went from 26 % to 33 % to 44 % of a core.
+    /// 5 ms, because at 2 ms a consumer did not resume after the local broker
+    /// was killed and restarted (`BrokerFailureTests`, 2 runs of 2; 5 ms passes).
     /// `KAFKA_FETCH_WAIT_MAX_MS` (or `--kafka-property fetch.wait.max.ms=N`) sets it per worker.
-    public var maximumFetchWait: Duration = .milliseconds(25)
+    public var maximumFetchWait: Duration = .milliseconds(5)
 
     public init(
         client: KafkaConfiguration,

@@ -5,7 +5,11 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     /// Broker-side de-duplication of retried batches (`enable.idempotence`).
     public var idempotent: Bool
     /// How long to wait for more messages to fill a batch (`linger.ms`): the
-    /// throughput/latency trade-off.
+    /// throughput/latency trade-off. Zero by default: workers hand over a whole
+    /// batch of records at once, which librdkafka batches per partition anyway,
+    /// while every millisecond of lingering is paid on every hop of a
+    /// conversation (measured: 5 ms cost a message round trip about 35 ms at
+    /// 100 intents/s). `KAFKA_LINGER_MS` sets it per worker.
     public var linger: Duration
     /// Maximum bytes per partition batch (`batch.size`); nil keeps librdkafka's default.
     public var batchSizeBytes: Int?
@@ -35,7 +39,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public init(
         client: KafkaConfiguration,
         idempotent: Bool = true,
-        linger: Duration = .milliseconds(5),
+        linger: Duration = .zero,
         batchSizeBytes: Int? = nil,
         deliveryTimeout: Duration = .seconds(30),
         compression: String = "none",

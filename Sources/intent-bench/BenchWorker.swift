@@ -33,8 +33,11 @@ final class BenchWorker: Sendable {
     }
 
     /// User plus system CPU seconds so far (/proc/PID/stat, fields 14 and 15).
-    var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+    var cpuSeconds: Double { Self.cpuSeconds(of: process.pid) }
+
+    /// User plus system CPU seconds of any process so far (the broker's, too).
+    static func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")

@@ -140,9 +140,12 @@ struct PipelineBenchmark: AsyncParsableCommand {
         )
 
         // The raw C relay over the same requests.
+        // With the workers' linger.ms and batch size.
+        let linger = Int32(KafkaProducerConfiguration(client: client).linger / .milliseconds(1))
+        let batch = Int32(StageWorker.defaultMaximumBatch)
         let relay = try await onBaselineThread { result, error, length in
             kb_relay(
-                broker.bootstrapServers, topics.requested, relayTopic, "relay-\(UUID())", Int64(total), 5, 500,
+                broker.bootstrapServers, topics.requested, relayTopic, "relay-\(UUID())", Int64(total), linger, batch,
                 30_000, result, error, length)
         }
         let relayPerSecond = Double(relay.messages) / relay.seconds
@@ -298,6 +301,20 @@ struct PipelineBenchmark: AsyncParsableCommand {
             // One untimed intent of each kind through every worker first: connections and partition leaders warm.
             _ = try await probe.measure(label: "warm-m", payment: false, rate: 1, seconds: 1, drain: .seconds(30))
             _ = try await probe.measure(label: "warm-p", payment: true, rate: 1, seconds: 1, drain: .seconds(30))
+            // What waiting costs: the workers and the broker with every worker idle, over 3 s
+            // (fetch.wait.max.ms decides how often each idle consumer asks the broker).
+            let brokerPIDs = broker.processes.map(\.pid)
+            func cpu() -> (broker: Double, workers: Double) {
+                (
+                    brokerPIDs.map(BenchWorker.cpuSeconds(of:)).reduce(0, +),
+                    processes.map(\.cpuSeconds).reduce(0, +)
+                )
+            }
+            let idleStart = cpu()
+            try await Task.sleep(for: .seconds(3))  // a measurement window, not synchronization
+            let idleEnd = cpu()
+            report.append(("idle_broker_cpu_pct", (idleEnd.broker - idleStart.broker) / 3 * 100))
+            report.append(("idle_workers_cpu_pct", (idleEnd.workers - idleStart.workers) / 3 * 100))
             for rate in rates {
                 for payment in [false, true] {
                     let kind = payment ? "payment" : "message"
