@@ -30,7 +30,13 @@ public struct EventEnvelope: Sendable, Hashable {
     public var intentID: String?
     /// The id of the event that caused this one; nil for events from outside the pipeline.
     public var causationID: String?
-    public var data: JSONValue
+    public var data: JSONValue {
+        get { body.value }
+        set { body = .value(newValue) }
+    }
+    /// `data` as held: an envelope built from a payload keeps the payload's
+    /// canonical bytes, which ``encoded()`` splices in.
+    private var body: EventData
 
     public init(
         id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
@@ -47,7 +53,7 @@ public struct EventEnvelope: Sendable, Hashable {
         self.conversationID = conversationID
         self.intentID = intentID
         self.causationID = causationID
-        self.data = data
+        self.body = .value(data)
     }
 
     /// Attribute names as they appear on the wire.
@@ -91,7 +97,7 @@ public struct EventEnvelope: Sendable, Hashable {
             if let text {
                 CanonicalJSONWriter.write(text, into: &output)
             } else {
-                CanonicalJSONWriter.write(data, into: &output)
+                body.write(into: &output)
             }
         }
         output.append(UInt8(ascii: "}"))
@@ -204,7 +210,8 @@ public struct EventEnvelope: Sendable, Hashable {
         return payload
     }
 
-    /// An envelope around a typed payload.
+    /// An envelope around a typed payload, encoded straight to its canonical
+    /// bytes (the bytes of `JSONValue(encoding: payload)` written canonically).
     public init(
         id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
         userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
@@ -212,8 +219,13 @@ public struct EventEnvelope: Sendable, Hashable {
     ) {
         self.init(
             id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
-            conversationID: conversationID, intentID: intentID, causationID: causationID,
-            data: JSONValue(encoding: payload))
+            conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
+        // Encoding the pipeline's payload types cannot fail: they hold only
+        // strings, finite numbers, booleans, arrays and objects.
+        guard let bytes = try? CanonicalEncoder.encode(payload, style: .payload) else {
+            preconditionFailure("encoding \(Swift.type(of: payload)) as JSON failed")
+        }
+        body = .canonical(bytes)
     }
 }
 
