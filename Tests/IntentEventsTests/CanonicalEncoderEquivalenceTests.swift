@@ -69,6 +69,20 @@ struct CanonicalEncoderEquivalenceTests {
         #expect(types.count >= 11, "\(types.sorted())")
     }
 
+    @Test("CanonicalJSON.encode gives Foundation's bytes for payloads, binding messages and token messages")
+    func canonicalJSONMatchesFoundation() throws {
+        var values: [any Encodable] = try Self.everyPayload()
+        values.append([
+            "intent-pipeline/binding/v2", "sendPayment", "i-1", "user/ü", "", "+86 1", "10.50", "CNY", "", "x",
+        ])
+        values.append(["intent-pipeline/app/v2", "user", String(1_795_000_000)])
+        values.append(["a": 1.5, "b": 1e16, "c": -0.0, "d": 1e-7])
+        values.append([UInt64.max])
+        for value in values {
+            #expect(CanonicalJSON.encode(value) == CanonicalJSON.foundationEncode(value), "\(value)")
+        }
+    }
+
     @Test("numbers, Foundation's own types, nesting and odd shapes encode as before, in both styles")
     func oddValuesMatch() throws {
         let odd: [String: [Double]] = ["a": [1, 1.5, -0.0, 1e16, 1e300, 0.1, 9.3e18, -1e-300, 123_456_789.5]]
