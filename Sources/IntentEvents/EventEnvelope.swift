@@ -104,6 +104,9 @@ public struct EventEnvelope: Sendable, Hashable {
         return output
     }
 
+    /// Every attribute's name, built once rather than for every event decoded.
+    static let attributeNames = Set(Attribute.allCases.map(\.rawValue))
+
     /// The attributes in the order canonical JSON writes them (keys sorted).
     static let sortedAttributes = Attribute.allCases.sorted { $0.rawValue < $1.rawValue }
 
@@ -148,8 +151,9 @@ public struct EventEnvelope: Sendable, Hashable {
         guard case .object(let object) = value else {
             throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
         }
-        let known = Set(Attribute.allCases.map(\.rawValue))
-        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+        if object.keys.contains(where: { !Self.attributeNames.contains($0) }),
+            let unknown = object.keys.sorted().first(where: { !Self.attributeNames.contains($0) })
+        {
             throw EventDecodingError(.schemaInvalid, field: "$.\(unknown)", "unknown attribute")
         }
         let reader = AttributeReader(object: object)
@@ -195,11 +199,45 @@ public struct EventEnvelope: Sendable, Hashable {
 
     /// Decodes `data` as a typed payload, strictly: a missing, mistyped or
     /// unknown field is `schema_invalid`, with the field's path.
+    ///
+    /// When the decoding read every member and element of `data` exactly once
+    /// (nearly every event), no field is unknown: every payload type writes
+    /// back every field it reads (synthesized `Codable` does, and so does every
+    /// hand-written conformance here), so re-encoding could not lack one. Only
+    /// otherwise is the payload re-encoded and compared (``StrictDecoding``),
+    /// which names the first unknown field as it always did; a field present
+    /// as `null` where the payload has an optional is unknown there, since the
+    /// re-encoding drops it. `StrictDecodingEquivalenceTests` compares both.
     public func decodeData<Payload: Codable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+        let data = self.data
+        let decoded: (value: Payload, readEverything: Bool)
+        do {
+            decoded = try JSONValueDecoder.decodeReadingEverything(Payload.self, from: data)
+        } catch {
+            throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
+        }
+        if !decoded.readEverything { try Self.checkNoUnknownField(in: data, reencoding: decoded.value) }
+        return decoded.value
+    }
+
+    /// The reference strict decoding: decode, re-encode, compare keys.
+    static func decodeDataByReencoding<Payload: Codable>(_ data: JSONValue, as type: Payload.Type)
+        throws(EventDecodingError) -> Payload
+    {
         let payload: Payload
-        let reencoded: JSONValue
         do {
             payload = try JSONValueDecoder.decode(Payload.self, from: data)
+        } catch {
+            throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
+        }
+        try checkNoUnknownField(in: data, reencoding: payload)
+        return payload
+    }
+
+    /// Throws for the first field of `data` that `payload`, re-encoded, lacks.
+    static func checkNoUnknownField(in data: JSONValue, reencoding payload: some Encodable) throws(EventDecodingError) {
+        let reencoded: JSONValue
+        do {
             reencoded = try JSONValueEncoder.encode(payload)
         } catch {
             throw EventDecodingError(.schemaInvalid, field: "$.data", describe(error))
@@ -207,7 +245,6 @@ public struct EventEnvelope: Sendable, Hashable {
         if let unknown = StrictDecoding.firstUnknownField(original: data, reencoded: reencoded, path: "$.data") {
             throw EventDecodingError(.schemaInvalid, field: unknown, "unknown field")
         }
-        return payload
     }
 
     /// An envelope around a typed payload, encoded straight to its canonical
