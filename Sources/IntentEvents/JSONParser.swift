@@ -114,7 +114,8 @@ enum JSONParser {
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
                 position += 1
                 let member = try value(depth: depth)
-                if members[key] == nil { members[key] = member }
+                // One hash for the usual case: on a repeated key, put the first value back.
+                if let first = members.updateValue(member, forKey: key) { members[key] = first }
                 if try closes(with: UInt8(ascii: "}")) { return .object(members) }
             }
         }
