@@ -60,6 +60,11 @@ public struct EventEnvelope: Sendable, Hashable {
     enum Attribute: String, CaseIterable {
         case specversion, id, source, type, time, subject, datacontenttype, dataschema
         case userid, conversationid, intentid, causationid, data
+
+        static let ordered = allCases
+
+        /// Where a decoded event's attribute is kept (its place in ``ordered``).
+        var position: Int { Self.ordered.firstIndex(of: self)! }
     }
 
     // MARK: Encoding
@@ -104,9 +109,6 @@ public struct EventEnvelope: Sendable, Hashable {
         return output
     }
 
-    /// Every attribute's name, built once rather than for every event decoded.
-    static let attributeNames = Set(Attribute.allCases.map(\.rawValue))
-
     /// The attributes in the order canonical JSON writes them (keys sorted).
     static let sortedAttributes = Attribute.allCases.sorted { $0.rawValue < $1.rawValue }
 
@@ -142,21 +144,23 @@ public struct EventEnvelope: Sendable, Hashable {
         guard bytes.count <= maximumBytes else {
             throw EventDecodingError(.oversized, "event is \(bytes.count) bytes; the limit is \(maximumBytes)")
         }
-        let value: JSONValue
+        let topLevel: JSONParser.TopLevel
         do {
-            value = try JSONParser.parse(bytes)
+            topLevel = try JSONParser.parseTopLevel(bytes)
         } catch {
             throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
         }
-        guard case .object(let object) = value else {
-            throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
+        let attributes: [JSONValue?]
+        switch topLevel {
+        case .value(let value): throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
+        case .members(let members):
+            let named = Self.attributes(members)
+            if let unknown = named.unknown {
+                throw EventDecodingError(.schemaInvalid, field: "$.\(unknown)", "unknown attribute")
+            }
+            attributes = named.values
         }
-        if object.keys.contains(where: { !Self.attributeNames.contains($0) }),
-            let unknown = object.keys.sorted().first(where: { !Self.attributeNames.contains($0) })
-        {
-            throw EventDecodingError(.schemaInvalid, field: "$.\(unknown)", "unknown attribute")
-        }
-        let reader = AttributeReader(object: object)
+        let reader = AttributeReader(attributes: attributes)
         let specVersion = try reader.string(.specversion)
         guard specVersion == Self.specVersion else {
             throw EventDecodingError(
@@ -170,7 +174,7 @@ public struct EventEnvelope: Sendable, Hashable {
         guard let time = EventTime.parse(timeText) else {
             throw EventDecodingError(.schemaInvalid, field: "$.time", "not an RFC 3339 timestamp: \(timeText)")
         }
-        guard let data = object[Attribute.data.rawValue] else {
+        guard let data = attributes[Attribute.data.position] else {
             throw EventDecodingError(.schemaInvalid, field: "$.data", "required attribute missing")
         }
         let userID = try reader.identifier(.userid)
@@ -195,6 +199,23 @@ public struct EventEnvelope: Sendable, Hashable {
             intentID: try reader.optionalIdentifier(.intentid),
             causationID: try reader.optionalIdentifier(.causationid),
             data: data)
+    }
+
+    /// A top-level object's members by attribute (``Attribute/position``), a
+    /// repeated one keeping its first value as the parser's objects do, and
+    /// the first unknown name in sorted order: what looking them up in the
+    /// object's dictionary gave, without hashing every name.
+    static func attributes(_ members: [(key: String, value: JSONValue)]) -> (values: [JSONValue?], unknown: String?) {
+        var values = [JSONValue?](repeating: nil, count: Attribute.ordered.count)
+        var unknown: String?
+        for (key, value) in members {
+            if let attribute = Attribute(rawValue: key) {
+                if values[attribute.position] == nil { values[attribute.position] = value }
+            } else if unknown.map({ key < $0 }) ?? true {
+                unknown = key
+            }
+        }
+        return (values, unknown)
     }
 
     /// Decodes `data` as a typed payload, strictly: a missing, mistyped or
@@ -268,11 +289,12 @@ public struct EventEnvelope: Sendable, Hashable {
 
 /// Reads envelope attributes with precise errors.
 private struct AttributeReader {
-    let object: [String: JSONValue]
+    /// By ``EventEnvelope/Attribute/position``.
+    let attributes: [JSONValue?]
     static let maximumIdentifierLength = 256
 
     func optionalString(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
-        switch object[attribute.rawValue] {
+        switch attributes[attribute.position] {
         case .none, .null?: return nil
         case .string(let value)?: return value
         case let other?:
