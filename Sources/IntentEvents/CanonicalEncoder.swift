@@ -76,6 +76,9 @@ enum CanonicalEncoder {
             self.style = style
             self.parent = parent
             self.indexInParent = indexInParent
+            // Room for a typical payload object, rather than growing from one member.
+            entries.reserveCapacity(8)
+            bytes.reserveCapacity(256)
         }
 
         var codingPath: [any CodingKey] {
@@ -140,7 +143,8 @@ enum CanonicalEncoder {
         func writeSlot(of index: Int, into output: inout [UInt8]) {
             switch entries[index].slot {
             case .empty: output.append(contentsOf: "{}".utf8)
-            case .bytes(let range): bytes.withUnsafeBufferPointer { output.append(contentsOf: $0[range]) }
+            case .bytes(let range):
+                bytes.withUnsafeBufferPointer { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
             case .frame(let frame): frame.render(into: &output)
             }
         }
@@ -156,42 +160,47 @@ enum CanonicalEncoder {
                 output.append(UInt8(ascii: "]"))
             case .object:
                 output.append(UInt8(ascii: "{"))
-                let order = sortedEntries()
-                var position = 0
-                while position < order.count {
-                    // Equal keys (a key written twice): the first spelling, the last value,
-                    // as a dictionary keeps them.
-                    let first = order[position]
-                    while position + 1 < order.count, entries[order[position + 1]].key == entries[first].key {
+                withSortedEntries { order in
+                    var position = 0
+                    while position < order.count {
+                        // Equal keys (a key written twice): the first spelling, the last value,
+                        // as a dictionary keeps them.
+                        let first = order[position]
+                        while position + 1 < order.count, entries[order[position + 1]].key == entries[first].key {
+                            position += 1
+                        }
+                        if first != order[0] { output.append(UInt8(ascii: ",")) }
+                        CanonicalJSONWriter.write(entries[first].key, into: &output)
+                        output.append(UInt8(ascii: ":"))
+                        writeSlot(of: order[position], into: &output)
                         position += 1
                     }
-                    if first != order[0] { output.append(UInt8(ascii: ",")) }
-                    CanonicalJSONWriter.write(entries[first].key, into: &output)
-                    output.append(UInt8(ascii: ":"))
-                    writeSlot(of: order[position], into: &output)
-                    position += 1
                 }
                 output.append(UInt8(ascii: "}"))
             }
         }
 
-        /// Entry indices by key, equal keys in the order written (a stable sort).
-        func sortedEntries() -> [Int] {
-            var order = Array(entries.indices)
-            if order.count <= 24 {
-                for next in order.indices.dropFirst() {
-                    let index = order[next]
-                    var position = next
-                    while position > 0, entries[index].key < entries[order[position - 1]].key {
-                        order[position] = order[position - 1]
-                        position -= 1
+        /// Entry indices by key, equal keys in the order written (a stable
+        /// sort), in temporary storage rather than a new array per object.
+        func withSortedEntries(_ body: (UnsafeMutableBufferPointer<Int>) -> Void) {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: entries.count) { buffer in
+                var order = buffer
+                for index in entries.indices { order.initializeElement(at: index, to: index) }
+                if order.count <= 24 {
+                    for next in order.indices.dropFirst() {
+                        let index = order[next]
+                        var position = next
+                        while position > 0, entries[index].key < entries[order[position - 1]].key {
+                            order[position] = order[position - 1]
+                            position -= 1
+                        }
+                        order[position] = index
                     }
-                    order[position] = index
+                } else {
+                    order.sort { entries[$0].key < entries[$1].key || (entries[$0].key == entries[$1].key && $0 < $1) }
                 }
-            } else {
-                order.sort { entries[$0].key < entries[$1].key || (entries[$0].key == entries[$1].key && $0 < $1) }
+                body(order)
             }
-            return order
         }
     }
 

@@ -113,6 +113,8 @@ struct CanonicalEncoderEquivalenceTests {
         try expectBothStyles(integers)
         try expectBothStyles(tuple)
         try expectBothStyles(AllScalars())
+        try expectBothStyles(Dictionary(uniqueKeysWithValues: (0..<40).map { ("k\($0 * 7 % 40)", $0) }))
+        #expect(try direct(ManyKeys()) == reference(ManyKeys()))
         // Foundation's encoder refuses these shapes; the payload style matches the tree encoder.
         #expect(try direct(Hand.written) == reference(Hand.written))
         #expect(try direct(Hand.empty) == reference(Hand.empty))
@@ -192,6 +194,17 @@ struct CanonicalEncoderEquivalenceTests {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(value)
+        }
+    }
+
+    /// More members than the small-object sort handles, some written twice.
+    struct ManyKeys: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: AnyKey.self)
+            for index in 0..<30 { try container.encode(index, forKey: AnyKey("key\(index * 11 % 30)")) }
+            for index in [3, 17, 3] { try container.encode("again \(index)", forKey: AnyKey("key\(index)")) }
+            try container.encode(true, forKey: AnyKey("e\u{301}"))
+            try container.encode(false, forKey: AnyKey("é"))
         }
     }
 
