@@ -32,11 +32,12 @@ enum CanonicalJSONWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorted with their values, so that no key is looked up again.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                write(key, into: &output)
+                write(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &output)
+                write(member.value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }

@@ -26,22 +26,44 @@ enum JSONParser {
     static let maximumDepth = 512
 
     static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> JSONValue {
-        let result: Result<JSONValue, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
-            parseBuffer(buffer)
+        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.value(depth: 0) }
+    }
+
+    /// A document as ``parse(_:)`` reads it, with a top-level object given as
+    /// its members in the order written (a repeated key's later values
+    /// included) rather than a dictionary: an envelope's few attributes are
+    /// read by name without hashing each.
+    enum TopLevel {
+        case members([(key: String, value: JSONValue)])
+        case value(JSONValue)
+    }
+
+    /// Reads what ``parse(_:)`` reads and refuses what it refuses, with the same failures.
+    static func parseTopLevel(_ bytes: some Collection<UInt8>) throws(Failure) -> TopLevel {
+        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel() }
+    }
+
+    private static func parse<T>(
+        _ bytes: some Collection<UInt8>, _ body: (inout Reader) throws(Failure) -> T
+    ) throws(Failure) -> T {
+        let result: Result<T, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
+            parseBuffer(buffer, body)
         }
-        switch result ?? Array(bytes).withUnsafeBufferPointer(parseBuffer) {
+        switch result ?? Array(bytes).withUnsafeBufferPointer({ parseBuffer($0, body) }) {
         case .success(let value): return value
         case .failure(let failure): throw failure
         }
     }
 
-    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, Failure> {
+    private static func parseBuffer<T>(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout Reader) throws(Failure) -> T
+    ) -> Result<T, Failure> {
         var reader = Reader(bytes: buffer)
         do throws(Failure) {
             if reader.bytes.count >= 3, reader.bytes[0] == 0xEF, reader.bytes[1] == 0xBB, reader.bytes[2] == 0xBF {
                 reader.position = 3
             }
-            let value = try reader.value(depth: 0)
+            let value = try body(&reader)
             reader.skipWhitespace()
             guard reader.position == reader.bytes.count else { throw reader.failure("unexpected data after the value") }
             return .success(value)
@@ -53,6 +75,24 @@ enum JSONParser {
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
+        /// The members of the objects being read, innermost last: an object's
+        /// dictionary is made once with room for all its members, instead of
+        /// growing (and rehashing) as they are read.
+        var pending: [(key: String, value: JSONValue)] = []
+
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        mutating func topLevel() throws(Failure) -> TopLevel {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
+                return .value(try value(depth: 0))
+            }
+            let start = try members(depth: 1)
+            defer { pending.removeSubrange(start...) }
+            return .members(Array(pending[start...]))
+        }
 
         func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
 
@@ -96,13 +136,25 @@ enum JSONParser {
         }
 
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
+            let start = try members(depth: depth)
+            defer { pending.removeSubrange(start...) }
+            var members: [String: JSONValue] = .init(minimumCapacity: pending.count - start)
+            for (key, member) in pending[start...] {
+                // One hash for the usual case: a repeated key keeps its first value.
+                if let first = members.updateValue(member, forKey: key) { members[key] = first }
+            }
+            return .object(members)
+        }
+
+        /// Reads an object's members onto ``pending``; returns where they start.
+        mutating func members(depth: Int) throws(Failure) -> Int {
             guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
             position += 1
-            var members: [String: JSONValue] = [:]
+            let start = pending.count
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                return .object(members)
+                return start
             }
             while true {
                 skipWhitespace()
@@ -114,8 +166,8 @@ enum JSONParser {
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
                 position += 1
                 let member = try value(depth: depth)
-                if members[key] == nil { members[key] = member }
-                if try closes(with: UInt8(ascii: "}")) { return .object(members) }
+                pending.append((key, member))
+                if try closes(with: UInt8(ascii: "}")) { return start }
             }
         }
 

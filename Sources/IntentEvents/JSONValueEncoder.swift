@@ -2,8 +2,10 @@ import Foundation
 
 /// Encodes a payload type straight into a ``JSONValue``: the value that
 /// Foundation's `JSONEncoder` followed by ``JSONParser`` gives, without the
-/// text in between. Every published event's payload and every strict
-/// decoding check goes through here.
+/// text in between. `JSONValue(encoding:)` and the strict decoding check
+/// when a payload was not read entirely go through here; published payloads
+/// go straight to bytes through ``CanonicalEncoder``, which must write what
+/// this followed by ``CanonicalJSONWriter`` writes.
 ///
 /// Numbers come out as the text round trip would have them: a `Double` that
 /// is an integer in `Int64` range is ``JSONValue/integer(_:)``; `Float` goes

@@ -3,6 +3,10 @@
 /// reject them, and a typo such as `"contactId"` must not silently drop the
 /// user's answer. Re-encoding the decoded value and comparing keys finds every
 /// unknown field, for every payload type, without per-type code.
+///
+/// `EventEnvelope.decodeData(as:)` runs this only when the decoding did not
+/// read every member of the payload exactly once (``JSONValueDecoder``'s
+/// read tracking); otherwise no field can be unknown.
 enum StrictDecoding {
     /// The JSON path of the first field in `original` that `reencoded` lacks.
     static func firstUnknownField(original: JSONValue, reencoded: JSONValue, path: String = "$") -> String? {

@@ -12,6 +12,23 @@ struct PaymentSchemaTests {
 
     @Test("every event the confirm and payments stages write validates against schemas/")
     func stagesWriteValidEvents() async throws {
+        let events = try Self.stageEvents()
+        let types = Set(events.map(\.type))
+        #expect(
+            types.isSuperset(of: [
+                IntentConfirmation.type, IntentResponse.type, ConfirmationRequest.type, ConfirmationAnswer.type,
+                LedgerEvent.type, MessageEvent.type,
+            ]), "\(types)")
+        let check = try await SchemaCheck.run(events: events)
+        let eventLines = check.lines.filter { $0.kind == "event" }
+        #expect(eventLines.count == events.count)
+        #expect(eventLines.allSatisfy { $0.ok == true }, "\(eventLines.compactMap(\.errors).filter { !$0.isEmpty })")
+        #expect(check.status == 0)
+    }
+
+    /// Every kind of event the confirm, payments and handle stages write, from a
+    /// few payments, requests and messages (also the codec's equivalence tests' inputs).
+    static func stageEvents() throws -> [EventEnvelope] {
         let authenticator = EventAuthenticator(keys: ["/voice/test": Array(repeating: 3, count: 32)])
         let key = BindingKey(Array(repeating: 9, count: 32))
         let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
@@ -92,17 +109,7 @@ struct PaymentSchemaTests {
             \.event)
         let swept = payments.sweep(ledger: &ledger, now: Self.time.addingTimeInterval(1_000), owns: { _ in true })
         events += swept.events.map(\.event)
-        let types = Set(events.map(\.type))
-        #expect(
-            types.isSuperset(of: [
-                IntentConfirmation.type, IntentResponse.type, ConfirmationRequest.type, ConfirmationAnswer.type,
-                LedgerEvent.type, MessageEvent.type,
-            ]), "\(types)")
-        let check = try await SchemaCheck.run(events: events)
-        let eventLines = check.lines.filter { $0.kind == "event" }
-        #expect(eventLines.count == events.count)
-        #expect(eventLines.allSatisfy { $0.ok == true }, "\(eventLines.compactMap(\.errors).filter { !$0.isEmpty })")
-        #expect(check.status == 0)
+        return events
     }
 
     static func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }

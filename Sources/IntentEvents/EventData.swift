@@ -1,0 +1,39 @@
+/// An event's `data` as the envelope holds it: a JSON value (decoded from the
+/// wire, or given), or the canonical bytes of a payload encoded straight to
+/// them (``CanonicalEncoder``). Every event a worker publishes is built from a
+/// payload and only encoded, so its bytes are spliced into
+/// ``EventEnvelope/encoded()`` as they are; the JSON value is read from them
+/// only when someone asks for it (``value``).
+enum EventData: Sendable, Hashable {
+    case value(JSONValue)
+    /// Canonical JSON of a value; always parses.
+    case canonical([UInt8])
+
+    var value: JSONValue {
+        switch self {
+        case .value(let value): return value
+        case .canonical(let bytes):
+            do {
+                return try JSONParser.parse(bytes)
+            } catch {
+                preconditionFailure("canonical payload bytes do not parse: \(error)")
+            }
+        }
+    }
+
+    func write(into output: inout [UInt8]) {
+        switch self {
+        case .value(let value): CanonicalJSONWriter.write(value, into: &output)
+        case .canonical(let bytes): output.append(contentsOf: bytes)
+        }
+    }
+
+    /// Equal when the JSON values are: canonical bytes are a function of the
+    /// value and read back as it, so two byte forms compare as bytes.
+    static func == (lhs: EventData, rhs: EventData) -> Bool {
+        if case .canonical(let left) = lhs, case .canonical(let right) = rhs { return left == right }
+        return lhs.value == rhs.value
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
