@@ -33,11 +33,13 @@ struct OwnRecords: Sendable {
         var entries: [Entry] = []
         var head = 0
 
-        var isEmpty: Bool { head == entries.count }
-        var first: Entry? { isEmpty ? nil : entries[head] }
+        var count: Int { entries.count - head }
 
-        mutating func popFirst() {
-            head += 1
+        /// Drops the entries below `offset`; returns how many.
+        mutating func drop(below offset: Int64) -> Int {
+            let start = head
+            while head < entries.count, entries[head].offset < offset { head += 1 }
+            let dropped = head - start
             if head == entries.count {
                 entries.removeAll(keepingCapacity: true)
                 head = 0
@@ -45,54 +47,62 @@ struct OwnRecords: Sendable {
                 entries.removeFirst(head)
                 head = 0
             }
+            return dropped
         }
 
-        mutating func insert(_ entry: Entry) {
-            if let last = entries.last, last.offset >= entry.offset {
-                // Out of order (two batches' reports interleaved): keep the queue sorted.
-                guard let index = entries[head...].firstIndex(where: { $0.offset >= entry.offset }) else { return }
-                if entries[index].offset != entry.offset { entries.insert(entry, at: index) }
-            } else {
+        /// The entry at `offset`, removed with every entry below it (`count` is lowered by all of them).
+        mutating func take(at offset: Int64, _ count: inout Int) -> Entry? {
+            count -= drop(below: offset)
+            guard head < entries.count, entries[head].offset == offset else { return nil }
+            let entry = entries[head]
+            count -= drop(below: offset + 1)
+            return entry
+        }
+
+        /// Inserts in order; returns whether it was new.
+        mutating func insert(_ entry: Entry) -> Bool {
+            guard let last = entries.last, last.offset >= entry.offset else {
                 entries.append(entry)
+                return true
             }
+            // Out of order (two batches' reports interleaved): keep the queue sorted.
+            guard let index = entries[head...].firstIndex(where: { $0.offset >= entry.offset }),
+                entries[index].offset != entry.offset
+            else { return false }
+            entries.insert(entry, at: index)
+            return true
         }
     }
 
-    private var queues: [KafkaTopicPartition: Queue] = [:]
+    /// By partition number: one follower follows one topic.
+    private var queues: [Int32: Queue] = [:]
+    /// How many registrations are waiting for the follower (for tests and leak checks).
+    private(set) var count = 0
 
     init() {}
 
-    var isEmpty: Bool { queues.isEmpty }
-
-    /// How many registrations are waiting for the follower (for tests and leak checks).
-    var count: Int { queues.values.reduce(0) { $0 + $1.entries.count - $1.head } }
+    var isEmpty: Bool { count == 0 }
 
     /// Registers a record this process produced, stored at `offset` of `partition`;
     /// `position` is the follower's next offset there. A record the follower has
     /// already read is not registered: it was applied the ordinary way.
-    mutating func register(_ entry: Entry, in partition: KafkaTopicPartition, position: Int64) {
+    mutating func register(_ entry: Entry, in partition: Int32, position: Int64) {
         guard entry.offset >= position else { return }
-        queues[partition, default: Queue()].insert(entry)
+        if queues[partition, default: Queue()].insert(entry) { count += 1 }
     }
 
     /// Whether `message` is a record this process produced, exactly as produced at its
     /// position. Consumes the registration (and any below it, which the follower passed).
     mutating func take(_ message: KafkaConsumerMessage) -> Bool {
-        let partition = message.topicPartition
-        guard var queue = queues[partition] else { return false }
-        queues[partition] = nil  // Unique while mutated: no copy of the entries.
-        defer { if !queue.isEmpty { queues[partition] = queue } }
-        while let first = queue.first, first.offset < message.offset { queue.popFirst() }
-        guard let first = queue.first, first.offset == message.offset else { return false }
-        queue.popFirst()
-        return first.key == message.key && first.value == message.value && first.headers == message.headers
+        guard count > 0 else { return false }
+        let offset = message.offset
+        guard let entry = queues[message.partition]?.take(at: offset, &count) else { return false }
+        return entry.key == message.key && entry.value == message.value && entry.headers == message.headers
     }
 
     /// Drops the registrations below the follower's new `position` in `partition`.
-    mutating func drop(below position: Int64, in partition: KafkaTopicPartition) {
-        guard var queue = queues[partition] else { return }
-        queues[partition] = nil
-        while let first = queue.first, first.offset < position { queue.popFirst() }
-        if !queue.isEmpty { queues[partition] = queue }
+    mutating func drop(below position: Int64, in partition: Int32) {
+        guard count > 0, let dropped = queues[partition]?.drop(below: position) else { return }
+        count -= dropped
     }
 }

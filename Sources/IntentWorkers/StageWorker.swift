@@ -122,7 +122,15 @@ public final class StageWorker: Service, Sendable {
         }
         for follower in followers { await follower.close() }
         await producer.shutdown()
-        logger.info("\(name) stopped")
+        logger.info(
+            "\(name) stopped",
+            metadata: followers.isEmpty
+                ? [:]
+                : [
+                    "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))",
+                    "own passed over":
+                        "\(followers.map { "\($0.topic)=\($0.passedOverCount)" }.joined(separator: ", "))",
+                ])
     }
 
     private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int) async throws {

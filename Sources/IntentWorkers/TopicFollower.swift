@@ -95,7 +95,9 @@ public final class TopicFollower: Sendable {
                 state.applied += batch.count
                 state.passedOver += own.count { $0 }
                 if !state.own.isEmpty {
-                    for (partition, position) in state.positions { state.own.drop(below: position, in: partition) }
+                    for (partition, position) in state.positions {
+                        state.own.drop(below: position, in: partition.partition)
+                    }
                 }
                 return Self.takeSatisfiedWaiters(&state)
             }
@@ -147,7 +149,7 @@ public final class TopicFollower: Sendable {
                 state.own.register(
                     OwnRecords.Entry(
                         offset: report.offset, key: message.key, value: message.value, headers: message.headers),
-                    in: partition, position: state.positions[partition] ?? 0)
+                    in: report.partition, position: state.positions[partition] ?? 0)
             }
         }
     }

@@ -9,18 +9,18 @@ final class Box {
     var records = OwnRecords()
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
-    func register(_ entry: OwnRecords.Entry, in partition: KafkaTopicPartition, position: Int64) {
+    func register(_ entry: OwnRecords.Entry, in partition: Int32, position: Int64) {
         records.register(entry, in: partition, position: position)
     }
     func take(_ message: KafkaConsumerMessage) -> Bool { records.take(message) }
-    func drop(below position: Int64, in partition: KafkaTopicPartition) {
+    func drop(below position: Int64, in partition: Int32) {
         records.drop(below: position, in: partition)
     }
 }
 
 @Suite("Own records: what a follower may pass over")
 struct OwnRecordsTests {
-    let partition = KafkaTopicPartition(topic: "ledger", partition: 1)
+    let partition: Int32 = 1
     let headers = [KafkaHeader(key: "intent-signature", string: "ab12")]
 
     func entry(_ offset: Int64, _ value: String = "v") -> OwnRecords.Entry {
