@@ -48,7 +48,7 @@ public final class AppStateConsumer: Service, Sendable {
             case topics.messages: .only(PipelineSource.handle)
             default: LedgerRecord.writers
             }
-        try keys.verify(event, signature: message.signature, producedBy: producers)
+        try keys.verify(event, received: message.value, signature: message.signature, producedBy: producers)
         if message.topic == topics.ledger {
             try LedgerRecord.checkWriter(event.source, of: try event.decodeData(as: LedgerEvent.self))
         }

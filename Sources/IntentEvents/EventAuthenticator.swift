@@ -55,9 +55,23 @@ public struct EventAuthenticator: Sendable {
     public func verify(
         _ event: EventEnvelope, signature: EventSignature?, producedBy isAllowed: Producers = .any
     ) throws(EventDecodingError) {
-        try verify(
-            canonical: event.encoded(), source: event.source, what: event.type, signature: signature,
-            producedBy: isAllowed)
+        try verify(event, received: nil, signature: signature, producedBy: isAllowed)
+    }
+
+    /// The same check for an event decoded from `received` (a record's value): a
+    /// signature over exactly those bytes is tried first, then over the event's canonical
+    /// form (``EventEnvelope/encoded()``). Every pipeline producer publishes the very
+    /// bytes it signed, so its events verify without being encoded again; a producer that
+    /// sends other bytes than the canonical ones it signed verifies as before. Accepting a
+    /// MAC over the received bytes is sound: only a holder of the source's key can compute
+    /// it, and the event is what those bytes decode to (see SECURITY.md). The reasons for
+    /// a refusal are the same as ``verify(_:signature:producedBy:)``'s.
+    public func verify(
+        _ event: EventEnvelope, received: [UInt8]?, signature: EventSignature?, producedBy isAllowed: Producers = .any
+    ) throws(EventDecodingError) {
+        let (keys, given) = try candidateKeys(source: event.source, what: event.type, signature: signature, isAllowed)
+        if let received, Self.signs(keys, received, given) { return }
+        guard Self.signs(keys, event.encoded(), given) else { throw Self.mismatch }
     }
 
     /// The same check for something signed that is not an event (a tombstone's key):
@@ -66,6 +80,16 @@ public struct EventAuthenticator: Sendable {
         canonical message: [UInt8], source: String, what: String, signature: EventSignature?,
         producedBy isAllowed: Producers = .any
     ) throws(EventDecodingError) {
+        let (keys, given) = try candidateKeys(source: source, what: what, signature: signature, isAllowed)
+        guard Self.signs(keys, message, given) else { throw Self.mismatch }
+    }
+
+    /// The keys to try for a signature claimed by `source`, and the signature as lowercase
+    /// hex bytes, after checking that the source may produce `what`, has keys, and signed
+    /// at all (with a key it has, if it names one).
+    private func candidateKeys(
+        source: String, what: String, signature: EventSignature?, _ isAllowed: Producers
+    ) throws(EventDecodingError) -> (keys: [SigningKey], given: [UInt8]) {
         guard isAllowed.admits(source) else {
             throw EventDecodingError(
                 .wrongProducer, field: "$.source", "\(what) must come from \(isAllowed.description), not from \(source)"
@@ -83,16 +107,18 @@ public struct EventAuthenticator: Sendable {
                 .unauthenticated, field: EventSignature.keyIDHeader,
                 "key \(signature.keyID ?? "") is not a key of \(source) (retired, or never issued)")
         }
-        let given = Array(signature.hex.lowercased().utf8)
-        for key in tried
-        where Digest.constantTimeEqual(
-            Array(Digest.hex(Digest.hmacSHA256(key: key.bytes, message: message)).utf8), given)
-        {
-            return
-        }
-        throw EventDecodingError(
-            .unauthenticated, field: EventSignature.header, "the signature does not match the event")
+        return (tried, Array(signature.hex.lowercased().utf8))
     }
+
+    /// Whether one of `keys` gives the signature `given` (lowercase hex) over `message`.
+    private static func signs(_ keys: [SigningKey], _ message: [UInt8], _ given: [UInt8]) -> Bool {
+        keys.contains { key in
+            Digest.constantTimeEqual(Array(Digest.hex(Digest.hmacSHA256(key: key.bytes, message: message)).utf8), given)
+        }
+    }
+
+    private static let mismatch = EventDecodingError(
+        .unauthenticated, field: EventSignature.header, "the signature does not match the event")
 
     public struct KeyError: Error, CustomStringConvertible {
         public var description: String

@@ -61,7 +61,8 @@ public enum ContactRecord: Sendable, Hashable {
         switch record {
         case .upsert:
             try authenticator.verify(
-                try EventEnvelope.decode(value ?? []), signature: signature, producedBy: PipelineSource.contacts)
+                try EventEnvelope.decode(value ?? []), received: value, signature: signature,
+                producedBy: PipelineSource.contacts)
         case .delete(let userID, let contactID):
             try authenticator.verify(
                 canonical: deletionMessage(userID: userID, contactID: contactID), source: tombstoneSource ?? "",

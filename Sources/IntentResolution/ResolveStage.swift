@@ -52,7 +52,8 @@ public struct ResolveStage: Sendable {
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
                 key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
-            try authenticator?.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
+            try authenticator?.verify(
+                envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
             try freshness.check(envelope, now: now)
             request = try envelope.decodeData(as: IntentRequested.self)
         } catch {

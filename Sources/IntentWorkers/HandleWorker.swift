@@ -29,7 +29,8 @@ public struct HandleWorker: Service {
                             let envelope = try IncomingEvent.decode(
                                 key: message.keyString, value: message.value, types: [MessageEvent.type])
                             try configuration.keys.verify(
-                                envelope, signature: message.signature, producedBy: .only(PipelineSource.handle))
+                                envelope, received: message.value, signature: message.signature,
+                                producedBy: .only(PipelineSource.handle))
                             let event = try envelope.decodeData(as: MessageEvent.self)
                             history.withLock { $0.apply(event) }
                         }, reject: reject)

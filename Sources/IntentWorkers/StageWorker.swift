@@ -77,6 +77,9 @@ public final class StageWorker: Service, Sendable {
     private let process: Process
     private let tick: Tick?
     private let logger: Logger
+    /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
+    /// worker published to their topics (``TopicFollower/published(_:)``).
+    private let followed = Mutex<[TopicFollower]>([])
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
@@ -103,6 +106,7 @@ public final class StageWorker: Service, Sendable {
                     [self.deadLetter(message, error, limit: deadLetterLimit)], parked: [0: (message, error)],
                     producer)
             }
+            followed.withLock { $0 = followers }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
                 for follower in followers { try await follower.caughtUp() }
@@ -123,7 +127,15 @@ public final class StageWorker: Service, Sendable {
         }
         for follower in followers { await follower.close() }
         await producer.shutdown()
-        logger.info("\(name) stopped")
+        logger.info(
+            "\(name) stopped",
+            metadata: followers.isEmpty
+                ? [:]
+                : [
+                    "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))",
+                    "own passed over":
+                        "\(followers.map { "\($0.topic)=\($0.passedOverCount)" }.joined(separator: ", "))",
+                ])
     }
 
     private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int) async throws {
@@ -314,6 +326,7 @@ public final class StageWorker: Service, Sendable {
         _ results: KafkaDeliveryResults, _ records: [KafkaProducerMessage], parked: [Int: Rejection],
         _ producer: KafkaProducer
     ) async throws(KafkaError) {
+        tellFollowers(records, results)
         guard !results.allSucceeded else { return }
         var references: [KafkaProducerMessage] = []
         for (index, result) in zip(results.indices, results) {
@@ -330,6 +343,18 @@ public final class StageWorker: Service, Sendable {
                     topic: configuration.topics.deadLetter, refusal: error))
         }
         if !references.isEmpty { _ = try await producer.sendAll(references) }
+    }
+
+    /// Hands each follower the acknowledged records of its topic: this worker applied
+    /// their state before publishing them, so the follower passes over them unread.
+    private func tellFollowers(_ records: [KafkaProducerMessage], _ results: KafkaDeliveryResults) {
+        for follower in followed.withLock({ $0 }) {
+            var own: [(message: KafkaProducerMessage, report: KafkaDeliveryReport)] = []
+            for (index, message) in records.enumerated() where message.topic == follower.topic {
+                if case .success(let report) = results[index] { own.append((message, report)) }
+            }
+            if !own.isEmpty { follower.published(own) }
+        }
     }
 
     private func inputPartitionCount() async throws -> Int {

@@ -36,6 +36,9 @@ public final class TopicFollower: Sendable {
         var waiters: [(targets: [KafkaTopicPartition: Int64], continuation: CheckedContinuation<Void, any Error>)] =
             []
         var applied = 0
+        /// Records this process published here itself, passed over unread (``OwnRecords``).
+        var own = OwnRecords()
+        var passedOver = 0
         /// Why ``follow()`` stopped, if it failed: later ``caughtUp()`` calls fail with it.
         var failure: (any Error)?
     }
@@ -85,7 +88,8 @@ public final class TopicFollower: Sendable {
             })
         while !Task.isCancelled {
             let batch = try await consumer.poll(timeout: .milliseconds(100))
-            for message in batch {
+            let own = state.withLock { state in state.own.isEmpty ? [] : batch.map { state.own.take($0) } }
+            for (index, message) in batch.enumerated() where own.isEmpty || !own[index] {
                 do throws(EventDecodingError) {
                     try apply(message)
                 } catch {
@@ -98,6 +102,12 @@ public final class TopicFollower: Sendable {
             let ready = state.withLock { state in
                 for message in batch { state.positions[message.topicPartition] = message.offset + 1 }
                 state.applied += batch.count
+                state.passedOver += own.count { $0 }
+                if !state.own.isEmpty {
+                    for (partition, position) in state.positions {
+                        state.own.drop(below: position, in: partition.partition)
+                    }
+                }
                 return Self.takeSatisfiedWaiters(&state)
             }
             for continuation in ready { continuation.resume() }
@@ -128,7 +138,30 @@ public final class TopicFollower: Sendable {
             "caught up", metadata: ["topic": "\(topic)", "elapsed": "\(ContinuousClock.now - started)"])
     }
 
+    /// Records read, including those passed over.
     public var appliedCount: Int { state.withLock { $0.applied } }
+
+    /// Records passed over because this process published them (``published(_:)``).
+    public var passedOverCount: Int { state.withLock { $0.passedOver } }
+
+    /// Registrations still waiting for their record (``OwnRecords``): stays small, drains as the follower reads.
+    var pendingOwnCount: Int { state.withLock { $0.own.count } }
+
+    /// Tells the follower about records this process published to its topic, with their
+    /// delivery reports, after the state they carry was applied: ``follow()`` passes over
+    /// them instead of decoding and applying them again (``OwnRecords``). Records for other
+    /// topics are ignored.
+    public func published(_ records: some Sequence<(message: KafkaProducerMessage, report: KafkaDeliveryReport)>) {
+        state.withLock { state in
+            for (message, report) in records where report.topic == topic {
+                let partition = KafkaTopicPartition(topic: topic, partition: report.partition)
+                state.own.register(
+                    OwnRecords.Entry(
+                        offset: report.offset, key: message.key, value: message.value, headers: message.headers),
+                    in: report.partition, position: state.positions[partition] ?? 0)
+            }
+        }
+    }
 
     public func close() async {
         await consumer.close()

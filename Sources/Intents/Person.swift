@@ -24,8 +24,38 @@ public struct Person: Codable, Sendable, Hashable {
     /// Contacts (resolution) and payment accounts (the ledger) use the same rule,
     /// so a payee resolved by handle is the account found by that handle.
     public static func normalizedHandle(_ handle: String) -> String {
+        asciiNormalizedHandle(handle) ?? unicodeNormalizedHandle(handle)
+    }
+
+    /// The rule for any text, by characters.
+    static func unicodeNormalizedHandle(_ handle: String) -> String {
         let lowered = handle.lowercased()
         if lowered.contains("@") { return lowered.filter { !$0.isWhitespace } }
         return lowered.filter { !$0.isWhitespace && !"-().".contains($0) }
+    }
+
+    /// The same rule by bytes, for ASCII text (phone numbers and e-mail addresses nearly
+    /// always are): lowercasing is A-Z only, whitespace is tab, line feed, vertical tab,
+    /// form feed, carriage return and space (a CR LF pair is one character, removed as a
+    /// whole either way). Nil for anything else. The ledger looks handles up for every
+    /// proposal and answer, and grapheme-by-grapheme filtering dominated that.
+    static func asciiNormalizedHandle(_ handle: String) -> String? {
+        var handle = handle
+        return handle.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let isEmail = bytes.contains(UInt8(ascii: "@"))
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            for byte in bytes {
+                switch byte {
+                case 0x09...0x0D, 0x20: continue
+                case UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "."):
+                    if isEmail { output.append(byte) }
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): output.append(byte + 0x20)
+                default: output.append(byte)
+                }
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
     }
 }

@@ -33,7 +33,8 @@ public struct HandleStage: Sendable {
         let confirmation: IntentConfirmation
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentConfirmation.type])
-            try authenticator.verify(envelope, signature: signature, producedBy: .only(PipelineSource.confirm))
+            try authenticator.verify(
+                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
             confirmation = try envelope.decodeData(as: IntentConfirmation.self)
         } catch {
             return .rejected(error)

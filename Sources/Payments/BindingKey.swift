@@ -25,13 +25,19 @@ public struct BindingKey: Sendable {
     }
 
     private func digest(_ terms: BindingTerms) -> String {
-        // A JSON array: unambiguous whatever the fields contain.
-        let message = CanonicalJSON.encode([
+        Digest.hex(Digest.hmacSHA256(key: key, message: Self.message(terms)))
+    }
+
+    /// What the digest covers: a JSON array of strings, unambiguous whatever the fields
+    /// contain. Written as a ``JSONValue`` (``CanonicalJSON``'s own writer, byte for byte
+    /// what Foundation's encoder gives for the `[String]`, without its per-call cost).
+    static func message(_ terms: BindingTerms) -> [UInt8] {
+        let fields = [
             "intent-pipeline/binding/v2", terms.kind.rawValue, terms.intentID, terms.userID,
             terms.counterpartyContactID ?? "", terms.counterpartyAccount.map(Person.normalizedHandle) ?? "",
             terms.money.amount.description, terms.money.currency, terms.note ?? "", terms.expiresAt.description,
-        ])
-        return Digest.hex(Digest.hmacSHA256(key: key, message: message))
+        ]
+        return CanonicalJSON.encode(JSONValue.array(fields.map(JSONValue.string)))
     }
 }
 

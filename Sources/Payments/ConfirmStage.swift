@@ -43,7 +43,8 @@ public struct ConfirmStage: Sendable {
         let report: IntentResolutionReport
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentResolutionReport.resolvedType])
-            try authenticator.verify(envelope, signature: signature, producedBy: .only(PipelineSource.resolve))
+            try authenticator.verify(
+                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.resolve))
             report = try envelope.decodeData(as: IntentResolutionReport.self)
         } catch {
             return .rejected(error)

@@ -13,7 +13,7 @@ public enum LedgerRecord {
     ) throws(EventDecodingError) -> LedgerEvent {
         let envelope = try IncomingEvent.decode(
             key: key, value: value, types: [LedgerEvent.type], requireIntentID: false)
-        try keys.verify(envelope, signature: signature, producedBy: writers)
+        try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try envelope.decodeData(as: LedgerEvent.self)
         try checkWriter(envelope.source, of: event)
         return event

@@ -46,7 +46,8 @@ public struct PaymentsStage: Sendable {
                 types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type],
                 requireIntentID: false)
             if envelope.type == PaymentRequestDecline.type {
-                try authenticator.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
+                try authenticator.verify(
+                    envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
                 let decline = try envelope.decodeData(as: PaymentRequestDecline.self)
                 return declined(decline, envelope, &ledger)
             }
@@ -54,11 +55,13 @@ public struct PaymentsStage: Sendable {
                 throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent event needs an intent id")
             }
             if envelope.type == ConfirmationAnswer.type {
-                try authenticator.verify(envelope, signature: signature, producedBy: PipelineSource.voice)
+                try authenticator.verify(
+                    envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
                 let answer = try envelope.decodeData(as: ConfirmationAnswer.self)
                 return answered(answer, envelope, intentID, &ledger, now)
             }
-            try stages.verify(envelope, signature: signature, producedBy: .only(PipelineSource.confirm))
+            try stages.verify(
+                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
             let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
             return propose(confirmation, envelope, intentID, &ledger)
         } catch {

@@ -74,9 +74,10 @@ extension EventsCommand {
                 throw ValidationError("no event on standard input")
             }
             do {
-                let event = try EventEnvelope.decode(Array(line.utf8))
+                let bytes = Array(line.utf8)
+                let event = try EventEnvelope.decode(bytes)
                 do {
-                    try keys.verify(event, signature: EventSignature(keyID: keyID, hex: signature))
+                    try keys.verify(event, received: bytes, signature: EventSignature(keyID: keyID, hex: signature))
                 } catch {
                     output("refused: \(error.reason.rawValue): \(error.message)")
                     output("expected the signature over: \(String(decoding: event.encoded(), as: UTF8.self))")

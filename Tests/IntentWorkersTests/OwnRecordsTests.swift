@@ -1,0 +1,105 @@
+import Kafka
+import Testing
+
+@testable import IntentWorkers
+
+/// The bookkeeping that lets a follower pass over the records its own process published.
+/// A reference to the bookkeeping, so `#expect` can call its mutating methods.
+final class Box {
+    var records = OwnRecords()
+    var count: Int { records.count }
+    var isEmpty: Bool { records.isEmpty }
+    func register(_ entry: OwnRecords.Entry, in partition: Int32, position: Int64) {
+        records.register(entry, in: partition, position: position)
+    }
+    func take(_ message: KafkaConsumerMessage) -> Bool { records.take(message) }
+    func drop(below position: Int64, in partition: Int32) {
+        records.drop(below: position, in: partition)
+    }
+}
+
+@Suite("Own records: what a follower may pass over")
+struct OwnRecordsTests {
+    let partition: Int32 = 1
+    let headers = [KafkaHeader(key: "intent-signature", string: "ab12")]
+
+    func entry(_ offset: Int64, _ value: String = "v") -> OwnRecords.Entry {
+        OwnRecords.Entry(offset: offset, key: Array("alice".utf8), value: Array(value.utf8), headers: headers)
+    }
+
+    func message(_ offset: Int64, _ value: String = "v", partition: Int32 = 1, headers: [KafkaHeader]? = nil)
+        -> KafkaConsumerMessage
+    {
+        KafkaConsumerMessage(
+            topic: "ledger", partition: partition, offset: offset, key: Array("alice".utf8), value: Array(value.utf8),
+            headers: headers ?? self.headers, timestamp: nil)
+    }
+
+    @Test("a registered record read at its position is passed over once; others are applied")
+    func passesOverOnce() {
+        let own = Box()
+        own.register(entry(5), in: partition, position: 3)
+        own.register(entry(7), in: partition, position: 3)
+        #expect(own.count == 2)
+        #expect(!own.take(message(3)))
+        #expect(!own.take(message(4)))
+        #expect(own.take(message(5)))
+        #expect(!own.take(message(5)), "a registration is used once")
+        #expect(!own.take(message(6)))
+        #expect(own.take(message(7)))
+        #expect(own.isEmpty)
+    }
+
+    @Test("only the exact record produced there is passed over: value, key, headers, partition")
+    func exactRecordOnly() {
+        let own = Box()
+        for offset in Int64(0)..<4 { own.register(entry(offset), in: partition, position: 0) }
+        #expect(!own.take(message(0, "other value")))
+        #expect(
+            !own.take(
+                KafkaConsumerMessage(
+                    topic: "ledger", partition: 1, offset: 1, key: Array("mallory".utf8), value: Array("v".utf8),
+                    headers: headers, timestamp: nil)))
+        #expect(!own.take(message(2, headers: [KafkaHeader(key: "intent-signature", string: "ff00")])))
+        #expect(!own.take(message(3, partition: 2)), "another partition's offset 3 is not ours")
+        #expect(own.take(message(3)))
+        #expect(own.isEmpty)
+    }
+
+    @Test("a registration the follower has already passed is dropped (lost race): nothing leaks")
+    func lostRace() {
+        let own = Box()
+        own.register(entry(9), in: partition, position: 10)
+        #expect(own.isEmpty)
+        own.register(entry(10), in: partition, position: 10)
+        own.register(entry(12), in: partition, position: 10)
+        own.drop(below: 11, in: partition)
+        #expect(own.count == 1)
+        own.drop(below: 13, in: partition)
+        #expect(own.isEmpty)
+    }
+
+    @Test("records read past registrations (a log that lost them) drop them as the follower advances")
+    func skippedRegistrationsDrain() {
+        let own = Box()
+        for offset in Int64(0)..<100 { own.register(entry(offset), in: partition, position: 0) }
+        #expect(!own.take(message(150)))
+        #expect(own.isEmpty)
+    }
+
+    @Test("interleaved registrations stay sorted; duplicates are kept once; many entries drain")
+    func ordering() {
+        let own = Box()
+        own.register(entry(4), in: partition, position: 0)
+        own.register(entry(2), in: partition, position: 0)
+        own.register(entry(3), in: partition, position: 0)
+        own.register(entry(3), in: partition, position: 0)
+        #expect(own.count == 3)
+        #expect(own.take(message(2)))
+        #expect(own.take(message(3)))
+        #expect(own.take(message(4)))
+        for offset in Int64(10)..<1010 { own.register(entry(offset), in: partition, position: 0) }
+        for offset in Int64(10)..<1010 { #expect(own.take(message(offset))) }
+        #expect(own.isEmpty)
+    }
+}
