@@ -320,7 +320,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CommandLineSupportTests",
-            dependencies: ["CommandLineSupport"],
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

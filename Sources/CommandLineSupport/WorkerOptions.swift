@@ -3,7 +3,7 @@ import Foundation
 import IntentCrypto
 public import IntentEvents
 public import IntentResolution
-import IntentWorkers
+public import IntentWorkers
 public import Kafka
 public import Logging
 public import ServiceLifecycle
@@ -30,6 +30,36 @@ public struct WorkerOptions: ParsableArguments {
             valueName: "duration"))
     public var giveUpAfter: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Records decided per poll, at most. Default: $INTENT_MAX_BATCH, else 1000.", valueName: "records"))
+    public var maxBatch: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "How often finished work is committed while records keep coming (always when idle), e.g. 200ms, 1s. Default: $INTENT_COMMIT_INTERVAL, else 200ms.",
+            valueName: "duration"))
+    public var commitInterval: String?
+
+    /// The worker's batching: from the flags or the environment.
+    public func batchPolicy() throws -> BatchPolicy {
+        let environment = ProcessInfo.processInfo.environment
+        var policy = BatchPolicy.standard
+        if let text = maxBatch.map(String.init) ?? environment["INTENT_MAX_BATCH"] {
+            guard let value = Int(text), (1...100_000).contains(value) else {
+                throw ValidationError("Invalid batch size \(text): use 1 to 100000 records.")
+            }
+            policy.maximumBatch = value
+        }
+        if let text = commitInterval ?? environment["INTENT_COMMIT_INTERVAL"] {
+            guard let value = Self.parseDuration(text), value > .zero else {
+                throw ValidationError("Invalid commit interval \(text): use milliseconds (200ms) or seconds (1s).")
+            }
+            policy.commitInterval = value
+        }
+        return policy
+    }
+
     /// The worker's retry policy: the give-up time from the flag or the environment.
     public func retryPolicy() throws -> RetryPolicy {
         var policy = RetryPolicy.standard
@@ -43,17 +73,21 @@ public struct WorkerOptions: ParsableArguments {
         return policy
     }
 
-    /// `300`, `300s` or `5m`.
+    /// `300` (seconds), `300s`, `200ms` or `5m`.
     static func parseDuration(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let (number, unit): (Substring, Int64) =
-            switch trimmed.last {
-            case "m": (trimmed.dropLast(), 60)
-            case "s": (trimmed.dropLast(), 1)
-            default: (Substring(trimmed), 1)
+        let (number, seconds): (Substring, Double) =
+            if trimmed.hasSuffix("ms") {
+                (trimmed.dropLast(2), 0.001)
+            } else {
+                switch trimmed.last {
+                case "m": (trimmed.dropLast(), 60)
+                case "s": (trimmed.dropLast(), 1)
+                default: (Substring(trimmed), 1)
+                }
             }
         guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
-        return .milliseconds(Int64((value * Double(unit) * 1000).rounded()))
+        return .milliseconds(Int64((value * seconds * 1000).rounded()))
     }
 
     public func groupID(worker: String) -> String {
@@ -69,6 +103,7 @@ public struct WorkerOptions: ParsableArguments {
         let pipeline = topicOptions.topics
         let createTopics = self.createTopics
         let policy = try retryPolicy()
+        let batching = try batchPolicy()
         // Workers started together with (or just after) a broker find it still starting.
         let existing = try await policy.retrying("list topics", logger: logger) {
             try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
@@ -86,7 +121,9 @@ public struct WorkerOptions: ParsableArguments {
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await RetryPolicy.$current.withValue(policy) {
-            try await serviceGroup.run()
+            try await BatchPolicy.$current.withValue(batching) {
+                try await serviceGroup.run()
+            }
         }
     }
 }

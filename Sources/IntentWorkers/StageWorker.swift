@@ -32,21 +32,11 @@ public final class StageWorker: Service, Sendable {
         /// takes the producer's `message.max.bytes`, so the copy is never
         /// refused for its size by the producer itself.
         public var deadLetterMaximumBytes: Int?
-        /// Records decided per poll, at most. Larger batches amortize the two
-        /// acknowledgement rounds; at low rates batches are small anyway.
-        public var maximumBatch: Int
-        /// How often finished work is committed while batches keep coming (and
-        /// always when the worker goes idle): a crash redoes at most this much,
-        /// with the same event ids.
-        public var commitInterval: Duration
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
-            keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1),
-            maximumBatch: Int = StageWorker.defaultMaximumBatch, commitInterval: Duration = .milliseconds(200)
+            keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), tickInterval: Duration = .seconds(1)
         ) {
-            self.maximumBatch = maximumBatch
-            self.commitInterval = commitInterval
             self.kafka = kafka
             self.topics = topics
             self.groupID = groupID
@@ -65,11 +55,6 @@ public final class StageWorker: Service, Sendable {
     public typealias Followers =
         @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws
         -> [TopicFollower]
-
-    /// Records per poll unless configured: enough to amortize the two
-    /// acknowledgement rounds, small enough that deciding one batch (tens of
-    /// milliseconds of CPU) does not hold up the rounds of the batches in flight.
-    public static let defaultMaximumBatch = 1000
 
     public let configuration: Configuration
     private let name: String
@@ -177,6 +162,7 @@ public final class StageWorker: Service, Sendable {
         let partitionCount = try await retry.retrying("look up the input's partitions", logger: logger) {
             try await inputPartitionCount()
         }
+        let batching = BatchPolicy.current
         var pipeline = PublishingPipeline()
         var commits = GiveUpClock(policy: retry)
         var uncommitted = false
@@ -186,7 +172,7 @@ public final class StageWorker: Service, Sendable {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // With batches in flight, do not wait for records: their acknowledgements are next.
             let batch = try await consumer.poll(
-                maxMessages: configuration.maximumBatch,
+                maxMessages: batching.maximumBatch,
                 timeout: pipeline.isEmpty ? .milliseconds(200) : .zero)
             // Gained partitions: their previous owner's last writes must be in our state first.
             let current = Set(try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
@@ -208,7 +194,7 @@ public final class StageWorker: Service, Sendable {
             if !next.isEmpty { pipeline.state = (next, await producer.enqueue(batch: next.state)) }
             // One synchronous commit per commit interval, not per batch: a crash redoes
             // at most that much, with the same event ids.
-            if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= configuration.commitInterval {
+            if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= batching.commitInterval {
                 uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 lastCommit = ContinuousClock.now
             }

@@ -142,7 +142,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
         // The raw C relay over the same requests.
         // With the workers' linger.ms and batch size.
         let linger = Int32(KafkaProducerConfiguration(client: client).linger / .milliseconds(1))
-        let batch = Int32(StageWorker.defaultMaximumBatch)
+        let batch = Int32(BatchPolicy.standard.maximumBatch)
         let relay = try await onBaselineThread { result, error, length in
             kb_relay(
                 broker.bootstrapServers, topics.requested, relayTopic, "relay-\(UUID())", Int64(total), linger, batch,
