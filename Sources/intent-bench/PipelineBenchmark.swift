@@ -324,6 +324,15 @@ struct PipelineBenchmark: AsyncParsableCommand {
                     print(
                         "\(kind) at \(rate)/s offered: \(result.completed)/\(result.published) answered, achieved \(Int(result.achievedPerSecond))/s, p50 \(format(result.p50)) ms, p99 \(format(result.p99)) ms, p99.9 \(format(result.p999)) ms, max \(format(result.max)) ms"
                     )
+                    if !payment {
+                        // Where the message round trip's time went, hop by hop.
+                        let ids = Set((0..<max(1, Int(Double(rate) * seconds))).map { "\(kind)-\(rate)-\($0)" })
+                        for (key, value) in try await HopTimes.measure(
+                            intents: ids, topics: topics, client: client, logger: logger)
+                        {
+                            report.append(("message_\(key)_at_\(rate)", value))
+                        }
+                    }
                     report += [
                         ("\(kind)_p50_ms_at_\(rate)", result.p50), ("\(kind)_p99_ms_at_\(rate)", result.p99),
                         ("\(kind)_p999_ms_at_\(rate)", result.p999), ("\(kind)_max_ms_at_\(rate)", result.max),
