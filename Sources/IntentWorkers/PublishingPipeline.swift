@@ -17,23 +17,32 @@ struct OutgoingBatch {
     var isEmpty: Bool { consumed.isEmpty && state.isEmpty && notices.isEmpty }
 }
 
-/// The batches a worker has handed to the producer and not yet finished, so
-/// it can decide the next batch while the broker acknowledges these. At most
-/// one batch per round, and a batch's state is handed over only after the
-/// previous batch's state is acknowledged, which keeps the orders a
-/// sequential worker has:
-/// - a batch's notices follow the acknowledgement of its own state and of
-///   every earlier batch's state (a response never reports a decision that
+/// The batches a worker has decided and not yet finished publishing, so it
+/// keeps deciding while the broker acknowledges. The orders a one-batch-at-a-
+/// time worker has still hold:
+/// - one state round at a time: the batches decided while a state round is in
+///   flight wait, and go together as the next round once it is acknowledged
+///   (group commit), so state records reach the state topics in decision order
+///   even when a round fails and is sent again (a retried hold can never land
+///   after the post of a later batch);
+/// - a batch's notices are handed over only once its state round, and so every
+///   earlier one, is acknowledged (a response never reports a decision that
 ///   could still be lost);
-/// - state records reach the state topics in decision order even when a round
-///   fails and is sent again (a retried hold can never land after the
-///   post of a later batch);
 /// - input offsets are stored batch by batch, in order, after both rounds.
 struct PublishingPipeline {
-    /// The newest batch: its state round is in flight.
-    var state: (OutgoingBatch, KafkaPendingDelivery)?
-    /// The batch before it: state acknowledged, notices in flight (nil delivery: none to send).
-    var notices: (OutgoingBatch, KafkaPendingDelivery?)?
+    /// Decided; their state goes with the next state round.
+    var waiting: [OutgoingBatch] = []
+    /// The state round in flight: its batches, each with its own delivery, enqueued in order.
+    var stateRound: [(batch: OutgoingBatch, delivery: KafkaPendingDelivery)] = []
+    /// Batches whose state is acknowledged, oldest first, with their notices in flight
+    /// (nil delivery: none to send).
+    var noticeRounds: [(batch: OutgoingBatch, delivery: KafkaPendingDelivery?)] = []
 
-    var isEmpty: Bool { state == nil && notices == nil }
+    var isEmpty: Bool { waiting.isEmpty && stateRound.isEmpty && noticeRounds.isEmpty }
+
+    /// How many batches may wait or be in flight before the worker stops
+    /// deciding and waits for the broker: bounds memory and redo after a crash.
+    static let maximumBatchesInFlight = 8
+
+    var batchesInFlight: Int { waiting.count + stateRound.count + noticeRounds.count }
 }

@@ -150,9 +150,9 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
-    /// Polls, decides and publishes with two batches in flight behind the one
-    /// being decided (see ``PublishingPipeline``): the broker acknowledges
-    /// batch k-1's state and batch k-2's notices while batch k is decided.
+    /// Polls, decides and publishes without waiting for the broker between
+    /// batches (see ``PublishingPipeline``): acknowledgements are picked up as
+    /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int
     ) async throws {
@@ -170,10 +170,11 @@ public final class StageWorker: Service, Sendable {
         var assignment: Set<Int32> = []
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            // With batches in flight, do not wait for records: their acknowledgements are next.
+            // With work in flight, wait for records at most 1 ms: acknowledgements are
+            // picked up between polls.
             let batch = try await consumer.poll(
                 maxMessages: batching.maximumBatch,
-                timeout: pipeline.isEmpty ? .milliseconds(200) : .zero)
+                timeout: pipeline.isEmpty ? .milliseconds(200) : .milliseconds(1))
             // Gained partitions: their previous owner's last writes must be in our state first.
             let current = Set(try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
             if !current.isSubset(of: assignment) {
@@ -190,8 +191,10 @@ public final class StageWorker: Service, Sendable {
                 results.append((nil, result))
             }
             let next = outgoing(batch, results, deadLetterLimit: deadLetterLimit)
-            if try await advance(&pipeline, producer, consumer) { uncommitted = true }
-            if !next.isEmpty { pipeline.state = (next, await producer.enqueue(batch: next.state)) }
+            if !next.isEmpty { pipeline.waiting.append(next) }
+            // Too much in flight: wait for the broker before deciding more.
+            let full = pipeline.batchesInFlight > PublishingPipeline.maximumBatchesInFlight
+            if try await advance(&pipeline, producer, consumer, waiting: full) { uncommitted = true }
             // One synchronous commit per commit interval, not per batch: a crash redoes
             // at most that much, with the same event ids.
             if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= batching.commitInterval {
@@ -201,50 +204,92 @@ public final class StageWorker: Service, Sendable {
         }
         // Shutting down: finish what is in flight, then commit it.
         while !pipeline.isEmpty {
-            if try await advance(&pipeline, producer, consumer) { uncommitted = true }
+            if try await advance(&pipeline, producer, consumer, waiting: true) { uncommitted = true }
         }
         if uncommitted { _ = try await consumer.commit() }
     }
 
-    /// Moves the pipeline on by one step: waits for the oldest batch's notices
-    /// (then its input offsets are stored for the next commit) and for the next
-    /// batch's state (then its notices are handed over). Returns whether offsets were stored.
+    /// Moves the pipeline on as far as the acknowledgements received allow:
+    /// stores the offsets of batches whose notices are acknowledged (in order),
+    /// hands over the notices of a state round once it is acknowledged, and
+    /// starts the next state round with every batch waiting. With `waiting`,
+    /// first waits for the oldest thing in flight. Returns whether offsets were stored.
     private func advance(
-        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer
+        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer, waiting: Bool
     ) async throws -> Bool {
         var stored = false
-        let retry = RetryPolicy.current
-        if let (batch, delivery) = pipeline.notices {
-            pipeline.notices = nil
-            if let delivery, !(await delivery.results()).allSucceeded {
-                // Notices are derived with deterministic ids: sending them again is harmless.
-                try await retry.retrying("publish notices", logger: logger) {
-                    _ = try await producer.sendAll(batch.notices)
-                }
+        var mustWait = waiting
+        var progressed = true
+        while progressed {
+            progressed = false
+            // The state round in flight: once acknowledged, its notices go.
+            if !pipeline.stateRound.isEmpty, mustWait || pipeline.stateRound.allSatisfy(\.delivery.isComplete) {
+                mustWait = false
+                try await finishStateRound(&pipeline, producer)
+                progressed = true
             }
-            if !batch.consumed.isEmpty {
-                try consumer.markProcessed(batch.consumed)
-                stored = true
+            // The next state round: every batch decided meanwhile, in order.
+            if pipeline.stateRound.isEmpty, !pipeline.waiting.isEmpty {
+                for batch in pipeline.waiting {
+                    pipeline.stateRound.append((batch, await producer.enqueue(batch: batch.state)))
+                }
+                pipeline.waiting = []
+                progressed = true
+            }
+            // Finished batches, oldest first: their input offsets are stored.
+            while let (batch, delivery) = pipeline.noticeRounds.first,
+                mustWait || delivery.map(\.isComplete) ?? true
+            {
+                mustWait = false
+                pipeline.noticeRounds.removeFirst()
+                if let delivery, !(await delivery.results()).allSucceeded {
+                    // Notices are derived with deterministic ids: sending them again is harmless.
+                    try await RetryPolicy.current.retrying("publish notices", logger: logger) {
+                        _ = try await producer.sendAll(batch.notices)
+                    }
+                }
+                if !batch.consumed.isEmpty {
+                    try consumer.markProcessed(batch.consumed)
+                    stored = true
+                }
+                progressed = true
             }
         }
-        if let (batch, delivery) = pipeline.state {
-            pipeline.state = nil
-            let first = await delivery.results()
+        return stored
+    }
+
+    /// Waits for the state round's acknowledgements (sending it again, batch by
+    /// batch in order, after a failure), then hands over its batches' notices.
+    private func finishStateRound(_ pipeline: inout PublishingPipeline, _ producer: KafkaProducer) async throws {
+        let round = pipeline.stateRound
+        pipeline.stateRound = []
+        var failedFrom: Int?
+        for (index, (batch, delivery)) in round.enumerated() {
+            let results = await delivery.results()
+            guard failedFrom == nil else { continue }
             do {
                 try PublishFaults.checkStateRound()
-                try await settle(first, batch.state, parked: batch.parked, producer)
+                try await settle(results, batch.state, parked: batch.parked, producer)
             } catch {
-                // The whole state round again (same event ids); nothing of a later batch
-                // was handed over meanwhile, so the state topics keep their order.
-                try await retry.retrying("publish a batch", logger: logger) {
-                    try PublishFaults.checkStateRound()
+                failedFrom = index
+            }
+        }
+        if let failedFrom {
+            // The failed batch and every later one of the round again (same event ids), one
+            // after another: nothing later was handed over meanwhile, so the state topics
+            // keep their order.
+            try await RetryPolicy.current.retrying("publish a batch", logger: logger) {
+                try PublishFaults.checkStateRound()
+                for (batch, _) in round[failedFrom...] {
                     try await send(batch.state, parked: batch.parked, producer)
                 }
             }
-            if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
-            pipeline.notices = (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices))
         }
-        return stored
+        for (batch, _) in round {
+            if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
+            pipeline.noticeRounds.append(
+                (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices)))
+        }
     }
 
     /// Sorts one batch's decisions into the two publishing rounds: first what

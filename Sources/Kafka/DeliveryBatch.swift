@@ -111,6 +111,9 @@ final class DeliveryBatch: Sendable {
 
     var failureCount: Int { failures.load(ordering: .acquiring) }
 
+    /// Whether every enqueued message has its report; valid once enqueuing is done.
+    var isComplete: Bool { pending.load(ordering: .acquiring) == 0 }
+
     /// The result of message `index`; valid after ``waitForCompletion()``.
     func result(_ index: Int) -> Result<KafkaDeliveryReport, KafkaError> {
         let slot = slots[index]

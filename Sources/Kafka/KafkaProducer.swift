@@ -382,7 +382,11 @@ public struct KafkaPendingDelivery: Sendable {
     fileprivate let instance: ProducerInstance
     fileprivate let batch: DeliveryBatch
 
-    /// Waits until every record is acknowledged or failed; results in input order.
+    /// Whether every record is acknowledged or failed, without waiting.
+    public var isComplete: Bool { batch.isComplete }
+
+    /// Waits until every record is acknowledged or failed; results in input
+    /// order. Call once per delivery.
     public func results() async -> KafkaDeliveryResults {
         await batch.waitForCompletion()
         let results = KafkaDeliveryResults(batch: batch)
