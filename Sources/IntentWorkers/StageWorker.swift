@@ -231,6 +231,7 @@ public final class StageWorker: Service, Sendable {
             // The next state round: every batch decided meanwhile, in order.
             if pipeline.stateRound.isEmpty, !pipeline.waiting.isEmpty {
                 for batch in pipeline.waiting {
+                    announce(batch.state)
                     pipeline.stateRound.append((batch, await producer.enqueue(batch: batch.state)))
                 }
                 pipeline.waiting = []
@@ -349,6 +350,7 @@ public final class StageWorker: Service, Sendable {
     private func send(
         _ records: [KafkaProducerMessage], parked: [Int: Rejection], _ producer: KafkaProducer
     ) async throws(KafkaError) {
+        announce(records)
         try await settle(await producer.send(batch: records), records, parked: parked, producer)
     }
 
@@ -376,16 +378,27 @@ public final class StageWorker: Service, Sendable {
         if !references.isEmpty { _ = try await producer.sendAll(references) }
     }
 
-    /// Hands each follower the acknowledged records of its topic: this worker applied
-    /// their state before publishing them, so the follower passes over them unread.
+    /// Hands each follower the delivery reports of the records of its topic announced
+    /// with ``announce(_:)`` (``TopicFollower/published(_:)``).
     private func tellFollowers(_ records: [KafkaProducerMessage], _ results: KafkaDeliveryResults) {
         for follower in followed.withLock({ $0 }) {
-            var own: [(message: KafkaProducerMessage, report: KafkaDeliveryReport)] = []
+            var own: [(message: KafkaProducerMessage, report: KafkaDeliveryReport?)] = []
             for (index, message) in records.enumerated() where message.topic == follower.topic {
-                if case .success(let report) = results[index] { own.append((message, report)) }
+                if case .success(let report) = results[index] {
+                    own.append((message, report))
+                } else {
+                    own.append((message, nil))
+                }
             }
             if !own.isEmpty { follower.published(own) }
         }
+    }
+
+    /// Tells each follower which records of its topic this worker is about to hand to
+    /// the producer (their state is applied): it passes over them even if it reads them
+    /// before their acknowledgement is in (``TopicFollower/publishing(_:)``).
+    private func announce(_ records: [KafkaProducerMessage]) {
+        for follower in followed.withLock({ $0 }) { follower.publishing(records) }
     }
 
     private func inputPartitionCount() async throws -> Int {

@@ -145,19 +145,34 @@ public final class TopicFollower: Sendable {
     public var passedOverCount: Int { state.withLock { $0.passedOver } }
 
     /// Registrations still waiting for their record (``OwnRecords``): stays small, drains as the follower reads.
-    var pendingOwnCount: Int { state.withLock { $0.own.count } }
+    var pendingOwnCount: Int { state.withLock { $0.own.count + $0.own.expectedCount } }
 
-    /// Tells the follower about records this process published to its topic, with their
-    /// delivery reports, after the state they carry was applied: ``follow()`` passes over
-    /// them instead of decoding and applying them again (``OwnRecords``). Records for other
-    /// topics are ignored.
-    public func published(_ records: some Sequence<(message: KafkaProducerMessage, report: KafkaDeliveryReport)>) {
+    /// Tells the follower about records this process is about to publish to its topic,
+    /// after applying the state they carry: ``follow()`` passes over records equal to
+    /// them instead of decoding and applying them again (``OwnRecords``). Call
+    /// ``published(_:)`` with every one's delivery report. Other topics' records are ignored.
+    public func publishing(_ records: [KafkaProducerMessage]) {
         state.withLock { state in
-            for (message, report) in records where report.topic == topic {
+            for message in records where message.topic == topic {
+                guard let value = message.value else { continue }
+                state.own.expect(OwnRecords.Fingerprint(key: message.key, value: value, headers: message.headers))
+            }
+        }
+    }
+
+    /// The delivery reports of records announced with ``publishing(_:)`` (nil: not
+    /// delivered): one the follower has not read yet is passed over at its position.
+    public func published(_ records: [(message: KafkaProducerMessage, report: KafkaDeliveryReport?)]) {
+        state.withLock { state in
+            for (message, report) in records where message.topic == topic {
+                guard let value = message.value else { continue }
+                guard let report else {
+                    state.own.withdraw(OwnRecords.Fingerprint(key: message.key, value: value, headers: message.headers))
+                    continue
+                }
                 let partition = KafkaTopicPartition(topic: topic, partition: report.partition)
-                state.own.register(
-                    OwnRecords.Entry(
-                        offset: report.offset, key: message.key, value: message.value, headers: message.headers),
+                state.own.confirm(
+                    OwnRecords.Entry(offset: report.offset, key: message.key, value: value, headers: message.headers),
                     in: report.partition, position: state.positions[partition] ?? 0)
             }
         }

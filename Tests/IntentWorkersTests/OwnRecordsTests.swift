@@ -16,6 +16,11 @@ final class Box {
     func drop(below position: Int64, in partition: Int32) {
         records.drop(below: position, in: partition)
     }
+    func expect(_ record: OwnRecords.Fingerprint) { records.expect(record) }
+    func confirm(_ entry: OwnRecords.Entry, in partition: Int32, position: Int64) {
+        records.confirm(entry, in: partition, position: position)
+    }
+    func withdraw(_ record: OwnRecords.Fingerprint) { records.withdraw(record) }
 }
 
 @Suite("Own records: what a follower may pass over")
@@ -100,6 +105,65 @@ struct OwnRecordsTests {
         #expect(own.take(message(4)))
         for offset in Int64(10)..<1010 { own.register(entry(offset), in: partition, position: 0) }
         for offset in Int64(10)..<1010 { #expect(own.take(message(offset))) }
+        #expect(own.isEmpty)
+    }
+
+    func fingerprint(_ value: String = "v", headers: [KafkaHeader]? = nil) -> OwnRecords.Fingerprint {
+        OwnRecords.Fingerprint(key: Array("alice".utf8), value: Array(value.utf8), headers: headers ?? self.headers)
+    }
+
+    @Test("an announced record read before its delivery report is passed over; the report then registers nothing")
+    func expectedBeforeReport() {
+        let own = Box()
+        own.expect(fingerprint("a"))
+        own.expect(fingerprint("b"))
+        #expect(own.take(message(8, "a")))
+        #expect(!own.take(message(9, "a")), "one copy announced, one passed over")
+        own.confirm(entry(8, "a"), in: partition, position: 10)
+        #expect(own.records.expectedCount == 1)
+        #expect(own.count == 0)
+        own.confirm(entry(10, "b"), in: partition, position: 10)
+        #expect(own.records.expectedCount == 0)
+        #expect(own.count == 1, "b is now waited for at its position")
+        #expect(own.take(message(10, "b")))
+        #expect(own.isEmpty)
+    }
+
+    @Test("only exactly the announced bytes: another value, key or signature header is applied")
+    func expectedExactOnly() {
+        let own = Box()
+        own.expect(fingerprint("a"))
+        #expect(!own.take(message(1, "a", headers: [KafkaHeader(key: "intent-signature", string: "ff00")])))
+        #expect(
+            !own.take(
+                KafkaConsumerMessage(
+                    topic: "ledger", partition: 1, offset: 2, key: Array("mallory".utf8), value: Array("a".utf8),
+                    headers: headers, timestamp: nil)))
+        #expect(!own.take(message(3, "ab")))
+        #expect(own.records.expectedCount == 1)
+        own.withdraw(fingerprint("a"))
+        #expect(own.isEmpty, "a record the broker did not take is forgotten")
+        #expect(!own.take(message(4, "a")))
+    }
+
+    @Test("a copy sent twice (a retried round) is passed over twice, and nothing is left")
+    func retriedCopies() {
+        let own = Box()
+        own.expect(fingerprint("a"))
+        own.confirm(entry(5, "a"), in: partition, position: 0)
+        own.expect(fingerprint("a"))
+        own.confirm(entry(6, "a"), in: partition, position: 0)
+        #expect(own.take(message(5, "a")))
+        #expect(own.take(message(6, "a")))
+        #expect(own.isEmpty)
+    }
+
+    @Test("a report for a position the follower read without matching drops the entry (reused offsets)")
+    func reportBelowPosition() {
+        let own = Box()
+        own.expect(fingerprint("a"))
+        #expect(!own.take(message(3, "other")))
+        own.confirm(entry(3, "a"), in: partition, position: 4)
         #expect(own.isEmpty)
     }
 }
