@@ -32,9 +32,8 @@ enum HopTimes {
             }
             deltas.sort()
             guard !deltas.isEmpty else { continue }
-            func percentile(_ p: Double) -> Double { deltas[min(deltas.count - 1, Int(Double(deltas.count) * p))] }
-            report.append(("hop_\(to.name)_p50_ms", percentile(0.5)))
-            report.append(("hop_\(to.name)_p99_ms", percentile(0.99)))
+            report.append(("hop_\(to.name)_p50_ms", LatencyProbe.percentile(deltas, 0.5)))
+            report.append(("hop_\(to.name)_p99_ms", LatencyProbe.percentile(deltas, 0.99)))
         }
         return report
     }

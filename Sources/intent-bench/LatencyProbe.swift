@@ -14,6 +14,9 @@ final class LatencyProbe: Sendable {
         var p50: Double, p99: Double, p999: Double, max: Double
         var achievedPerSecond: Double
         var completed: Int, published: Int
+        /// The broker's acknowledgement time of the probe's own sends (enqueue to
+        /// delivery report), p50 and p99: what one publishing round costs at this load.
+        var acknowledgementP50: Double, acknowledgementP99: Double
     }
 
     private struct State {
@@ -87,7 +90,7 @@ final class LatencyProbe: Sendable {
         let total = max(1, Int(Double(rate) * seconds))
         let started = ContinuousClock.now
         var sent = 0
-        var sends: [Task<KafkaDeliveryResults, Never>] = []
+        var sends: [Task<(KafkaDeliveryResults, Double), Never>] = []
         while sent < total {
             let due = min(total, Int(Double(rate) * (ContinuousClock.now - started).seconds) + 1)
             if due > sent {
@@ -99,16 +102,24 @@ final class LatencyProbe: Sendable {
                     for index in sent..<due { state.published["\(label)-\(index)"] = now }
                 }
                 let producer = self.producer
-                sends.append(Task { await producer.send(batch: records) })
+                sends.append(
+                    Task {
+                        let enqueued = ContinuousClock.now
+                        let results = await producer.send(batch: records)
+                        return (results, (ContinuousClock.now - enqueued).seconds * 1000)
+                    })
                 sent = due
             }
             // Pacing the offered load (1 ms ticks), not synchronization.
             try await Task.sleep(for: .milliseconds(1))
         }
+        var acknowledgements: [Double] = []
         for send in sends {
-            let results = await send.value
+            let (results, milliseconds) = await send.value
             if !results.allSucceeded { throw BenchFailure("latency run \(label): requests not delivered") }
+            acknowledgements.append(milliseconds)
         }
+        acknowledgements.sort()
         let ids = (0..<total).map { "\(label)-\($0)" }
         let deadline = ContinuousClock.now + drain
         while ContinuousClock.now < deadline {
@@ -130,15 +141,20 @@ final class LatencyProbe: Sendable {
                 last = max(last, end)
             }
             latencies.sort()
-            func percentile(_ p: Double) -> Double {
-                latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int((Double(latencies.count) * p)))]
-            }
+            func percentile(_ p: Double) -> Double { Self.percentile(latencies, p) }
             // The rate final responses came out at, first to last: the offered rate when the pipeline keeps up.
             let elapsed = (last - (first ?? last)).seconds
             return Result(
                 p50: percentile(0.5), p99: percentile(0.99), p999: percentile(0.999), max: latencies.last ?? 0,
                 achievedPerSecond: elapsed > 0 ? Double(latencies.count - 1) / elapsed : 0,
-                completed: latencies.count, published: total)
+                completed: latencies.count, published: total,
+                acknowledgementP50: Self.percentile(acknowledgements, 0.5),
+                acknowledgementP99: Self.percentile(acknowledgements, 0.99))
         }
+    }
+
+    /// The value at fraction `p` of sorted `values`; 0 when empty.
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        values.isEmpty ? 0 : values[min(values.count - 1, Int(Double(values.count) * p))]
     }
 }

@@ -338,6 +338,8 @@ struct PipelineBenchmark: AsyncParsableCommand {
                         ("\(kind)_p999_ms_at_\(rate)", result.p999), ("\(kind)_max_ms_at_\(rate)", result.max),
                         ("\(kind)_achieved_per_s_at_\(rate)", result.achievedPerSecond),
                         ("\(kind)_unanswered_at_\(rate)", Double(result.published - result.completed)),
+                        ("\(kind)_request_ack_p50_ms_at_\(rate)", result.acknowledgementP50),
+                        ("\(kind)_request_ack_p99_ms_at_\(rate)", result.acknowledgementP99),
                     ]
                 }
             }
