@@ -170,6 +170,16 @@ public final class StageWorker: Service, Sendable {
         var assignment: Set<Int32> = []
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // A follower that failed leaves the state stale: stop rather than decide on it
+            // (its task's error does not cancel this loop, which runs in the group's body).
+            for follower in followers {
+                if let failure = follower.failure {
+                    logger.critical(
+                        "\(name): the follower of \(follower.topic) failed; stopping",
+                        metadata: ["error": "\(failure)"])
+                    throw failure
+                }
+            }
             // With work in flight, wait for records at most 1 ms: acknowledgements are
             // picked up between polls.
             let batch = try await consumer.poll(

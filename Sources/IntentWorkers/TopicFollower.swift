@@ -141,6 +141,10 @@ public final class TopicFollower: Sendable {
     /// Records read, including those passed over.
     public var appliedCount: Int { state.withLock { $0.applied } }
 
+    /// Why ``follow()`` stopped, if it failed: a worker must not go on deciding
+    /// on state that no longer follows its topic.
+    public var failure: (any Error)? { state.withLock { $0.failure } }
+
     /// Records passed over because this process published them (``published(_:)``).
     public var passedOverCount: Int { state.withLock { $0.passedOver } }
 

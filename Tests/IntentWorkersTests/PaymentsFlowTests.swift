@@ -20,11 +20,7 @@ struct PaymentsFlowTests {
     @Test("confirmed: money moves once; declined: the hold is released; too much: refused at confirm")
     func payments() async throws {
         try await withPipeline { pipeline in
-            // Accounts: Alice with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.
-            try await pipeline.openAccount("u1", handle: "+1 555 0100", deposit: money("1000", "CNY"))
-            try await pipeline.openAccount("bob", handle: "bob@example.com")
-            try await pipeline.publishContacts(
-                [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
+            try await pipeline.seedPayerAndPayee()
             try await pipeline.startWorker()
             try await pipeline.start(
                 ConfirmWorker(
@@ -90,6 +86,14 @@ struct PaymentsFlowTests {
 }
 
 extension PipelineHarness {
+    /// Accounts: Alice (u1) with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.
+    func seedPayerAndPayee() async throws {
+        try await openAccount("u1", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+        try await openAccount("bob", handle: "bob@example.com")
+        try await publishContacts(
+            [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
+    }
+
     /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
         for record in KafkaProducerMessage.accountOpening(

@@ -1,5 +1,4 @@
 import BrokerTestSupport
-import ContactResolution
 import Foundation
 import IntentEvents
 import IntentWorkers
@@ -22,10 +21,7 @@ struct PublishOrderingTests {
     @Test("no confirmation request is visible before the proposal it asks about is durable")
     func noticeWaitsForItsState() async throws {
         try await withPipeline { pipeline in
-            try await pipeline.openAccount("u1", handle: "+1 555 0100", deposit: money("1000", "CNY"))
-            try await pipeline.openAccount("bob", handle: "bob@example.com")
-            try await pipeline.publishContacts(
-                [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
+            try await pipeline.seedPayerAndPayee()
             try await pipeline.startWorker()
 
             // The confirm worker's state round (the proposals to the payments stage) is
