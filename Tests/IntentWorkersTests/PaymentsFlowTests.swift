@@ -6,6 +6,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import Logging
 import Payments
 import Testing
 
@@ -23,14 +24,7 @@ struct PaymentsFlowTests {
             try await pipeline.seedPayerAndPayee()
             try await pipeline.startWorker()
             try await pipeline.start(
-                ConfirmWorker(
-                    configuration: ConfirmWorker.Configuration(
-                        kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
-                        groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(
-                            bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
+                pipeline.confirmWorker(),
                 PaymentsWorker(
                     configuration: PaymentsWorker.Configuration(
                         kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
@@ -86,6 +80,17 @@ struct PaymentsFlowTests {
 }
 
 extension PipelineHarness {
+    /// A confirm worker on this harness's topics, with the payment tests' binding key (ones).
+    func confirmWorker(logger: Logger = testLogger) -> ConfirmWorker {
+        ConfirmWorker(
+            configuration: ConfirmWorker.Configuration(
+                kafka: clientConfiguration(broker), topics: topics, groupID: uniqueName("confirm"),
+                stage: ConfirmStage(
+                    bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: testStageKeys),
+                keys: testStageKeys, sessionTimeout: .seconds(6)),
+            logger: logger)
+    }
+
     /// Accounts: Alice (u1) with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.
     func seedPayerAndPayee() async throws {
         try await openAccount("u1", handle: "+1 555 0100", deposit: money("1000", "CNY"))

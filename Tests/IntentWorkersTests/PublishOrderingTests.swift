@@ -29,15 +29,7 @@ struct PublishOrderingTests {
             // with backoff (0.1 s, 0.2 s, 0.4 s, ...).
             let log = LogCapture()
             try await PublishFaults.$stateRoundFailures.withValue(PublishFaults.Budget(6)) {
-                try await pipeline.start(
-                    ConfirmWorker(
-                        configuration: ConfirmWorker.Configuration(
-                            kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics,
-                            groupID: uniqueName("confirm"),
-                            stage: ConfirmStage(
-                                bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: testStageKeys),
-                            keys: testStageKeys, sessionTimeout: .seconds(6)),
-                        logger: log.logger))
+                try await pipeline.start(pipeline.confirmWorker(logger: log.logger))
             }
             for intent in ["pay-1", "pay-2"] {
                 try await pipeline.request(
