@@ -14,6 +14,24 @@ public enum TopicReader {
     public static func events(
         of topic: String, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120)
     ) async throws -> (events: [EventEnvelope], unreadable: Int) {
+        var events: [EventEnvelope] = []
+        var unreadable = 0
+        try await forEachRecord(of: topic, configuration: configuration, logger: logger, timeout: timeout) { message in
+            if let event = try? EventEnvelope.decode(message.value ?? []) {
+                events.append(event)
+            } else {
+                unreadable += 1
+            }
+        }
+        return (events, unreadable)
+    }
+
+    /// Hands `body` every record the topic holds now, in partition order, without
+    /// keeping them: a long topic costs only what `body` keeps.
+    public static func forEachRecord(
+        of topic: String, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
+        _ body: (KafkaConsumerMessage) throws -> Void
+    ) async throws {
         let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
             try await $0.bounds(of: topic)
         }
@@ -23,8 +41,6 @@ public enum TopicReader {
             logger: logger)
         var remaining = Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) })
             .filter { $0.value > (marks[$0.key]?.low ?? 0) }
-        var events: [EventEnvelope] = []
-        var unreadable = 0
         do {
             try consumer.assign(
                 partitions.map {
@@ -33,11 +49,7 @@ public enum TopicReader {
             let deadline = ContinuousClock.now + timeout
             while !remaining.isEmpty && ContinuousClock.now < deadline {
                 for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
-                    if let event = try? EventEnvelope.decode(message.value ?? []) {
-                        events.append(event)
-                    } else {
-                        unreadable += 1
-                    }
+                    try body(message)
                     if let end = remaining[message.topicPartition], message.offset + 1 >= end {
                         remaining[message.topicPartition] = nil
                     }
@@ -51,6 +63,5 @@ public enum TopicReader {
         guard remaining.isEmpty else {
             throw Failure(description: "could not read all of \(topic) within \(timeout)")
         }
-        return (events, unreadable)
     }
 }

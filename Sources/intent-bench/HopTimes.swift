@@ -22,7 +22,8 @@ enum HopTimes {
         ]
         var times: [String: [String: Double]] = [:]
         for hop in hops {
-            times[hop.name] = try await firstTimes(of: hop.topic, type: hop.type, intents: intents, client: client)
+            times[hop.name] = try await firstTimes(
+                of: hop.topic, type: hop.type, intents: intents, client: client, logger: logger)
         }
         var report: [(String, Double)] = []
         for (from, to) in zip(hops, hops.dropFirst()) {
@@ -40,35 +41,16 @@ enum HopTimes {
 
     /// The earliest producer timestamp per intent on a topic (of one event type, if given).
     private static func firstTimes(
-        of topic: String, type: String?, intents: Set<String>, client: KafkaConfiguration
+        of topic: String, type: String?, intents: Set<String>, client: KafkaConfiguration, logger: Logger
     ) async throws -> [String: Double] {
         var times: [String: Double] = [:]
-        let logger = Logger(label: "hop-times")
-        let marks = try await KafkaOffsetLookup.with(configuration: client, logger: logger) {
-            try await $0.bounds(of: topic)
+        try await TopicReader.forEachRecord(of: topic, configuration: client, logger: logger) { message in
+            guard let time = message.timestamp?.timeIntervalSince1970,
+                let event = try? EventEnvelope.decode(message.value ?? []), let intent = event.intentID,
+                intents.contains(intent), type == nil || event.type == type
+            else { return }
+            times[intent] = min(times[intent] ?? time, time)
         }
-        var remaining = marks.filter { $0.value.high > $0.value.low }.mapValues(\.high)
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(client: client, groupID: "bench-hops-\(UUID())"),
-            logger: logger)
-        try consumer.assign(
-            marks.keys.map {
-                KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
-            })
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !remaining.isEmpty, ContinuousClock.now < deadline {
-            for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(200)) {
-                if let end = remaining[message.topicPartition], message.offset + 1 >= end {
-                    remaining[message.topicPartition] = nil
-                }
-                guard let time = message.timestamp?.timeIntervalSince1970,
-                    let event = try? EventEnvelope.decode(message.value ?? []), let intent = event.intentID,
-                    intents.contains(intent), type == nil || event.type == type
-                else { continue }
-                times[intent] = min(times[intent] ?? time, time)
-            }
-        }
-        await consumer.close()
         return times
     }
 }
