@@ -89,19 +89,44 @@ public func consume(
 public func first<Element: Sendable>(
     _ stream: AsyncStream<Element>, within timeout: Duration, where predicate: @escaping @Sendable (Element) -> Bool
 ) async -> Element? {
-    await withTaskGroup(of: Element?.self) { group in
-        group.addTask {
-            for await element in stream where predicate(element) { return element }
-            return nil
-        }
+    await result(within: timeout, otherwise: nil) {
+        for await element in stream where predicate(element) { return element }
+        return nil
+    }
+}
+
+/// What `body` returns, or `fallback` once `timeout` has passed (then `body` is
+/// cancelled), so a test that waits on the code under test fails instead of hanging.
+public func result<Value: Sendable>(
+    within timeout: Duration, otherwise fallback: Value, _ body: @escaping @Sendable () async -> Value
+) async -> Value {
+    await withTaskGroup(of: Value.self) { group in
+        group.addTask { await body() }
         group.addTask {
             try? await Task.sleep(for: timeout)
-            return nil
+            return fallback
         }
-        let result = await group.next() ?? nil
+        let first = await group.next() ?? fallback
         group.cancelAll()
-        return result
+        return first
     }
+}
+
+/// Polls `condition` until it holds, failing after `timeout`: for state the
+/// code under test changes from its own tasks, where there is no event to await.
+public func waitUntil(
+    _ what: String, timeout: Duration = .seconds(60), _ condition: () throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw TimedOut(description: "timed out waiting until \(what)") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// A wait of ``waitUntil(_:timeout:_:)`` that ran out.
+public struct TimedOut: Error, CustomStringConvertible {
+    public var description: String
 }
 
 public func bytes(_ string: String) -> [UInt8] { Array(string.utf8) }

@@ -63,35 +63,17 @@ struct FollowerFailureTests {
     /// Whether `running` ends with the follower's error within `timeout`; if not,
     /// it is cancelled, so a failing test fails instead of hanging.
     private func stops(_ running: Task<Void, any Error>, within timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    do {
-                        try await running.value
-                        return false
-                    } catch {
-                        return error is Poisoned
-                    }
-                } onCancel: {
-                    running.cancel()
+        await result(within: timeout, otherwise: false) {
+            await withTaskCancellationHandler {
+                do {
+                    try await running.value
+                    return false
+                } catch {
+                    return error is Poisoned
                 }
+            } onCancel: {
+                running.cancel()
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-    }
-
-    /// Polls a condition the worker's own tasks change (no event to await from outside).
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw Failure("timed out waiting until \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }

@@ -72,11 +72,8 @@ final class LogCapture: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 
     func waitFor(_ text: String, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !lines.withLock({ $0.contains { $0.contains(text) } }) {
-            guard ContinuousClock.now < deadline else { throw Failure("no log line with \"\(text)\" in \(timeout)") }
-            // Polling a log the worker writes from its own tasks.
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("a log line with \"\(text)\"", timeout: timeout) {
+            lines.withLock { $0.contains { $0.contains(text) } }
         }
     }
 
