@@ -185,14 +185,20 @@ public final class StageWorker: Service, Sendable {
             let batch = try await consumer.poll(
                 maxMessages: batching.maximumBatch,
                 timeout: pipeline.isEmpty ? .milliseconds(200) : .milliseconds(1))
+            let tickDue = tick != nil && ContinuousClock.now - lastTick >= configuration.tickInterval
             // Gained partitions: their previous owner's last writes must be in our state first.
-            let current = Set(try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-            if !current.isSubset(of: assignment) {
-                for follower in followers { try await follower.caughtUp() }
+            // Checked only before deciding: the loop turns every millisecond while batches are
+            // in flight, and an empty poll decides nothing.
+            if !batch.isEmpty || tickDue {
+                let current = Set(
+                    try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
+                if !current.isSubset(of: assignment) {
+                    for follower in followers { try await follower.caughtUp() }
+                }
+                assignment = current
             }
-            assignment = current
             var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in (message, process(message)) }
-            if let tick, ContinuousClock.now - lastTick >= configuration.tickInterval {
+            if let tick, tickDue {
                 lastTick = ContinuousClock.now
                 let owned = assignment
                 let result = tick { user in
