@@ -4,14 +4,91 @@
 # the run fails this repeats what explains it last: the crashed thread's
 # backtrace, if the test process crashed, the failed tests, and the fatal
 # error message.
+#
+# A hung test must fail the run with a diagnosis, not use up CI's time: when
+# the tests take longer than INTENT_TEST_TIMEOUT seconds (default 1200; a
+# whole run takes about a minute), this prints the tests that started and
+# never finished and every thread's stack of the test process (gdb), then
+# stops the run and exits 124.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .build
 log=.build/test-output.log
+timeout_seconds="${INTENT_TEST_TIMEOUT:-1200}"
 # Crash reports without registers and image lists: frames are what help.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,color=no,registers=none,images=none}"
-${SWIFT:-swift} test "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+
+# Every process below `$1`, deepest last.
+descendants() {
+    local child
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        echo "$child"
+        descendants "$child"
+    done
+}
+
+# Tests and suites with a "started" line and no "passed" or "failed" line.
+unfinished() {
+    awk '
+        /^◇ (Test|Suite) .* started\.$/ && !/^◇ Test case / {
+            name = $0; sub(/^◇ /, "", name); sub(/ started\.$/, "", name)
+            open[name] = 1; order[++n] = name
+        }
+        /^(✔|✘) (Test|Suite) / {
+            name = $0; sub(/^(✔|✘) /, "", name)
+            sub(/ (with [0-9]+ test cases? )?(passed|failed).*$/, "", name)
+            delete open[name]
+        }
+        END { for (i = 1; i <= n; i++) if (order[i] in open) { print "  " order[i]; delete open[order[i]] } }
+    ' "$log"
+}
+
+report_hang_and_stop() {
+    local runner=$1 pid
+    touch .build/test-timed-out
+    echo
+    echo "==== the tests did not finish within ${timeout_seconds} s: stopping them ===="
+    echo "started and never finished:"
+    unfinished
+    for pid in $(descendants "$runner"); do
+        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+            *xctest* | *swiftpm-testing* | *PackageTests*)
+                echo "==== threads of $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-120) (pid $pid) ===="
+                if command -v gdb >/dev/null; then
+                    timeout 120 gdb -p "$pid" -batch -nx -ex "set pagination off" \
+                        -ex "thread apply all bt 25" 2>/dev/null |
+                        grep -E '^(Thread|#)' | head -400
+                fi
+                ;;
+        esac
+    done
+    for pid in $(descendants "$runner") "$runner"; do
+        kill -KILL "$pid" 2>/dev/null
+    done
+}
+
+# Line-buffered, so the log ends where the tests are, even when they hang.
+stdbuf -oL -eL ${SWIFT:-swift} test "$@" > >(tee "$log") 2>&1 &
+runner=$!
+rm -f .build/test-timed-out
+(
+    sleep "$timeout_seconds"
+    kill -0 "$runner" 2>/dev/null && report_hang_and_stop "$runner"
+) &
+watchdog=$!
+wait "$runner"
+status=$?
+# The watchdog's sleep too: an orphan would hold CI's output open.
+for pid in $(descendants "$watchdog") "$watchdog"; do
+    kill "$pid" 2>/dev/null
+done
+wait "$watchdog" 2>/dev/null
+# Let tee write the last of the output before the summary.
+wait 2>/dev/null
+if [ -e .build/test-timed-out ]; then
+    rm -f .build/test-timed-out
+    exit 124
+fi
 if [ "$status" -ne 0 ]; then
     echo
     echo "==== why the tests failed (whole output: $log) ===="

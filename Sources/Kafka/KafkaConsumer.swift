@@ -461,7 +461,9 @@ private let rebalanceCallback:
     ) -> Void = { handle, code, partitions, opaque in
         guard let handle, let partitions, let callbacks = ClientCallbacks.from(opaque) else { return }
         let topicPartitions = TopicPartitionList(copying: partitions).topicPartitions
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        // NULL when the group has no protocol (yet, or any more, as while a
+        // consumer closes); an eager (un)assign is then the safe call.
+        let cooperative = rd_kafka_rebalance_protocol(handle).map { strcmp($0, "COOPERATIVE") == 0 } ?? false
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             if cooperative {
