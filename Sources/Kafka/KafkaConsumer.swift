@@ -38,9 +38,14 @@ public final class KafkaConsumer: Service, Sendable {
     ) throws(KafkaError) {
         self.configuration = configuration
         self.logger = logger
-        let callbacks = ClientCallbacks(logger: logger, beforeRevoke: beforeRevoke)
+        let properties = configuration.librdkafkaProperties
+        // librdkafka refuses a mix of eager and cooperative assignors.
+        let cooperative =
+            properties["group.protocol"] == "consumer"
+            || (properties["partition.assignment.strategy"] ?? "").contains("cooperative-sticky")
+        let callbacks = ClientCallbacks(logger: logger, beforeRevoke: beforeRevoke, cooperativeRebalance: cooperative)
         handle = try RDKafkaHandle(
-            kind: .consumer, properties: configuration.librdkafkaProperties, callbacks: callbacks
+            kind: .consumer, properties: properties, callbacks: callbacks
         ) { conf in
             rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
         }
@@ -461,9 +466,7 @@ private let rebalanceCallback:
     ) -> Void = { handle, code, partitions, opaque in
         guard let handle, let partitions, let callbacks = ClientCallbacks.from(opaque) else { return }
         let topicPartitions = TopicPartitionList(copying: partitions).topicPartitions
-        // NULL when the group has no protocol (yet, or any more, as while a
-        // consumer closes); an eager (un)assign is then the safe call.
-        let cooperative = rd_kafka_rebalance_protocol(handle).map { strcmp($0, "COOPERATIVE") == 0 } ?? false
+        let cooperative = callbacks.cooperativeRebalance
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             if cooperative {

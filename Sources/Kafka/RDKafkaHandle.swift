@@ -136,10 +136,17 @@ final class ClientCallbacks: Sendable {
     /// a worker that publishes ahead of its commits waits there for its
     /// records in flight, so the next owner of a partition finds them.
     let beforeRevoke: (@Sendable () -> Void)?
+    /// Whether the group rebalances incrementally (`cooperative-sticky`, or
+    /// KIP-848's `group.protocol=consumer`), known from the configuration.
+    /// The rebalance callback must not ask `rd_kafka_rebalance_protocol()`:
+    /// that is a request to librdkafka's main thread which, while the
+    /// consumer closes, can answer NULL or never.
+    let cooperativeRebalance: Bool
 
-    init(logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil) {
+    init(logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil, cooperativeRebalance: Bool = false) {
         self.logger = logger
         self.beforeRevoke = beforeRevoke
+        self.cooperativeRebalance = cooperativeRebalance
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         (rebalances, rebalanceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
