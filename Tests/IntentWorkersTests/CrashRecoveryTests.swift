@@ -84,11 +84,16 @@ struct CrashRecoveryTests {
 
     // MARK: Setup
 
-    /// Accounts with 100,000 CNY each; every user has every other user as a contact.
+    /// Enough for every payment a user makes even if it received nothing
+    /// (at most 500.25 CNY each, half the intents are payments), and at
+    /// least 100,000 CNY: a refusal for want of money would not be a crash's doing.
+    static var deposit: Int { max(100_000, intentCount / (2 * users.count) * 501) }
+
+    /// Accounts with ``deposit`` CNY each; every user has every other user as a contact.
     static func seed(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws {
         var records: [KafkaProducerMessage] = []
         for user in users {
-            let money = CurrencyAmount(amount: DecimalAmount("100000")!, currency: "CNY")
+            let money = CurrencyAmount(amount: DecimalAmount("\(deposit)")!, currency: "CNY")
             records += KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"], deposits: [money], topic: topics.ledger,
                 signedWith: testStageKeys)
