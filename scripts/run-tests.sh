@@ -51,8 +51,8 @@ report_hang_and_stop() {
     echo "started and never finished:"
     unfinished
     for pid in $(descendants "$runner"); do
-        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
-            *xctest* | *swiftpm-testing* | *PackageTests*)
+        case "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" in
+            *.xctest* | *swiftpm-testing-helper*)
                 echo "==== threads of $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-120) (pid $pid) ===="
                 if command -v gdb >/dev/null; then
                     timeout 120 gdb -p "$pid" -batch -nx -ex "set pagination off" \
@@ -67,6 +67,7 @@ report_hang_and_stop() {
     done
 }
 
+export INTENT_TEST_RUN="$$-$RANDOM-$(date +%s)"
 # Line-buffered, so the log ends where the tests are, even when they hang.
 stdbuf -oL -eL ${SWIFT:-swift} test "$@" > >(tee "$log") 2>&1 &
 runner=$!
@@ -85,6 +86,18 @@ done
 wait "$watchdog" 2>/dev/null
 # Let tee write the last of the output before the summary.
 wait 2>/dev/null
+# A test process that crashed or was stopped leaves its brokers and worker
+# processes behind (init adopts them): stop what this run started, known by
+# the marker every child inherits, so nothing holds ports or eats the next
+# run's CPU. A broker a user started by hand has no marker and is left alone.
+for environ in /proc/[0-9]*/environ; do
+    if grep -qz "^INTENT_TEST_RUN=$INTENT_TEST_RUN\$" "$environ" 2>/dev/null; then
+        pid=${environ#/proc/}
+        pid=${pid%/environ}
+        echo "stopping a process the tests left behind: $(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-100)"
+        kill -KILL "$pid" 2>/dev/null
+    fi
+done
 if [ -e .build/test-timed-out ]; then
     rm -f .build/test-timed-out
     exit 124
