@@ -245,15 +245,15 @@ extension PipelineHarness {
         }
     }
 
-    /// The audit of this pipeline's topics.
-    func audit() async throws -> PipelineAudit.Report {
+    /// The audit of this pipeline's topics, checking bindings with `bindingKey`.
+    func audit(bindingKey: BindingKey = MoneyAttackTests.bindingKey) async throws -> PipelineAudit.Report {
         func read(_ topic: String) async throws -> [EventEnvelope] {
             try await TopicReader.events(of: topic, configuration: clientConfiguration(broker), logger: testLogger).0
         }
         return PipelineAudit.audit(
             responses: try await read(topics.responses), ledger: try await read(topics.ledger),
             confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            bindingKey: MoneyAttackTests.bindingKey)
+            bindingKey: bindingKey)
     }
 
     /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys.
