@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import IntentEvents
 import LocalBroker
 import ServiceLifecycle
 
@@ -84,21 +85,45 @@ struct BrokerCommand: AsyncParsableCommand {
             abstract: "Show whether the local broker runs. Exit status 0: running, 3: not running.")
 
         @OptionGroup var state: StateOptions
+        @Flag(help: "Print one JSON object instead of text (the exit status is the same).") var json = false
 
         func run() async throws {
             guard let recorded = try BrokerState.load(from: state.directory) else {
-                output("not running (nothing recorded in \(state.directory.path))")
+                if json {
+                    let status = JSONValue.object([
+                        "running": .bool(false), "stateDirectory": .string(state.directory.path),
+                    ])
+                    output(String(decoding: CanonicalJSON.encode(status), as: UTF8.self))
+                } else {
+                    output("not running (nothing recorded in \(state.directory.path))")
+                }
                 throw ExitCode(3)
             }
             let running = recorded.runningChildren
             let accepting = recorded.isAccepting
-            output("bootstrap: \(recorded.bootstrapServers)")
-            output("accepting connections: \(accepting ? "yes" : "no")")
-            output("storage: \(recorded.durable ? "s3 at \(recorded.s3Endpoint ?? "?")" : "memory")")
-            for child in recorded.children {
-                output("\(child.name) (pid \(child.pid)): \(running.contains(child) ? "running" : "stopped")")
+            if json {
+                let children = recorded.children.map { child in
+                    JSONValue.object([
+                        "name": .string(child.name), "pid": .integer(Int64(child.pid)),
+                        "running": .bool(running.contains(child)),
+                    ])
+                }
+                let status = JSONValue.object([
+                    "running": .bool(accepting), "bootstrapServers": .string(recorded.bootstrapServers),
+                    "storage": .string(recorded.durable ? "s3" : "memory"),
+                    "s3Endpoint": recorded.s3Endpoint.map(JSONValue.string) ?? .null,
+                    "processes": .array(children), "logDirectory": .string(recorded.logDirectory),
+                ])
+                output(String(decoding: CanonicalJSON.encode(status), as: UTF8.self))
+            } else {
+                output("bootstrap: \(recorded.bootstrapServers)")
+                output("accepting connections: \(accepting ? "yes" : "no")")
+                output("storage: \(recorded.durable ? "s3 at \(recorded.s3Endpoint ?? "?")" : "memory")")
+                for child in recorded.children {
+                    output("\(child.name) (pid \(child.pid)): \(running.contains(child) ? "running" : "stopped")")
+                }
+                output("logs: \(recorded.logDirectory)")
             }
-            output("logs: \(recorded.logDirectory)")
             if !accepting { throw ExitCode(3) }
         }
     }
