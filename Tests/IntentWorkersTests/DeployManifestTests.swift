@@ -4,7 +4,8 @@ import Testing
 
 /// deploy/ as an operator applies it: the manifests validate against the
 /// Kubernetes schemas, the kustomization applies exactly the manifests (never
-/// a template Secret), and each worker mounts the stage keys it needs and no others.
+/// a template Secret), each worker mounts the stage keys it needs and no others,
+/// and deploy/README's steps, followed one by one, deploy all of it.
 @Suite("Deploy manifests")
 struct DeployManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -64,5 +65,47 @@ struct DeployManifestTests {
         #expect(text.contains("fsGroup: 10001"))
         #expect(!text.contains("defaultMode: 0400"), "root-only keys are unreadable by uid 10001")
         #expect(!text.contains("defaultMode: 0444") && !text.contains("defaultMode: 0644"))
+    }
+
+    /// Runs scripts/check_deploy_readme.py on `readme`: the README's shell
+    /// steps with kubectl and docker recording what they are asked, and the
+    /// real `intentctl keys generate`.
+    func followReadme(_ readme: URL) async throws -> (status: Int32, output: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
+        return try await ManagedProcess.run(
+            name: "check_deploy_readme.py", executable: try ToolLocator.python(),
+            arguments: [
+                Self.root.appendingPathComponent("scripts/check_deploy_readme.py").path, "--readme", readme.path,
+                "--kubernetes", Self.kubernetes.path, "--intentctl", intentctl,
+            ],
+            outputFile: output, timeout: .seconds(120))
+    }
+
+    @Test("deploy/README's steps, followed in order, apply every manifest after its namespace, ConfigMaps and Secrets")
+    func readmeSteps() async throws {
+        let (status, output) = try await followReadme(Self.root.appendingPathComponent("deploy/README.md"))
+        #expect(status == 0, "\(output)")
+        #expect(output.hasPrefix("ok: "), "\(output)")
+    }
+
+    @Test(
+        "a README that forgets a Secret, a key of one, or a ConfigMap's step is caught",
+        arguments: [
+            ("kubectl -n intent-pipeline create secret generic app-key --from-file=app-key=…", "uses secret app-key"),
+            ("--from-file=app-key=…", "secret app-key lacks key(s) ['app-key']"),
+            ("--from-file=binding-key=…", "lacks key(s) ['binding-key']"),
+            ("-f deploy/kubernetes/kafka-config.yaml", "uses ConfigMap kafka-config"),
+        ])
+    func brokenReadme(_ removed: String, _ expected: String) async throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("deploy/README.md"), encoding: .utf8)
+        #expect(readme.contains(removed))
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("README-\(UUID().uuidString).md")
+        defer { try? FileManager.default.removeItem(at: broken) }
+        try readme.replacingOccurrences(of: removed, with: "").write(to: broken, atomically: true, encoding: .utf8)
+        let (status, output) = try await followReadme(broken)
+        #expect(status == 1, "\(output)")
+        #expect(output.contains(expected), "\(output)")
     }
 }
