@@ -27,16 +27,16 @@ final class BlockingExecutor: Sendable {
         }
     }
 
-    /// Runs a librdkafka call on this executor, first checking that the client
-    /// is still open, and passes its typed error through.
+    /// Runs a librdkafka call on this executor, with a lease on the client
+    /// (``RDKafkaHandle/withPointer(_:_:)``) for its whole duration, and
+    /// passes its typed error through.
     func perform<Result: Sendable>(
         on handle: RDKafkaHandle, _ operation: String,
-        _ body: @escaping @Sendable () throws(KafkaError) -> Result
+        _ body: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Result
     ) async throws(KafkaError) -> Result {
         let outcome = await run { () -> Swift.Result<Result, KafkaError> in
             Swift.Result { () throws(KafkaError) in
-                try handle.ensureOpen(operation)
-                return try body()
+                try handle.withPointer(operation) { (pointer) throws(KafkaError) in try body(pointer) }
             }
         }
         return try outcome.get()

@@ -84,7 +84,7 @@ public final class KafkaAdminClient: Sendable {
         let (handle, pollThread) = (self.handle, self.pollThread)
         await executor.run {
             pollThread.stopAndWait()
-            handle.destroy()
+            handle.close()
         }
     }
 
@@ -93,7 +93,7 @@ public final class KafkaAdminClient: Sendable {
     public func createTopics(_ topics: [KafkaTopicSpecification], ifNotExists: Bool = true) async throws(KafkaError) {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> Void in
+        return try await executor.perform(on: handle, "admin request") { (_) throws(KafkaError) -> Void in
             try Self.createTopicsBlocking(handle, topics, ifNotExists: ifNotExists, timeout: timeout)
         }
     }
@@ -123,8 +123,8 @@ public final class KafkaAdminClient: Sendable {
             }
         }
         let event = try AdminRequest(handle, RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout: timeout, operation: operation)
-            .run { options, queue in
-                rd_kafka_CreateTopics(handle.pointer, &newTopics, newTopics.count, options, queue)
+            .run { pointer, options, queue in
+                rd_kafka_CreateTopics(pointer, &newTopics, newTopics.count, options, queue)
             }
         defer { rd_kafka_event_destroy(event) }
         var count = 0
@@ -138,13 +138,13 @@ public final class KafkaAdminClient: Sendable {
     public func deleteTopics(_ names: [String], ifExists: Bool = true) async throws(KafkaError) {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> Void in
+        return try await executor.perform(on: handle, "admin request") { (_) throws(KafkaError) -> Void in
             var deletes: [OpaquePointer?] = names.map { rd_kafka_DeleteTopic_new($0) }
             defer { for delete in deletes { rd_kafka_DeleteTopic_destroy(delete) } }
             let event = try AdminRequest(
                 handle, RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout: timeout, operation: "delete topics \(names)"
-            ).run { options, queue in
-                rd_kafka_DeleteTopics(handle.pointer, &deletes, deletes.count, options, queue)
+            ).run { pointer, options, queue in
+                rd_kafka_DeleteTopics(pointer, &deletes, deletes.count, options, queue)
             }
             defer { rd_kafka_event_destroy(event) }
             var count = 0
@@ -160,7 +160,7 @@ public final class KafkaAdminClient: Sendable {
         let handle = self.handle
         let timeout = configuration.requestTimeout
         return try await executor.perform(on: handle, "admin request") {
-            () throws(KafkaError) -> KafkaTopicDescription in
+            (_) throws(KafkaError) -> KafkaTopicDescription in
             let metadata = try handle.metadata(topic: name, timeout: timeout)
             guard let topic = metadata.topics.first(where: { $0.name == name }) else {
                 throw .client(
@@ -175,15 +175,15 @@ public final class KafkaAdminClient: Sendable {
     public func topicConfiguration(_ name: String) async throws(KafkaError) -> [String: String] {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> [String: String] in
+        return try await executor.perform(on: handle, "admin request") { (_) throws(KafkaError) -> [String: String] in
             let operation = "describe configuration of topic \(name)"
             var resources: [OpaquePointer?] = [rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name)]
             defer { for resource in resources { rd_kafka_ConfigResource_destroy(resource) } }
             let event = try AdminRequest(
                 handle, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout: timeout, operation: operation
             )
-            .run { options, queue in
-                rd_kafka_DescribeConfigs(handle.pointer, &resources, resources.count, options, queue)
+            .run { pointer, options, queue in
+                rd_kafka_DescribeConfigs(pointer, &resources, resources.count, options, queue)
             }
             defer { rd_kafka_event_destroy(event) }
             var count = 0
@@ -219,7 +219,7 @@ public final class KafkaAdminClient: Sendable {
     public func listTopics() async throws(KafkaError) -> [String] {
         let handle = self.handle
         let timeout = configuration.requestTimeout
-        return try await executor.perform(on: handle, "admin request") { () throws(KafkaError) -> [String] in
+        return try await executor.perform(on: handle, "admin request") { (_) throws(KafkaError) -> [String] in
             return try handle.metadata(topic: nil, timeout: timeout).topics.map(\.name).sorted()
         }
     }
@@ -244,18 +244,27 @@ private struct AdminRequest {
         self.operation = operation
     }
 
-    /// Starts the request and returns its result event, which the caller destroys.
-    func run(_ start: (OpaquePointer?, OpaquePointer?) -> Void) throws(KafkaError) -> OpaquePointer {
-        let options = rd_kafka_AdminOptions_new(handle.pointer, operationType)
+    /// Starts the request and returns its result event, which the caller
+    /// destroys. Holds a lease on the client until the answer is in.
+    func run(_ start: (OpaquePointer, OpaquePointer?, OpaquePointer?) -> Void) throws(KafkaError) -> OpaquePointer {
+        try handle.withPointer(operation) { (pointer) throws(KafkaError) -> OpaquePointer in
+            try run(on: pointer, start)
+        }
+    }
+
+    private func run(
+        on pointer: OpaquePointer, _ start: (OpaquePointer, OpaquePointer?, OpaquePointer?) -> Void
+    ) throws(KafkaError) -> OpaquePointer {
+        let options = rd_kafka_AdminOptions_new(pointer, operationType)
         defer { rd_kafka_AdminOptions_destroy(options) }
         var errorText = [CChar](repeating: 0, count: 512)
         try KafkaError.check(
             rd_kafka_AdminOptions_set_request_timeout(
                 options, timeout.timeoutMilliseconds, &errorText, errorText.count),
             operation)
-        let queue = rd_kafka_queue_new(handle.pointer)
+        let queue = rd_kafka_queue_new(pointer)
         defer { rd_kafka_queue_destroy(queue) }
-        start(options, queue)
+        start(pointer, options, queue)
         // librdkafka fails the request itself after the request timeout; the
         // extra margin only guards against a lost event.
         guard let event = rd_kafka_queue_poll(queue, timeout.timeoutMilliseconds + 5000) else {

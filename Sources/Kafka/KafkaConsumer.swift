@@ -21,7 +21,6 @@ public final class KafkaConsumer: Service, Sendable {
     /// The consumer queue, for taking already-fetched records in one call.
     private let queue: ConsumerQueue
     private let logger: Logger
-    private let closed = Mutex(false)
 
     /// Partition assignment changes, in order.
     public var rebalances: AsyncStream<KafkaRebalanceEvent> { handle.callbacks.rebalances }
@@ -50,37 +49,42 @@ public final class KafkaConsumer: Service, Sendable {
             rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
         }
         // Serve errors and rebalances from the consumer queue, i.e. inside poll().
-        try KafkaError.check(rd_kafka_poll_set_consumer(handle.pointer), "route events to consumer queue")
+        let queue = try handle.withPointer("create consumer") { (pointer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_poll_set_consumer(pointer), "route events to consumer queue")
+            return ConsumerQueue(consumerOf: pointer)
+        }
         executor = BlockingExecutor(label: "\(handle.name)-blocking")
         topicNames = TopicNameCache()
-        queue = ConsumerQueue(handle: handle)
+        self.queue = queue
     }
 
     deinit {
         // A consumer that was never closed still leaves its group cleanly.
-        if !closed.withLock({ $0 }) {
-            rd_kafka_consumer_close(handle.pointer)
+        let queue = self.queue
+        handle.close { pointer in
+            rd_kafka_consumer_close(pointer)
+            // The queue reference must go before the instance it belongs to.
+            queue.destroy()
         }
-        // The queue reference must go before the instance it belongs to.
-        queue.destroy()
-        handle.destroy()
         handle.callbacks.finish()
     }
 
     /// Joins the group for these topics. Assignment happens during later polls.
     public func subscribe(topics: [String]) throws(KafkaError) {
-        try handle.ensureOpen("subscribe")
         let list = TopicPartitionList(topics.map { KafkaTopicPartition(topic: $0, partition: RD_KAFKA_PARTITION_UA) })
-        try KafkaError.check(rd_kafka_subscribe(handle.pointer, list.pointer), "subscribe to \(topics)")
+        try handle.withPointer("subscribe") { (pointer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_subscribe(pointer, list.pointer), "subscribe to \(topics)")
+        }
     }
 
     /// Reads exactly these partitions from these offsets, outside any group
     /// rebalancing (used to replay topics). Offsets may be
     /// ``KafkaConsumer/beginning`` or ``KafkaConsumer/end``.
     public func assign(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
-        try handle.ensureOpen("assign")
         let list = TopicPartitionList(offsets)
-        try KafkaError.check(rd_kafka_assign(handle.pointer, list.pointer), "assign \(offsets)")
+        try handle.withPointer("assign") { (pointer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_assign(pointer, list.pointer), "assign \(offsets)")
+        }
     }
 
     /// Logical offset: the oldest retained record.
@@ -96,19 +100,21 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let topicNames = self.topicNames
         let queue = self.queue
-        return try await executor.perform(on: handle, "poll") { () throws(KafkaError) -> [KafkaConsumerMessage] in
-            try Self.pollBlocking(handle, queue, topicNames, maxMessages: maxMessages, timeout: timeout)
+        return try await executor.perform(on: handle, "poll") {
+            (pointer) throws(KafkaError) -> [KafkaConsumerMessage] in
+            try Self.pollBlocking(pointer, handle, queue, topicNames, maxMessages: maxMessages, timeout: timeout)
         }
     }
 
     private static func pollBlocking(
-        _ handle: RDKafkaHandle, _ queue: ConsumerQueue, _ topicNames: TopicNameCache, maxMessages: Int,
+        _ pointer: OpaquePointer, _ handle: RDKafkaHandle, _ queue: ConsumerQueue, _ topicNames: TopicNameCache,
+        maxMessages: Int,
         timeout: Duration
     ) throws(KafkaError) -> [KafkaConsumerMessage] {
         var batch: [KafkaConsumerMessage] = []
         batch.reserveCapacity(min(maxMessages, 1024))
         // Wait for the first record; rebalance and error callbacks are served here too.
-        guard let first = rd_kafka_consumer_poll(handle.pointer, timeout.timeoutMilliseconds) else { return batch }
+        guard let first = rd_kafka_consumer_poll(pointer, timeout.timeoutMilliseconds) else { return batch }
         try accept(first, into: &batch, handle, topicNames)
         // Then take what is already fetched in one call, under one queue lock.
         let wanted = maxMessages - batch.count
@@ -224,9 +230,8 @@ public final class KafkaConsumer: Service, Sendable {
     /// no longer assigned are skipped: their work is redone by the new owner.
     public func storeOffsets(_ offsets: [KafkaPartitionOffset]) throws(KafkaError) {
         guard !offsets.isEmpty else { return }
-        try handle.ensureOpen("store offsets")
         let list = TopicPartitionList(offsets)
-        let code = rd_kafka_offsets_store(handle.pointer, list.pointer)
+        let code = try handle.withPointer("store offsets") { rd_kafka_offsets_store($0, list.pointer) }
         for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.debug(
                 "offset not stored; partition no longer assigned",
@@ -250,9 +255,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// carries on. Other failures throw.
     @discardableResult
     public func commit() async throws(KafkaError) -> Bool {
-        let handle = self.handle
-        try handle.ensureOpen("commit offsets")
-        let code = await executor.run { rd_kafka_commit(handle.pointer, nil, 0) }
+        let code = try await executor.perform(on: handle, "commit offsets") { rd_kafka_commit($0, nil, 0) }
         if code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR__NO_OFFSET { return true }
         let error = KafkaError(rawCode: code, operation: "commit offsets")
         if error.code.isRebalance {
@@ -265,9 +268,9 @@ public final class KafkaConsumer: Service, Sendable {
     /// Synchronously commits exactly these positions.
     public func commit(_ offsets: [KafkaPartitionOffset]) async throws(KafkaError) {
         let handle = self.handle
-        try await executor.perform(on: handle, "commit offsets") { () throws(KafkaError) in
+        try await executor.perform(on: handle, "commit offsets") { (pointer) throws(KafkaError) in
             let list = TopicPartitionList(offsets)
-            try KafkaError.check(rd_kafka_commit(handle.pointer, list.pointer, 0), "commit \(offsets)")
+            try KafkaError.check(rd_kafka_commit(pointer, list.pointer, 0), "commit \(offsets)")
             try list.checkElements("commit")
         }
     }
@@ -279,7 +282,7 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let timeout = timeout ?? configuration.client.requestTimeout
         return try await executor.perform(on: handle, "fetch committed offsets") {
-            () throws(KafkaError) -> [KafkaTopicPartition: Int64?] in
+            (_) throws(KafkaError) -> [KafkaTopicPartition: Int64?] in
             try handle.committedOffsets(partitions, timeout: timeout)
         }
     }
@@ -288,9 +291,10 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// The partitions currently assigned to this member.
     public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
-        try handle.ensureOpen("read assignment")
         var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        try KafkaError.check(rd_kafka_assignment(handle.pointer, &raw), "read assignment")
+        try handle.withPointer("read assignment") { (pointer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_assignment(pointer, &raw), "read assignment")
+        }
         guard let raw else { return [] }
         return TopicPartitionList(owning: raw).topicPartitions
     }
@@ -306,12 +310,12 @@ public final class KafkaConsumer: Service, Sendable {
 
     private func setPaused(_ partitions: [KafkaTopicPartition], _ paused: Bool) throws(KafkaError) {
         let operation = paused ? "pause" : "resume"
-        try handle.ensureOpen(operation)
         let list = TopicPartitionList(partitions)
-        let code =
+        let code = try handle.withPointer(operation) { pointer in
             paused
-            ? rd_kafka_pause_partitions(handle.pointer, list.pointer)
-            : rd_kafka_resume_partitions(handle.pointer, list.pointer)
+                ? rd_kafka_pause_partitions(pointer, list.pointer)
+                : rd_kafka_resume_partitions(pointer, list.pointer)
+        }
         try KafkaError.check(code, "\(operation) \(partitions)")
         try list.checkElements(operation)
     }
@@ -319,10 +323,10 @@ public final class KafkaConsumer: Service, Sendable {
     /// Moves the fetch position of assigned partitions.
     public func seek(_ offsets: [KafkaPartitionOffset], timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let handle = self.handle
-        return try await executor.perform(on: handle, "seek") { () throws(KafkaError) -> Void in
+        return try await executor.perform(on: handle, "seek") { (pointer) throws(KafkaError) -> Void in
             let list = TopicPartitionList(offsets)
             try KafkaError.check(
-                rd_kafka_seek_partitions(handle.pointer, list.pointer, timeout.timeoutMilliseconds),
+                rd_kafka_seek_partitions(pointer, list.pointer, timeout.timeoutMilliseconds),
                 "seek \(offsets)")
             try list.checkElements("seek")
         }
@@ -357,28 +361,25 @@ public final class KafkaConsumer: Service, Sendable {
     /// destroys the librdkafka instance; later calls fail with `destroyed`.
     /// Safe to call twice.
     public func close() async {
-        let shouldClose = closed.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
-        guard shouldClose else { return }
         let handle = self.handle
         let logger = self.logger
         let queue = self.queue
         await executor.run {
-            // Commit before leaving: once this member leaves, the group
-            // rebalances and a later commit may be refused as stale.
-            let committed = rd_kafka_commit(handle.pointer, nil, 0)
-            if committed != RD_KAFKA_RESP_ERR_NO_ERROR, committed != RD_KAFKA_RESP_ERR__NO_OFFSET {
-                logger.warning(
-                    "commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
+            // Calls in progress finish first; later ones fail with `_DESTROY`.
+            handle.close { pointer in
+                // Commit before leaving: once this member leaves, the group
+                // rebalances and a later commit may be refused as stale.
+                let committed = rd_kafka_commit(pointer, nil, 0)
+                if committed != RD_KAFKA_RESP_ERR_NO_ERROR, committed != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                    logger.warning(
+                        "commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
+                }
+                let code = rd_kafka_consumer_close(pointer)
+                if code != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
+                }
+                queue.destroy()
             }
-            let code = rd_kafka_consumer_close(handle.pointer)
-            if code != RD_KAFKA_RESP_ERR_NO_ERROR {
-                logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
-            }
-            queue.destroy()
-            handle.destroy()
         }
     }
 }
@@ -415,8 +416,9 @@ final class ConsumerQueue: @unchecked Sendable {
     let pointer: OpaquePointer
     private let released = Mutex(false)
 
-    init(handle: RDKafkaHandle) {
-        pointer = rd_kafka_queue_get_consumer(handle.pointer)
+    /// Call with a lease on the consumer (``RDKafkaHandle/withPointer(_:_:)``).
+    init(consumerOf consumer: OpaquePointer) {
+        pointer = rd_kafka_queue_get_consumer(consumer)
     }
 
     func destroy() {

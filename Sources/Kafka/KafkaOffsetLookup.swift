@@ -55,7 +55,9 @@ public final class KafkaOffsetLookup: Sendable {
         properties["fetch.wait.max.ms"] = "10"
         properties["group.id"] = groupID ?? "intent-pipeline-offset-lookup"
         handle = try RDKafkaHandle(kind: .consumer, properties: properties, callbacks: ClientCallbacks(logger: logger))
-        try KafkaError.check(rd_kafka_poll_set_consumer(handle.pointer), "route events to consumer queue")
+        try handle.withPointer("create offset lookup") { (pointer) throws(KafkaError) in
+            try KafkaError.check(rd_kafka_poll_set_consumer(pointer), "route events to consumer queue")
+        }
         executor = BlockingExecutor(label: "\(handle.name)-offset-lookup")
         timeout = configuration.requestTimeout
     }
@@ -82,10 +84,7 @@ public final class KafkaOffsetLookup: Sendable {
     /// Destroys the librdkafka instance. Safe to call twice.
     public func close() async {
         let handle = self.handle
-        await executor.run {
-            if !handle.isDestroyed { rd_kafka_consumer_close(handle.pointer) }
-            handle.destroy()
-        }
+        await executor.run { handle.close { rd_kafka_consumer_close($0) } }
     }
 
     /// Every partition of a topic with its verified bounds: where reading the whole topic ends.
@@ -140,15 +139,18 @@ public final class KafkaOffsetLookup: Sendable {
     private func run<Result: Sendable>(
         _ body: @escaping @Sendable (PartitionReader) throws(KafkaError) -> Result
     ) async throws(KafkaError) -> Result {
-        let reader = PartitionReader(handle: handle, timeout: timeout)
-        return try await executor.perform(on: handle, "offset lookup") { () throws(KafkaError) -> Result in
-            try body(reader)
+        let handle = self.handle
+        let timeout = self.timeout
+        return try await executor.perform(on: handle, "offset lookup") { (pointer) throws(KafkaError) -> Result in
+            try body(PartitionReader(pointer: pointer, handle: handle, timeout: timeout))
         }
     }
 }
 
-/// The blocking work of ``KafkaOffsetLookup``, run on its executor.
-private struct PartitionReader: Sendable {
+/// The blocking work of ``KafkaOffsetLookup``, run on its executor with a
+/// lease on the client: `pointer` is valid for the reader's whole life.
+private struct PartitionReader {
+    let pointer: OpaquePointer
     let handle: RDKafkaHandle
     let timeout: Duration
 
@@ -170,7 +172,7 @@ private struct PartitionReader: Sendable {
         var high: Int64 = 0
         try KafkaError.check(
             rd_kafka_query_watermark_offsets(
-                handle.pointer, partition.topic, partition.partition, &low, &high, timeout.timeoutMilliseconds),
+                pointer, partition.topic, partition.partition, &low, &high, timeout.timeoutMilliseconds),
             "query watermarks of \(partition)")
         guard high > low else { return KafkaWatermarks(low: low, high: high, reportedHigh: high) }
         // Read from the last record the broker admits to until the end of the log.
@@ -183,7 +185,7 @@ private struct PartitionReader: Sendable {
         let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded(.up))
         let query = TopicPartitionList(try partitions(of: topic), offset: milliseconds)
         try KafkaError.check(
-            rd_kafka_offsets_for_times(handle.pointer, query.pointer, timeout.timeoutMilliseconds),
+            rd_kafka_offsets_for_times(pointer, query.pointer, timeout.timeoutMilliseconds),
             "offsets for times on \(topic)")
         return try query.elements.map { (element) throws(KafkaError) in
             let bounds = try watermarks(element.topicPartition)
@@ -239,10 +241,10 @@ private struct PartitionReader: Sendable {
     ) throws(KafkaError) -> [(offset: Int64, time: Int64)] {
         let assignment = TopicPartitionList([position(partition, offset)])
         let assign = { () throws(KafkaError) in
-            try KafkaError.check(rd_kafka_assign(handle.pointer, assignment.pointer), "assign \(partition)")
+            try KafkaError.check(rd_kafka_assign(pointer, assignment.pointer), "assign \(partition)")
         }
         try assign()
-        defer { _ = rd_kafka_assign(handle.pointer, nil) }
+        defer { _ = rd_kafka_assign(pointer, nil) }
         var records: [(offset: Int64, time: Int64)] = []
         let deadline = ContinuousClock.now + timeout
         var lastProgress = ContinuousClock.now
@@ -252,14 +254,14 @@ private struct PartitionReader: Sendable {
                     "reading \(partition) from \(offset) took longer than \(timeout)", operation: "read offsets",
                     code: .timedOut)
             }
-            guard let raw = rd_kafka_consumer_poll(handle.pointer, 100) else {
+            guard let raw = rd_kafka_consumer_poll(pointer, 100) else {
                 // Each read re-assigns the one partition it reads. Under load
                 // (CI, many brokers on two cores) a read was seen to get
                 // nothing at all until its timeout. An answer (records or end
                 // of log) takes milliseconds on a healthy broker, so after
                 // three silent seconds assign again rather than keep waiting.
                 if ContinuousClock.now - lastProgress > .seconds(3) {
-                    _ = rd_kafka_assign(handle.pointer, nil)
+                    _ = rd_kafka_assign(pointer, nil)
                     try assign()
                     lastProgress = ContinuousClock.now
                 }

@@ -91,15 +91,6 @@ public final class KafkaProducer: Service, Sendable {
     /// partition. Suspends only while librdkafka's local queue is full.
     public func enqueue(batch messages: [KafkaProducerMessage]) async -> KafkaPendingDelivery {
         var instance = self.instance
-        if instance.handle.isDestroyed {
-            let batch = DeliveryBatch(messages: messages)
-            let closed = KafkaError.client("the producer has been shut down", operation: "produce", code: .destroyed)
-            for index in messages.indices {
-                _ = batch.opaque(forEnqueuing: index)
-                batch.rollBackEnqueue(index, closed)
-            }
-            return KafkaPendingDelivery(producer: self, instance: instance, batch: batch)
-        }
         replaceIfFatal(instance)
         instance = self.instance
         let batch = DeliveryBatch(messages: messages)
@@ -135,28 +126,41 @@ public final class KafkaProducer: Service, Sendable {
         return reports
     }
 
-    /// Enqueues `messages[start...]`; returns the index of the first message
-    /// refused because the queue is full, or nil when all were handed over.
+    /// Enqueues `messages[start...]` under one lease on the instance; returns
+    /// the index of the first message refused because the queue is full, or
+    /// nil when all were handed over (or failed: a closed producer fails each
+    /// with `_DESTROY`).
     private func enqueue(
         _ messages: [KafkaProducerMessage], from start: Int, batch: DeliveryBatch, on instance: ProducerInstance
     ) -> Int? {
-        messages.withUnsafeBufferPointer { buffer in
-            for index in start..<buffer.count {
-                let opaque = batch.opaque(forEnqueuing: index)
-                guard let error = produce(buffer[index], opaque: opaque, handle: instance.handle) else { continue }
-                if error.code == .queueFull {
-                    batch.rollBackEnqueueForRetry(index)
-                    return index
+        let refused = instance.handle.ifOpen { pointer in
+            messages.withUnsafeBufferPointer { buffer -> Int? in
+                for index in start..<buffer.count {
+                    let opaque = batch.opaque(forEnqueuing: index)
+                    guard let error = produce(buffer[index], opaque: opaque, handle: pointer) else { continue }
+                    if error.code == .queueFull {
+                        batch.rollBackEnqueueForRetry(index)
+                        return index
+                    }
+                    batch.rollBackEnqueue(index, error)
                 }
-                batch.rollBackEnqueue(index, error)
+                return nil
+            }
+        }
+        guard let refused else {
+            let closed = KafkaError.client("the producer has been shut down", operation: "produce", code: .destroyed)
+            for index in start..<messages.count {
+                _ = batch.opaque(forEnqueuing: index)
+                batch.rollBackEnqueue(index, closed)
             }
             return nil
         }
+        return refused
     }
 
     /// Hands one record to librdkafka. Never blocks; copies key, value and headers.
     private func produce(
-        _ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer, handle: RDKafkaHandle
+        _ message: KafkaProducerMessage, opaque: UnsafeMutableRawPointer, handle: OpaquePointer
     ) -> KafkaError? {
         // The operation text is built only on failure: this runs per message.
         if message.headers.count > 64 {
@@ -168,7 +172,7 @@ public final class KafkaProducer: Service, Sendable {
             message.value.withOptionalBytes { value in
                 withHeaderArrays(message.headers) { names, values, lengths, count in
                     intent_rd_kafka_produce(
-                        handle.pointer, message.topic, partition,
+                        handle, message.topic, partition,
                         key?.baseAddress, key?.count ?? 0,
                         value?.baseAddress, value?.count ?? 0,
                         names, values, lengths, count,
@@ -182,11 +186,9 @@ public final class KafkaProducer: Service, Sendable {
     /// Waits until every queued record is delivered or failed, at most `timeout`.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let handle = instance.handle
-        if handle.isDestroyed { return }
-        let result = await executor.run {
-            rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds)
-        }
-        try KafkaError.check(result, "flush producer")
+        // A closed producer has nothing left to flush.
+        let result = await executor.run { handle.ifOpen { rd_kafka_flush($0, timeout.timeoutMilliseconds) } }
+        try KafkaError.check(result ?? RD_KAFKA_RESP_ERR_NO_ERROR, "flush producer")
     }
 
     /// Blocks the calling thread until every queued record is delivered or
@@ -195,20 +197,19 @@ public final class KafkaProducer: Service, Sendable {
     /// never on the cooperative pool. Returns false on time-out.
     @discardableResult
     public func waitForDeliveries(timeout: Duration) -> Bool {
-        let handle = instance.handle
-        if handle.isDestroyed { return true }
-        return rd_kafka_flush(handle.pointer, timeout.timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR
+        let result = instance.handle.ifOpen { rd_kafka_flush($0, timeout.timeoutMilliseconds) }
+        return (result ?? RD_KAFKA_RESP_ERR_NO_ERROR) == RD_KAFKA_RESP_ERR_NO_ERROR
     }
 
-    /// Records produced but not yet acknowledged.
-    public var inFlightCount: Int { Int(rd_kafka_outq_len(instance.handle.pointer)) }
+    /// Records produced but not yet acknowledged; 0 once shut down.
+    public var inFlightCount: Int { instance.handle.ifOpen { Int(rd_kafka_outq_len($0)) } ?? 0 }
 
     /// Checks that the cluster answers, failing within `timeout` with a clear
     /// error instead of librdkafka's silent background retries.
     public func checkConnectivity(timeout: Duration? = nil) async throws(KafkaError) {
         let handle = instance.handle
         let timeout = timeout ?? configuration.client.requestTimeout
-        try await executor.perform(on: handle, "check connectivity") { () throws(KafkaError) in
+        try await executor.perform(on: handle, "check connectivity") { (_) throws(KafkaError) in
             _ = try handle.metadata(topic: nil, timeout: timeout)
         }
     }
@@ -228,10 +229,7 @@ public final class KafkaProducer: Service, Sendable {
             logger.error("producer shut down with undelivered records", metadata: ["error": "\(error)"])
         }
         let instance = self.instance
-        await executor.run {
-            instance.pollThread.stopAndWait()
-            instance.handle.destroy()
-        }
+        await executor.run { instance.retire() }
     }
 
     // MARK: Transactions
@@ -259,7 +257,8 @@ public final class KafkaProducer: Service, Sendable {
         let operation = "send offsets to transaction"
         try await transactionCall { (producer) throws(KafkaError) in
             let list = TopicPartitionList(offsets)
-            guard let metadata = rd_kafka_consumer_group_metadata(consumerHandle.pointer) else {
+            guard let metadata = try consumerHandle.withPointer(operation, { rd_kafka_consumer_group_metadata($0) })
+            else {
                 throw .client("consumer has no group metadata", operation: operation, code: .state)
             }
             defer { rd_kafka_consumer_group_metadata_destroy(metadata) }
@@ -286,7 +285,7 @@ public final class KafkaProducer: Service, Sendable {
         _ call: @escaping @Sendable (OpaquePointer) throws(KafkaError) -> Void
     ) async throws(KafkaError) {
         let handle = instance.handle
-        try await executor.perform(on: handle, "transaction") { () throws(KafkaError) in try call(handle.pointer) }
+        try await executor.perform(on: handle, "transaction") { (pointer) throws(KafkaError) in try call(pointer) }
     }
 }
 
@@ -308,13 +307,17 @@ final class ProducerInstance: Sendable {
         pollThread = PollThread(handle: handle, name: "\(handle.name)-poll")
     }
 
-    /// Fails whatever is still queued (so no awaiting task hangs) and stops
-    /// serving callbacks. Blocking.
+    /// Closes the instance: sends in progress finish handing over their
+    /// records, later ones fail with `_DESTROY`; whatever is still queued
+    /// fails with a purge error (so no awaiting task hangs), then callbacks
+    /// stop and the instance is destroyed. Blocking.
     func retire() {
-        rd_kafka_purge(handle.pointer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
-        _ = rd_kafka_flush(handle.pointer, 5000)
+        handle.close { pointer in
+            rd_kafka_purge(pointer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+            // Serves the purged records' delivery reports.
+            _ = rd_kafka_flush(pointer, 5000)
+        }
         pollThread.stopAndWait()
-        handle.destroy()
     }
 }
 

@@ -25,11 +25,16 @@ final class PollThread: Sendable {
 
     private func loop() {
         while state.withLock({ $0.running }) {
-            rd_kafka_poll(handle.pointer, 100)
+            // One lease per round: a close waits at most one poll timeout for
+            // it, and once the producer is closing the loop ends here.
+            let polled = handle.ifOpen { pointer in
+                rd_kafka_poll(pointer, 100)
+                return Int(rd_kafka_outq_len(pointer))
+            }
+            guard let queued = polled else { break }
             // Wake producers waiting for queue space whose low-water mark is
             // reached. Checking after every iteration (not only when events
             // were served) bounds how late a waiter can be woken.
-            let queued = Int(rd_kafka_outq_len(handle.pointer))
             let ready = state.withLock { state in
                 let ready = state.spaceWaiters.filter { queued < $0.threshold }
                 state.spaceWaiters.removeAll { queued < $0.threshold }
@@ -38,6 +43,7 @@ final class PollThread: Sendable {
             for waiter in ready { waiter.continuation.resume() }
         }
         let waiters = state.withLock { state in
+            state.running = false
             defer { state.spaceWaiters.removeAll() }
             return state.spaceWaiters
         }

@@ -8,16 +8,24 @@ import Synchronization
 /// from whichever thread polls; they reach Swift through the handle's opaque
 /// pointer, which points at ``ClientCallbacks``. The handle keeps that object
 /// alive until after `rd_kafka_destroy`, so no callback can outlive it.
+///
+/// The pointer is reachable only through ``withPointer(_:_:)``, which holds a
+/// lease for the call (see ``HandleLifecycle``): ``close(_:)`` refuses new
+/// leases, waits for those held, and only then destroys the instance. So a
+/// call racing a close either runs on a live instance or fails with
+/// `_DESTROY`; it never touches freed memory. (swift-kafka-client routes
+/// every call through a locked state machine for the same reason.)
 final class RDKafkaHandle: @unchecked Sendable {
     enum Kind {
         case producer
         case consumer
     }
 
-    let pointer: OpaquePointer
+    /// Valid while a lease is held or before the first close.
+    private let pointer: OpaquePointer
     let callbacks: ClientCallbacks
     let name: String
-    private let destroyed = Mutex(false)
+    private let lifecycle = HandleLifecycle()
 
     init(
         kind: Kind, properties: [String: String], callbacks: ClientCallbacks,
@@ -58,33 +66,50 @@ final class RDKafkaHandle: @unchecked Sendable {
     }
 
     deinit {
-        destroy()
+        // Nothing can hold a lease here: every lease holder holds this object.
+        close()
     }
 
-    /// Destroys the librdkafka instance (blocking: it stops librdkafka's
-    /// threads). Clients call this from `close()`/`shutdown()` so that no
-    /// instance outlives its owner or is torn down by whichever thread happens
-    /// to drop the last reference, possibly while the process exits.
-    func destroy() {
-        let first = destroyed.withLock { destroyed in
-            defer { destroyed = true }
-            return !destroyed
-        }
-        if first { rd_kafka_destroy(pointer) }
-    }
-
-    var isDestroyed: Bool { destroyed.withLock { $0 } }
-
-    /// Throws instead of touching a destroyed instance.
-    func ensureOpen(_ operation: @autoclosure () -> String) throws(KafkaError) {
-        if isDestroyed {
+    /// Runs `body` with the librdkafka instance, which cannot be destroyed
+    /// until `body` returns; throws `_DESTROY` once the client is closing.
+    /// Leases nest, and cost two uncontended lock round trips: take one per
+    /// batch or blocking call, not per record.
+    func withPointer<Result>(
+        _ operation: @autoclosure () -> String, _ body: (OpaquePointer) throws(KafkaError) -> Result
+    ) throws(KafkaError) -> Result {
+        guard lifecycle.beginLease() else {
             throw .client("the client has been closed", operation: operation(), code: .destroyed)
         }
+        defer { lifecycle.endLease() }
+        return try body(pointer)
     }
+
+    /// `body`'s result, or nil once the client is closing: for calls with a
+    /// natural answer after close (nothing in flight, nothing to flush).
+    func ifOpen<Result>(_ body: (OpaquePointer) -> Result) -> Result? {
+        guard lifecycle.beginLease() else { return nil }
+        defer { lifecycle.endLease() }
+        return body(pointer)
+    }
+
+    /// Closes the client: refuses new calls (they fail with `_DESTROY`), waits
+    /// for those in progress, runs `finalSteps` with the instance to itself
+    /// (a consumer's last commit and group leave, a producer's purge), then
+    /// destroys it. Blocking: call it on a ``BlockingExecutor``, never on the
+    /// cooperative pool. A second call waits for the first to finish.
+    func close(_ finalSteps: (OpaquePointer) -> Void = { _ in }) {
+        guard lifecycle.beginClose() else { return }
+        finalSteps(pointer)
+        rd_kafka_destroy(pointer)
+        lifecycle.finishClose()
+    }
+
+    /// Whether ``close(_:)`` has begun: calls now fail with `_DESTROY`.
+    var isClosed: Bool { lifecycle.isClosing }
 
     /// The fatal error raised by this instance, if any (idempotent/transactional producers).
     func fatalError(operation: String) -> KafkaError? {
-        Self.fatalError(of: pointer, operation: operation)
+        ifOpen { Self.fatalError(of: $0, operation: operation) } ?? nil
     }
 
     /// The group's committed positions for these partitions (nil where it has
@@ -93,8 +118,10 @@ final class RDKafkaHandle: @unchecked Sendable {
         _ partitions: [KafkaTopicPartition], timeout: Duration
     ) throws(KafkaError) -> [KafkaTopicPartition: Int64?] {
         let list = TopicPartitionList(partitions)
-        try KafkaError.check(
-            rd_kafka_committed(pointer, list.pointer, timeout.timeoutMilliseconds), "fetch committed offsets")
+        try withPointer("fetch committed offsets") { (pointer) throws(KafkaError) in
+            try KafkaError.check(
+                rd_kafka_committed(pointer, list.pointer, timeout.timeoutMilliseconds), "fetch committed offsets")
+        }
         var offsets: [KafkaTopicPartition: Int64?] = [:]
         for element in list.elements {
             offsets[element.topicPartition] = element.offset >= 0 ? element.offset : nil
@@ -105,19 +132,21 @@ final class RDKafkaHandle: @unchecked Sendable {
     /// Asks the cluster for metadata: the cheapest round trip that proves the
     /// brokers are reachable (and that TLS/SASL work). Blocking.
     func metadata(topic: String?, timeout: Duration) throws(KafkaError) -> ClusterMetadata {
-        var result: UnsafePointer<rd_kafka_metadata>?
         let operation = topic.map { "fetch metadata for topic \($0)" } ?? "fetch cluster metadata"
-        var topicHandle: OpaquePointer?
-        if let topic {
-            topicHandle = rd_kafka_topic_new(pointer, topic, nil)
+        return try withPointer(operation) { (pointer) throws(KafkaError) -> ClusterMetadata in
+            var result: UnsafePointer<rd_kafka_metadata>?
+            var topicHandle: OpaquePointer?
+            if let topic {
+                topicHandle = rd_kafka_topic_new(pointer, topic, nil)
+            }
+            defer { if let topicHandle { rd_kafka_topic_destroy(topicHandle) } }
+            let code = rd_kafka_metadata(
+                pointer, topic == nil ? 1 : 0, topicHandle, &result, timeout.timeoutMilliseconds)
+            try KafkaError.check(code, operation)
+            guard let result else { throw .client("no metadata returned", operation: operation) }
+            defer { rd_kafka_metadata_destroy(result) }
+            return ClusterMetadata(result.pointee)
         }
-        defer { if let topicHandle { rd_kafka_topic_destroy(topicHandle) } }
-        let code = rd_kafka_metadata(
-            pointer, topic == nil ? 1 : 0, topicHandle, &result, timeout.timeoutMilliseconds)
-        try KafkaError.check(code, operation)
-        guard let result else { throw .client("no metadata returned", operation: operation) }
-        defer { rd_kafka_metadata_destroy(result) }
-        return ClusterMetadata(result.pointee)
     }
 }
 
