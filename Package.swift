@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "LocalBroker", "Payments",
+                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "Payments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,16 +157,22 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "Kafka", "LocalBroker", "IntentWorkers", "IntentEvents", "IntentResolution", "IntentCrypto",
+                "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution", "IntentCrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        /// What `intentctl broker start` records (address, processes) and where the
+        /// checkout is: development defaults every command reads, without the harness.
+        .target(name: "LocalBrokerRecord", swiftSettings: swiftSettings),
+        /// The local broker harness (Tansu, moto, socat as child processes) for the demo,
+        /// `intentctl broker`, benchmarks and tests. Production executables never link it.
         .target(
             name: "LocalBroker",
             dependencies: [
+                "LocalBrokerRecord",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -177,7 +183,8 @@ let package = Package(
         .executableTarget(
             name: "intentctl",
             dependencies: [
-                "Kafka", "IntentEvents", "LocalBroker", "ContactResolution", "CommandLineSupport", "IntentWorkers",
+                "Kafka", "IntentEvents", "LocalBroker", "LocalBrokerRecord", "ContactResolution", "CommandLineSupport",
+                "IntentWorkers",
                 "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

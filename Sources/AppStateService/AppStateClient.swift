@@ -1,5 +1,4 @@
 import Foundation
-import LocalBroker
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,7 +28,7 @@ public struct AppStateClient: Sendable {
     public func waitUntilReady(timeout: Duration = .seconds(90)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if (try? Loopback.httpStatus(method: "GET", port: port, path: "/ready")) == 200 { return }
+            if (try? await status("/ready", token: nil)) == 200 { return }
             try await Task.sleep(for: .milliseconds(200))
         }
         throw Failure(description: "the app-state service did not become ready on port \(port)")

@@ -1,7 +1,7 @@
 public import ArgumentParser
 public import Foundation
 public import Kafka
-import LocalBroker
+import LocalBrokerRecord
 public import Logging
 
 /// Kafka connection options shared by every command that talks to a cluster.
@@ -61,7 +61,7 @@ public struct StateOptions: ParsableArguments {
         if let fromEnvironment = ProcessInfo.processInfo.environment["INTENT_STATE_DIR"], !fromEnvironment.isEmpty {
             return URL(fileURLWithPath: fromEnvironment)
         }
-        let root = ToolLocator.projectRoot() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let root = ProjectRoot.find() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return root.appendingPathComponent(".intent")
     }
 }

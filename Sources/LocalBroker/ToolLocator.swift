@@ -1,4 +1,5 @@
 public import Foundation
+import LocalBrokerRecord
 
 /// Finds the tools `make setup` installs into the project's `.venv`: from an
 /// environment variable when set, else by walking up from the working
@@ -31,20 +32,7 @@ public enum ToolLocator {
     }
 
     /// The checkout's root: the nearest ancestor holding `Package.swift` and `schemas/`.
-    public static func projectRoot() -> URL? {
-        for start in searchStarts() {
-            var directory = start
-            while directory.path != "/" {
-                let manifest = directory.appendingPathComponent("Package.swift").path
-                let schemas = directory.appendingPathComponent("schemas").path
-                if FileManager.default.fileExists(atPath: manifest), FileManager.default.fileExists(atPath: schemas) {
-                    return directory
-                }
-                directory.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }
+    public static func projectRoot() -> URL? { ProjectRoot.find() }
 
     private static func locate(
         variable: String, relativePath: String, name: String, environment: [String: String]
@@ -56,7 +44,7 @@ public enum ToolLocator {
             return path
         }
         var searched: [String] = []
-        for start in searchStarts() {
+        for start in ProjectRoot.searchStarts() {
             var directory = start
             while directory.path != "/" {
                 let candidate = directory.appendingPathComponent(relativePath).path
@@ -67,11 +55,5 @@ public enum ToolLocator {
         }
         throw LocalBrokerError.binaryNotFound(
             name: name, searched: ["$\(variable)"] + searched.prefix(4), hint: setupHint)
-    }
-
-    private static func searchStarts() -> [URL] {
-        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        return [workingDirectory.standardizedFileURL, executable.standardizedFileURL]
     }
 }

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import IntentEvents
 import LocalBroker
+import LocalBrokerRecord
 import ServiceLifecycle
 
 struct BrokerCommand: AsyncParsableCommand {

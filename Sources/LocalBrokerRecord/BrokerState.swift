@@ -1,9 +1,18 @@
 public import Foundation
 
 /// What `intentctl broker start` left running, so `stop` and `status` can
-/// find it from another process. Kept as JSON in the state directory.
+/// find it from another process, and every command's default bootstrap
+/// address. Kept as JSON in the state directory. Apart from the broker
+/// harness (`LocalBroker`), so production executables can read the record
+/// without linking the harness.
 public struct BrokerState: Codable, Sendable, Hashable {
     public struct Child: Codable, Sendable, Hashable {
+        public init(name: String, pid: Int32, commandMarker: String) {
+            self.name = name
+            self.pid = pid
+            self.commandMarker = commandMarker
+        }
+
         public var name: String
         public var pid: Int32
         /// A word the process's command line must contain, so a recycled pid is never signalled.
@@ -22,19 +31,16 @@ public struct BrokerState: Codable, Sendable, Hashable {
         directory.appendingPathComponent("broker.json")
     }
 
-    public init(broker: LocalBroker) {
-        bootstrapServers = broker.bootstrapServers
-        port = broker.port
-        durable = broker.storage != nil
-        s3Endpoint = broker.storage?.endpoint
-        logDirectory = broker.options.logDirectory.path
-        startedAt = Date()
-        var children = broker.processes.map {
-            Child(name: $0.name, pid: $0.pid, commandMarker: $0.name.contains("socat") ? "socat" : "tansu")
-        }
-        if let storage = broker.storage {
-            children.append(Child(name: storage.process.name, pid: storage.process.pid, commandMarker: "moto"))
-        }
+    public init(
+        bootstrapServers: String, port: Int, durable: Bool, s3Endpoint: String?, logDirectory: String,
+        startedAt: Date = Date(), children: [Child]
+    ) {
+        self.bootstrapServers = bootstrapServers
+        self.port = port
+        self.durable = durable
+        self.s3Endpoint = s3Endpoint
+        self.logDirectory = logDirectory
+        self.startedAt = startedAt
         self.children = children
     }
 
@@ -58,8 +64,6 @@ public struct BrokerState: Codable, Sendable, Hashable {
     public var runningChildren: [Child] {
         children.filter { Self.isRunning($0) }
     }
-
-    public var isAccepting: Bool { Loopback.isAccepting(port: port) }
 
     static func isRunning(_ child: Child) -> Bool {
         guard kill(child.pid, 0) == 0 else { return false }
