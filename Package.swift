@@ -105,11 +105,20 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents"],
             swiftSettings: swiftSettings
         ),
+        /// The pipeline's topic names and how an event travels on them as a record
+        /// (key, content type, signature headers): all a producer or reader of the
+        /// topics needs, without the workers.
+        .target(
+            name: "PipelineTopics",
+            dependencies: ["Kafka", "IntentEvents", "Intents"],
+            swiftSettings: swiftSettings
+        ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
+                "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments", "Messaging",
+                "IntentCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -119,7 +128,7 @@ let package = Package(
         .target(
             name: "VoiceSimulator",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "IntentWorkers",
+                "Kafka", "IntentEvents", "Intents", "PipelineTopics",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -137,7 +146,7 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "AppState", "Kafka", "IntentEvents", "IntentWorkers", "IntentCrypto", "Payments",
+                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentCrypto", "Payments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -157,7 +166,8 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution", "IntentCrypto",
+                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution",
+                "IntentCrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,7 +193,8 @@ let package = Package(
         .executableTarget(
             name: "intentctl",
             dependencies: [
-                "Kafka", "IntentEvents", "LocalBroker", "LocalBrokerRecord", "ContactResolution", "CommandLineSupport",
+                "PipelineTopics", "Kafka", "IntentEvents", "LocalBroker", "LocalBrokerRecord", "ContactResolution",
+                "CommandLineSupport",
                 "IntentWorkers",
                 "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -195,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "intent-resolve",
             dependencies: [
-                "CommandLineSupport", "IntentResolution", "IntentWorkers", "Kafka",
+                "PipelineTopics", "CommandLineSupport", "IntentResolution", "IntentWorkers", "Kafka",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -211,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "intent-confirm",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers", "Payments",
+                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -219,7 +230,7 @@ let package = Package(
         .executableTarget(
             name: "intent-payments",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers", "Payments", "IntentCrypto",
+                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments", "IntentCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -227,7 +238,7 @@ let package = Package(
         .executableTarget(
             name: "intent-handle",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers", "Messaging",
+                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Messaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -235,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "intent-appstate",
             dependencies: [
-                "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
+                "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -246,7 +257,8 @@ let package = Package(
         .executableTarget(
             name: "intent-bench",
             dependencies: [
-                "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution", "IntentCrypto", "IntentEvents",
+                "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution", "IntentCrypto",
+                "IntentEvents",
                 "IntentWorkers", "Intents", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -298,7 +310,8 @@ let package = Package(
         .testTarget(
             name: "IntentWorkersTests",
             dependencies: [
-                "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Kafka",
+                "PipelineTopics", "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution",
+                "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
                 "PipelineAudit",
                 "IntentCrypto", "AppState",

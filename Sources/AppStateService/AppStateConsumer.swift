@@ -1,10 +1,10 @@
 public import AppState
 import Foundation
 public import IntentEvents
-public import IntentWorkers
 public import Kafka
 public import Logging
 import Payments
+public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 

@@ -1,6 +1,6 @@
 public import ArgumentParser
 import Foundation
-public import IntentWorkers
+public import PipelineTopics
 
 /// Which pipeline topics to use: every executable and `intentctl` agree on
 /// the names through one prefix.

@@ -2,6 +2,7 @@ import Intents
 import Kafka
 public import Logging
 public import Payments
+import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 

@@ -4,6 +4,7 @@ public import IntentResolution
 import Intents
 public import Kafka
 public import Logging
+public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 

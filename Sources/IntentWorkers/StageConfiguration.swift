@@ -1,5 +1,6 @@
 public import IntentEvents
 public import Kafka
+public import PipelineTopics
 
 /// How a worker whose behaviour is a configured stage value connects: the
 /// cluster, the topics, its consumer group, and the stage itself.

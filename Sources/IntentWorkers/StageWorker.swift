@@ -3,6 +3,7 @@ public import IntentEvents
 public import Intents
 public import Kafka
 public import Logging
+public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 

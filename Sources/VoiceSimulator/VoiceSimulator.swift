@@ -1,9 +1,9 @@
 import Foundation
 public import IntentEvents
-public import IntentWorkers
 public import Intents
 public import Kafka
 public import Logging
+public import PipelineTopics
 import Synchronization
 
 /// A stand-in for a voice service: publishes each step's intent (signed with

@@ -6,6 +6,7 @@ import Foundation
 import IntentCrypto
 import IntentWorkers
 import Logging
+import PipelineTopics
 import ServiceLifecycle
 
 /// The app-state service's command line: the "parent app" side of the pipeline.

@@ -4,6 +4,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Logging
+import PipelineTopics
 
 /// Where a round trip's time goes: for the intents of one latency run, the
 /// producer timestamps (set when each record was handed to librdkafka) of the

@@ -4,6 +4,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Logging
+import PipelineTopics
 import Synchronization
 
 /// The voice service's side of the latency runs: publishes intents at a fixed

@@ -4,6 +4,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Logging
+import PipelineTopics
 import Synchronization
 
 /// Reads everything the workers publish during the throughput phases and

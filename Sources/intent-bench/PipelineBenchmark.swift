@@ -6,6 +6,7 @@ import IntentWorkers
 import Kafka
 import LocalBroker
 import Logging
+import PipelineTopics
 
 /// The whole pipeline's speed in one run on one embedded broker: each worker's
 /// throughput as its own process over pre-loaded signed records, next to a raw

@@ -6,6 +6,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Payments
+import PipelineTopics
 
 /// The benchmark's users, keys and signed records, built the way production
 /// signs them: requests and answers by a voice service, contacts by a

@@ -4,6 +4,7 @@ import Foundation
 import IntentEvents
 import IntentWorkers
 import Messaging
+import PipelineTopics
 
 /// The handle worker's command line; the work is in `HandleWorker`.
 @main

@@ -4,6 +4,7 @@ import Foundation
 import IntentEvents
 import IntentWorkers
 import Payments
+import PipelineTopics
 
 /// The payments worker's command line; the work is in `PaymentsWorker`.
 @main

@@ -6,6 +6,7 @@ import IntentResolution
 import IntentWorkers
 import Kafka
 import Logging
+import PipelineTopics
 import ServiceLifecycle
 
 /// The resolve worker's command line: configuration only; the work is in

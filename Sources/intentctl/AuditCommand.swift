@@ -5,6 +5,7 @@ import IntentEvents
 import IntentWorkers
 import Payments
 import PipelineAudit
+import PipelineTopics
 
 /// Replays the pipeline's topics and checks every intent's lifecycle.
 struct AuditCommand: AsyncParsableCommand {

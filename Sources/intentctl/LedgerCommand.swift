@@ -6,6 +6,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Payments
+import PipelineTopics
 
 /// Operator tools for the payments ledger: accounts and deposits (the
 /// ledger's way in for money from outside).

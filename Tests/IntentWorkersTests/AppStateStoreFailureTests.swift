@@ -8,6 +8,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTopics
 import Testing
 
 /// The app state must not lose an event because its database refused a

@@ -5,6 +5,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTopics
 import Testing
 
 /// Every worker as its own OS process, the broker out for 15 s in the middle

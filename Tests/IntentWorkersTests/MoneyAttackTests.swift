@@ -9,6 +9,7 @@ import Kafka
 import Messaging
 import Payments
 import PipelineAudit
+import PipelineTopics
 import Testing
 
 /// The attacks of issue 16 against the running workers on a real broker: each

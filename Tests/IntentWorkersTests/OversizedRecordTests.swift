@@ -8,6 +8,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTopics
 import Testing
 
 /// Records too large to copy to the dead-letter topic are parked as

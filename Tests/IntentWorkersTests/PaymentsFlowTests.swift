@@ -8,6 +8,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTopics
 import Testing
 
 /// Resolve, confirm and payments workers together on a local broker: a

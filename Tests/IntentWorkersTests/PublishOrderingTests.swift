@@ -7,6 +7,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTopics
 import Synchronization
 import Testing
 

@@ -8,6 +8,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Logging
+import PipelineTopics
 import ServiceLifecycle
 import Testing
 

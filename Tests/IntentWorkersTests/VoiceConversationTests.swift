@@ -8,6 +8,7 @@ import Kafka
 import LocalBroker
 import Messaging
 import Payments
+import PipelineTopics
 import Synchronization
 import Testing
 import VoiceSimulator
