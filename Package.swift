@@ -99,6 +99,14 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution"],
             swiftSettings: swiftSettings
         ),
+        /// SiriKit's confirm stage, pure: the last check before an intent is done,
+        /// for messaging (to the handle stage) and payments (a proposal to the
+        /// payments stage and a confirmation request with its binding).
+        .target(
+            name: "Confirmation",
+            dependencies: ["Intents", "IntentEvents", "IntentResolution", "Payments"],
+            swiftSettings: swiftSettings
+        ),
         /// The handle stage for messaging and the message history; pure.
         .target(
             name: "Messaging",
@@ -117,7 +125,8 @@ let package = Package(
         .target(
             name: "IntentWorkers",
             dependencies: [
-                "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments", "Messaging",
+                "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
+                "Messaging",
                 "IntentCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -222,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "intent-confirm",
             dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments",
+                "Confirmation", "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -292,7 +301,8 @@ let package = Package(
         .testTarget(
             name: "IntentEventsTests",
             dependencies: [
-                "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution", "Payments",
+                "Confirmation", "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution",
+                "Payments",
                 "Messaging",
             ],
             swiftSettings: swiftSettings
@@ -310,7 +320,8 @@ let package = Package(
         .testTarget(
             name: "IntentWorkersTests",
             dependencies: [
-                "PipelineTopics", "IntentWorkers", "IntentResolution", "Intents", "IntentEvents", "ContactResolution",
+                "Confirmation", "PipelineTopics", "IntentWorkers", "IntentResolution", "Intents", "IntentEvents",
+                "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
                 "PipelineAudit",
@@ -321,7 +332,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PaymentsTests",
-            dependencies: ["Payments", "Intents", "IntentEvents", "IntentResolution", "PipelineAudit"],
+            dependencies: ["Confirmation", "Payments", "Intents", "IntentEvents", "IntentResolution", "PipelineAudit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

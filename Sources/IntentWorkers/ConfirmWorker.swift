@@ -1,7 +1,8 @@
+public import Confirmation
 import Intents
 import Kafka
 public import Logging
-public import Payments
+import Payments
 import PipelineTopics
 public import ServiceLifecycle
 import Synchronization

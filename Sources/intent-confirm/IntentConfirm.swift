@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import Confirmation
 import Foundation
 import IntentEvents
 import IntentWorkers

@@ -1,3 +1,4 @@
+import Confirmation
 import Foundation
 import IntentEvents
 import IntentResolution

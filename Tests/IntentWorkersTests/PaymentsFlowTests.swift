@@ -1,4 +1,5 @@
 import BrokerTestSupport
+import Confirmation
 import ContactResolution
 import Foundation
 import IntentEvents

@@ -2,6 +2,7 @@ import Foundation
 public import IntentEvents
 public import IntentResolution
 public import Intents
+public import Payments
 
 /// SiriKit's confirm stage as a pure function: the final check that a
 /// resolved intent can be done, and the response the user would see.
@@ -177,44 +178,5 @@ public struct ConfirmStage: Sendable {
                 message: "Your balance is \(ledger.availableBalance(of: userID, amount.currency)).")
         }
         return Verdict(code: .ready, message: "Send \(amount) to \(name) (\(handle))?")
-    }
-}
-
-/// The counterparty, amount, note and paid request of a financial intent.
-struct PaymentTerms {
-    var counterparty: Person?
-    var money: Money
-    var note: String?
-    var paysRequestID: String?
-
-    /// The counterparty's account: the handle resolution took from the matched contact.
-    var account: String? { counterparty?.handle }
-
-    func binding(kind: Intent.Kind, intentID: String, userID: String, expiresAt: Timestamp) -> BindingTerms {
-        BindingTerms(
-            kind: kind, intentID: intentID, userID: userID, counterpartyContactID: counterparty?.contactID,
-            counterpartyAccount: account, money: money, note: note, expiresAt: expiresAt)
-    }
-
-    init?(_ intent: Intent) {
-        switch intent {
-        case .sendPayment(let payment):
-            guard let amount = payment.currencyAmount else { return nil }
-            self.init(
-                counterparty: payment.payee, money: Money(amount), note: payment.note,
-                paysRequestID: payment.paymentRequestID)
-        case .requestPayment(let request):
-            guard let amount = request.currencyAmount else { return nil }
-            self.init(counterparty: request.payer, money: Money(amount), note: request.note, paysRequestID: nil)
-        case .sendMessage, .searchForMessages, .setMessageAttribute:
-            return nil
-        }
-    }
-
-    init(counterparty: Person?, money: Money, note: String?, paysRequestID: String?) {
-        self.counterparty = counterparty
-        self.money = money
-        self.note = note
-        self.paysRequestID = paysRequestID
     }
 }
