@@ -9,12 +9,11 @@ final class BenchWorker: Sendable {
     let process: ManagedProcess
     let launched: ContinuousClock.Instant
 
-    init(name: String, binaries: URL, arguments: [String], environment: [String: String], logDirectory: URL) throws {
+    init(name: String, launcher: WorkerLauncher, arguments: [String], logDirectory: URL) throws {
         self.name = name
         launched = ContinuousClock.now
-        process = try ManagedProcess(
-            name: "intent-\(name)", executable: binaries.appendingPathComponent("intent-\(name)").path,
-            arguments: arguments, environment: environment,
+        process = try launcher.launch(
+            name, arguments: arguments,
             logFile: logDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6)).log"))
     }
 

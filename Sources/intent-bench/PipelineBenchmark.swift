@@ -120,8 +120,9 @@ struct PipelineBenchmark: AsyncParsableCommand {
             topics.specifications(partitions: partitions)
                 + [KafkaTopicSpecification(name: relayTopic, partitions: partitions)])
         await admin.close()
-        let environment = try load.environment(
-            broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("throughput"))
+        let launcher = try load.launcher(
+            broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("throughput"),
+            binaries: binaries)
 
         // Two in three requests send a message, one in three a payment: every worker gets >= records inputs.
         let payments = (records + 1) / 2
@@ -188,7 +189,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
                     _ = try await producer.sendAll(answers)
                 }
                 let measured = try await measureWorker(
-                    worker, phase, tally: tally, binaries: binaries, environment: environment,
+                    worker, phase, tally: tally, launcher: launcher,
                     directory: directory.appendingPathComponent("throughput"))
                 report += measured.map { ("\(worker)_\($0.0)", $0.1) }
                 let perSecond = measured.first { $0.0 == "per_s" }?.1 ?? 0
@@ -216,13 +217,11 @@ struct PipelineBenchmark: AsyncParsableCommand {
     }
 
     private static func measureWorker(
-        _ worker: String, _ phase: Phase, tally: OutputTally, binaries: URL, environment: [String: String],
-        directory: URL
+        _ worker: String, _ phase: Phase, tally: OutputTally, launcher: WorkerLauncher, directory: URL
     ) async throws -> [(String, Double)] {
         let baseline = tally.counts()
         let process = try BenchWorker(
-            name: worker, binaries: binaries, arguments: arguments(worker), environment: environment,
-            logDirectory: directory)
+            name: worker, launcher: launcher, arguments: arguments(worker), logDirectory: directory)
         do {
             let startup = try await process.ready()
             let cpuAtReady = process.cpuSeconds
@@ -275,8 +274,9 @@ struct PipelineBenchmark: AsyncParsableCommand {
         await admin.close()
         let seed = load.seed(topics)
         _ = try await producer.sendAll(seed.ledger + seed.contacts)
-        let environment = try load.environment(
-            broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("latency"))
+        let launcher = try load.launcher(
+            broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("latency"),
+            binaries: binaries)
         var report: [(String, Double)] = []
         var processes: [BenchWorker] = []
         let probe = try LatencyProbe(client: client, topics: topics, load: load, logger: logger)
@@ -285,7 +285,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
             for worker in workers {
                 processes.append(
                     try BenchWorker(
-                        name: worker, binaries: binaries, arguments: arguments(worker), environment: environment,
+                        name: worker, launcher: launcher, arguments: arguments(worker),
                         logDirectory: directory.appendingPathComponent("latency")))
             }
             // Started together, so waited for together: each one's time is its own.

@@ -5,6 +5,7 @@ import IntentEvents
 import IntentWorkers
 import Intents
 import Kafka
+import LocalBroker
 import Payments
 import PipelineTopics
 
@@ -26,28 +27,16 @@ struct PipelineLoad: Sendable {
         self.users = (0..<users).map { "user-\($0)" }
     }
 
-    /// Key files (mode 0600: workers refuse others) and the workers' environment, as a deployment sets them.
-    func environment(broker: String, topics: PipelineTopics, directory: URL) throws -> [String: String] {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let sourceKeys = directory.appendingPathComponent("source-keys")
-        let binding = directory.appendingPathComponent("binding-key")
-        let stage = directory.appendingPathComponent("stage-keys")
-        try (voice.keyFileText + contacts.keyFileText).write(to: sourceKeys, atomically: true, encoding: .utf8)
-        try Digest.hex(bindingKey).write(to: binding, atomically: true, encoding: .utf8)
-        try stageKeys.keyFileText.write(to: stage, atomically: true, encoding: .utf8)
-        for file in [sourceKeys, binding, stage] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        }
-        let suffix = UUID().uuidString.prefix(8)
-        return [
-            "KAFKA_BOOTSTRAP_SERVERS": broker, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": sourceKeys.path,
-            "INTENT_BINDING_KEY_FILE": binding.path, "INTENT_STAGE_KEYS_FILE": stage.path, "LOG_LEVEL": "info",
+    /// The workers as production runs them, with this load's keys.
+    func launcher(broker: String, topics: PipelineTopics, directory: URL, binaries: URL) throws -> WorkerLauncher {
+        try WorkerLauncher(
+            binaries: binaries, directory: directory, bootstrapServers: broker, topicPrefix: topics.prefix,
+            keys: WorkerLauncher.Keys(
+                sourceKeys: voice.keyFileText + contacts.keyFileText, bindingKey: Digest.hex(bindingKey),
+                stageKeys: stageKeys.keyFileText),
+            groupSuffix: String(UUID().uuidString.prefix(8)),
             // The throughput phases run on records up to a few minutes old: not replays.
-            "INTENT_MAX_EVENT_AGE": "3600",
-            "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
-            "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
-        ]
+            environment: ["INTENT_MAX_EVENT_AGE": "3600"])
     }
 
     /// Accounts with a billion CNY each, opened by the ledger operator; every user has every other as a contact.

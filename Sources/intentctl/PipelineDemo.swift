@@ -80,47 +80,31 @@ final class PipelineDemo: Service, Sendable {
         let appKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         // Each stage signs what it publishes with its own key; the demo seeds the ledger as its operator.
         let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
-        let keysFile = work.appendingPathComponent("source-keys")
-        let bindingFile = work.appendingPathComponent("binding-key")
-        let appKeyFile = work.appendingPathComponent("app-key")
-        let stageKeysFile = work.appendingPathComponent("stage-keys")
         // The voice service's key, and the contacts service's (the resolve worker takes contacts only signed).
         let contactsKeys = EventAuthenticator.generate(for: ["/contacts/demo"])
-        try ("/voice/demo \(Digest.hex(voiceKey))\n" + contactsKeys.keyFileText).write(
-            to: keysFile, atomically: true, encoding: .utf8)
-        try Digest.hex(bindingKey).write(to: bindingFile, atomically: true, encoding: .utf8)
-        try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
-        try stageKeys.keyFileText.write(to: stageKeysFile, atomically: true, encoding: .utf8)
-        for file in [keysFile, bindingFile, appKeyFile, stageKeysFile] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        }
+        let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
+        let port = try Loopback.freePort()
+        let launcher = try WorkerLauncher(
+            binaries: binaries, directory: work, bootstrapServers: bootstrapServers, topicPrefix: topics.prefix,
+            keys: WorkerLauncher.Keys(
+                sourceKeys: "/voice/demo \(Digest.hex(voiceKey))\n" + contactsKeys.keyFileText,
+                bindingKey: Digest.hex(bindingKey), stageKeys: stageKeys.keyFileText, appKey: Digest.hex(appKey)),
+            environment: [
+                "INTENT_SLOW_SERVICES": "satellite=3", "INTENT_MESSAGING_SERVICES": "sms,chat,satellite",
+                "INTENT_APPSTATE_PORT": String(port),
+                "INTENT_APPSTATE_DB": work.appendingPathComponent("appstate.sqlite").path,
+            ])
 
         try await seed(topics, client, operatorKeys: stageKeys, contactsKeys: contactsKeys)
 
-        let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
-        let port = try Loopback.freePort()
         let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
-        let environment = [
-            "KAFKA_BOOTSTRAP_SERVERS": bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "INTENT_TOPIC_PREFIX": topics.prefix, "INTENT_SOURCE_KEYS_FILE": keysFile.path,
-            "INTENT_BINDING_KEY_FILE": bindingFile.path, "INTENT_STAGE_KEYS_FILE": stageKeysFile.path,
-            "LOG_LEVEL": "info",
-            "INTENT_SLOW_SERVICES": "satellite=3", "INTENT_MESSAGING_SERVICES": "sms,chat,satellite",
-            "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(port),
-            "INTENT_APPSTATE_DB": work.appendingPathComponent("appstate.sqlite").path,
-        ]
-        for name in ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"] {
-            let path = binaries.appendingPathComponent(name).path
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw CommandFailure(
-                    "\(path) is missing: build every product first (`swift build`, which `make demo` does)")
-            }
-            let process = try ManagedProcess(
-                name: name, executable: path, arguments: [], environment: environment,
+        for worker in WorkerLauncher.stageWorkers + ["appstate"] {
+            let process = try launcher.launch(
+                worker,
                 logFile: work.deletingLastPathComponent().appendingPathComponent("intent-demo-logs")
-                    .appendingPathComponent("\(name).log"))
+                    .appendingPathComponent("intent-\(worker).log"))
             started(process)
-            output("▶ started \(name) (pid \(process.pid), log \(process.logFile.path))")
+            output("▶ started intent-\(worker) (pid \(process.pid), log \(process.logFile.path))")
         }
 
         try await app.waitUntilReady()

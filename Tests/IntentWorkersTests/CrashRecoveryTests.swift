@@ -183,7 +183,7 @@ final class WorkerProcesses: Sendable {
     let broker: LocalBroker
     let topics: PipelineTopics
     let directory: URL
-    let environment: [String: String]
+    let launcher: WorkerLauncher
     private let running = Mutex<[String: ManagedProcess]>([:])
     private let restarts = Mutex(0)
     /// Extra environment for a worker's processes until one of them exits by itself (a crash point that fires once).
@@ -203,41 +203,18 @@ final class WorkerProcesses: Sendable {
         firstStart = Mutex(firstStartEnvironment)
         random = Mutex(SplitMix64(seed: seed))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keys = directory.appendingPathComponent("source-keys")
-        try ("/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n" + testContactsKeys.keyFileText).write(
-            to: keys, atomically: true, encoding: .utf8)
-        let binding = directory.appendingPathComponent("binding-key")
-        try Digest.hex(CrashRecoveryTests.bindingKey).write(to: binding, atomically: true, encoding: .utf8)
-        let stageKeys = directory.appendingPathComponent("stage-keys")
-        try testStageKeys.keyFileText.write(to: stageKeys, atomically: true, encoding: .utf8)
-        // Workers refuse key files others could read.
-        for file in [keys, binding, stageKeys] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        }
-        let suffix = UUID().uuidString.prefix(8)
-        environment = [
-            "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrapServers, "KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "INTENT_TOPIC_PREFIX": topics.prefix,
-            "INTENT_SOURCE_KEYS_FILE": keys.path, "INTENT_BINDING_KEY_FILE": binding.path,
-            "INTENT_STAGE_KEYS_FILE": stageKeys.path, "LOG_LEVEL": "info",
-            "INTENT_RESOLVE_GROUP": "resolve-\(suffix)", "INTENT_CONFIRM_GROUP": "confirm-\(suffix)",
-            "INTENT_PAYMENTS_GROUP": "payments-\(suffix)", "INTENT_HANDLE_GROUP": "handle-\(suffix)",
-            "INTENT_APPSTATE_GROUP": "appstate-\(suffix)",
-        ].merging(extraEnvironment) { $1 }
+        launcher = try WorkerLauncher(
+            binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
+            topicPrefix: topics.prefix,
+            keys: WorkerLauncher.Keys(
+                sourceKeys: "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n" + testContactsKeys.keyFileText,
+                bindingKey: Digest.hex(CrashRecoveryTests.bindingKey), stageKeys: testStageKeys.keyFileText),
+            groupSuffix: String(UUID().uuidString.prefix(8)),
+            environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"].merging(extraEnvironment) { $1 })
         for worker in workers { try start(worker) }
     }
 
-    static var binaries: URL {
-        if let directory = ProcessInfo.processInfo.environment["INTENT_BIN_DIR"] {
-            return URL(fileURLWithPath: directory)
-        }
-        // The test runner sits next to the package's executables in .build/<triple>/debug.
-        let candidates = [Bundle.main.executableURL?.deletingLastPathComponent(), Bundle.main.bundleURL]
-        return candidates.compactMap { $0 }.first {
-            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("intent-resolve").path)
-        } ?? Bundle.main.bundleURL
-    }
+    static var binaries: URL { WorkerLauncher.binaries() }
 
     func start(_ worker: String) throws {
         let count = restarts.withLock { count in
@@ -246,10 +223,8 @@ final class WorkerProcesses: Sendable {
         }
         // Until the crash point has fired once (a SIGKILL may come first), each start gets it.
         let extra = selfCrashes(of: worker) == 0 ? firstStart.withLock { $0[worker] } ?? [:] : [:]
-        let process = try ManagedProcess(
-            name: "intent-\(worker)", executable: Self.binaries.appendingPathComponent("intent-\(worker)").path,
-            arguments: [], environment: environment.merging(extra) { $1 },
-            logFile: directory.appendingPathComponent("\(worker)-\(count).log"))
+        let process = try launcher.launch(
+            worker, logFile: directory.appendingPathComponent("\(worker)-\(count).log"), extraEnvironment: extra)
         running.withLock { $0[worker] = process }
         // Like an orchestrator: a worker that exits by itself (the crash point) is started again.
         Task {
