@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Foundation
 
 /// The states of a librdkafka instance's life, under one lock: open (calls
 /// take leases), closing (new leases refused; the closer waits for the held
@@ -9,7 +9,12 @@ import Synchronization
 /// the call destroys the instance under it. Here the check and the lease are
 /// one step, and destroying waits for every lease, so a pointer is never used
 /// after `rd_kafka_destroy`.
-final class HandleLifecycle: Sendable {
+///
+/// The lock is an `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`:
+/// ThreadSanitizer sees pthread mutexes, not the standard library's futex
+/// lock, so `make tsan` checks this state machine instead of reporting every
+/// access to it (see Tests/tsan-suppressions.txt).
+final class HandleLifecycle: @unchecked Sendable {
     private enum Phase {
         case open
         case closing
@@ -25,11 +30,19 @@ final class HandleLifecycle: Sendable {
         var closeWaiters: [DispatchSemaphore] = []
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    /// Only under `lock`.
+    private var state = State()
+
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
 
     /// Takes a lease; false once closing began.
     func beginLease() -> Bool {
-        state.withLock { state in
+        withState { state in
             guard state.phase == .open else { return false }
             state.leases += 1
             return true
@@ -37,7 +50,7 @@ final class HandleLifecycle: Sendable {
     }
 
     func endLease() {
-        let closer = state.withLock { state -> DispatchSemaphore? in
+        let closer = withState { state -> DispatchSemaphore? in
             state.leases -= 1
             guard state.leases == 0, let closer = state.drained else { return nil }
             state.drained = nil
@@ -55,7 +68,7 @@ final class HandleLifecycle: Sendable {
             case waitForOtherCloser(DispatchSemaphore)
             case alreadyClosed
         }
-        let next = state.withLock { state -> Next in
+        let next = withState { state -> Next in
             switch state.phase {
             case .open:
                 state.phase = .closing
@@ -85,7 +98,7 @@ final class HandleLifecycle: Sendable {
 
     /// The instance is destroyed: wakes anyone waiting for the close.
     func finishClose() {
-        let waiters = state.withLock { state in
+        let waiters = withState { state in
             state.phase = .closed
             defer { state.closeWaiters.removeAll() }
             return state.closeWaiters
@@ -94,5 +107,5 @@ final class HandleLifecycle: Sendable {
     }
 
     /// Whether closing began.
-    var isClosing: Bool { state.withLock { $0.phase != .open } }
+    var isClosing: Bool { withState { $0.phase != .open } }
 }
