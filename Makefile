@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
-.PHONY: setup build demo test bench eval fuzz lint format clean help
+.PHONY: setup build demo test tsan bench eval fuzz lint format clean help
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product intentctl
 	$(INTENT_PYTHON) scripts/evaluate_contacts.py $$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/intentctl
+
+tsan: setup ## The Kafka tests under ThreadSanitizer (librdkafka rebuilt with POSIX threads)
+	SWIFT=$(SWIFT) bash scripts/tsan.sh
 
 fuzz: setup ## Fuzz decoding, amounts and contact resolution (libFuzzer; FUZZ_RUNS, FUZZ_SECONDS)
 	SWIFT=$(SWIFT) bash scripts/fuzz.sh

@@ -41,9 +41,12 @@ public struct ConfirmStage: Sendable {
     /// publishes the same bytes, never a second, different proposal.
     public func process(key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger) -> StageResult {
         let envelope: EventEnvelope
+        let intentID: String
         let report: IntentResolutionReport
         do throws(EventDecodingError) {
-            envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentResolutionReport.resolvedType])
+            let event = try IncomingEvent.decodeIntent(
+                key: key, value: value, types: [IntentResolutionReport.resolvedType])
+            (envelope, intentID) = (event.envelope, event.intentID)
             try authenticator.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.resolve))
             report = try envelope.decodeData(as: IntentResolutionReport.self)
@@ -52,7 +55,6 @@ public struct ConfirmStage: Sendable {
         }
         let now = envelope.time
         let verdict = confirm(report.intent, userID: envelope.userID, ledger: ledger)
-        let intentID = envelope.intentID!
         guard verdict.code == .ready else {
             let response = IntentResponse(
                 kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message)

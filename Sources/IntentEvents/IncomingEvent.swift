@@ -4,8 +4,7 @@
 /// break per-user order), and, for events from outside, a valid signature.
 public enum IncomingEvent {
     public static func decode(
-        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes,
-        requireIntentID: Bool = true
+        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes
     ) throws(EventDecodingError) -> EventEnvelope {
         let envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumBytes)
         guard types.contains(envelope.type) else {
@@ -13,14 +12,19 @@ public enum IncomingEvent {
                 .unknownType, field: "$.type",
                 "this topic carries \(types.sorted().joined(separator: ", ")), not \(envelope.type)")
         }
-        if requireIntentID, envelope.intentID == nil {
-            throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent event needs an intent id")
-        }
         guard key == envelope.userID else {
             throw EventDecodingError(
                 .schemaInvalid, field: "key",
                 "the record key must be the user id \(envelope.userID), got \(key.map { "\"\($0)\"" } ?? "none")")
         }
         return envelope
+    }
+
+    /// ``decode(key:value:types:maximumBytes:)`` for an event about an intent:
+    /// one without an intent id is refused here, so no stage unwraps one.
+    public static func decodeIntent(
+        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes
+    ) throws(EventDecodingError) -> IntentEvent {
+        try IntentEvent(decode(key: key, value: value, types: types, maximumBytes: maximumBytes))
     }
 }

@@ -48,10 +48,12 @@ public struct ResolveStage: Sendable {
         contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
+        let intentID: String
         let request: IntentRequested
         do throws(EventDecodingError) {
-            envelope = try IncomingEvent.decode(
+            let event = try IncomingEvent.decodeIntent(
                 key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
+            (envelope, intentID) = (event.envelope, event.intentID)
             try authenticator?.verify(
                 envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
             try freshness.check(envelope, now: now)
@@ -59,7 +61,6 @@ public struct ResolveStage: Sendable {
         } catch {
             return .rejected(error)
         }
-        let intentID = envelope.intentID!
         if case .ignore(let reason) = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn) {
             return .ignored(reason)
         }

@@ -26,8 +26,9 @@ public struct HandleWorker: Service {
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.messages, logger: logger,
                         apply: { message throws(EventDecodingError) in
-                            let envelope = try IncomingEvent.decode(
-                                key: message.keyString, value: message.value, types: [MessageEvent.type])
+                            let envelope = try IncomingEvent.decodeIntent(
+                                key: message.keyString, value: message.value, types: [MessageEvent.type]
+                            ).envelope
                             try configuration.keys.verify(
                                 envelope, received: message.value, signature: message.signature,
                                 producedBy: .only(PipelineSource.handle))

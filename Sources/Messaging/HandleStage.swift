@@ -30,9 +30,11 @@ public struct HandleStage: Sendable {
         key: String?, value: [UInt8]?, signature: EventSignature?, history: inout MessageHistory
     ) -> StageResult {
         let envelope: EventEnvelope
+        let intentID: String
         let confirmation: IntentConfirmation
         do throws(EventDecodingError) {
-            envelope = try IncomingEvent.decode(key: key, value: value, types: [IntentConfirmation.type])
+            let event = try IncomingEvent.decodeIntent(key: key, value: value, types: [IntentConfirmation.type])
+            (envelope, intentID) = (event.envelope, event.intentID)
             try authenticator.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
             confirmation = try envelope.decodeData(as: IntentConfirmation.self)
@@ -42,9 +44,9 @@ public struct HandleStage: Sendable {
         let now = envelope.time
         guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
         switch confirmation.intent {
-        case .sendMessage(let message): return send(message, envelope, &history, now)
-        case .searchForMessages(let search): return self.search(search, envelope, history, now)
-        case .setMessageAttribute(let change): return set(change, envelope, &history, now)
+        case .sendMessage(let message): return send(message, envelope, intentID, &history, now)
+        case .searchForMessages(let search): return self.search(search, envelope, intentID, history, now)
+        case .setMessageAttribute(let change): return set(change, envelope, intentID, &history, now)
         case .sendPayment, .requestPayment: return .ignored("payments are handled by the payments worker")
         }
     }
@@ -52,10 +54,10 @@ public struct HandleStage: Sendable {
     // MARK: Send
 
     private func send(
-        _ intent: SendMessageIntent, _ envelope: EventEnvelope, _ history: inout MessageHistory, _ now: Date
+        _ intent: SendMessageIntent, _ envelope: EventEnvelope, _ intentID: String, _ history: inout MessageHistory,
+        _ now: Date
     ) -> StageResult {
         let userID = envelope.userID
-        let intentID = envelope.intentID!
         let existing = history.messages(forIntent: intentID, of: userID)
         if !existing.isEmpty {
             // Already handled: say the same again.
@@ -113,7 +115,8 @@ public struct HandleStage: Sendable {
     // MARK: Search
 
     private func search(
-        _ search: SearchForMessagesIntent, _ envelope: EventEnvelope, _ history: MessageHistory, _ now: Date
+        _ search: SearchForMessagesIntent, _ envelope: EventEnvelope, _ intentID: String, _ history: MessageHistory,
+        _ now: Date
     ) -> StageResult {
         let recipients = Set((search.recipients ?? []).compactMap(\.contactID))
         let keywords = (search.keywords ?? []).map { $0.lowercased() }
@@ -126,16 +129,16 @@ public struct HandleStage: Sendable {
                 && (search.dateRange?.end.map { message.sentAt.date <= $0 } ?? true)
         }
         return StageResult(events: [
-            (.responses, response(envelope, envelope.intentID!, .searchForMessages, .success, found.map(\.id), now))
+            (.responses, response(envelope, intentID, .searchForMessages, .success, found.map(\.id), now))
         ])
     }
 
     // MARK: Attributes
 
     private func set(
-        _ change: SetMessageAttributeIntent, _ envelope: EventEnvelope, _ history: inout MessageHistory, _ now: Date
+        _ change: SetMessageAttributeIntent, _ envelope: EventEnvelope, _ intentID: String,
+        _ history: inout MessageHistory, _ now: Date
     ) -> StageResult {
-        let intentID = envelope.intentID!
         guard let attribute = change.attribute else { return .ignored("no attribute") }
         let unknown = change.messageIDs.filter { history.message($0, of: envelope.userID) == nil }
         guard unknown.isEmpty else {

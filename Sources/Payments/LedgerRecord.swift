@@ -12,7 +12,7 @@ public enum LedgerRecord {
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> LedgerEvent {
         let envelope = try IncomingEvent.decode(
-            key: key, value: value, types: [LedgerEvent.type], requireIntentID: false)
+            key: key, value: value, types: [LedgerEvent.type])
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try envelope.decodeData(as: LedgerEvent.self)
         try checkWriter(envelope.source, of: event)

@@ -43,17 +43,14 @@ public struct PaymentsStage: Sendable {
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
                 key: key, value: value,
-                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type],
-                requireIntentID: false)
+                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type])
             if envelope.type == PaymentRequestDecline.type {
                 try authenticator.verify(
                     envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
                 let decline = try envelope.decodeData(as: PaymentRequestDecline.self)
                 return declined(decline, envelope, &ledger)
             }
-            guard let intentID = envelope.intentID else {
-                throw EventDecodingError(.schemaInvalid, field: "$.intentid", "an intent event needs an intent id")
-            }
+            let intentID = try IntentEvent(envelope).intentID
             if envelope.type == ConfirmationAnswer.type {
                 try authenticator.verify(
                     envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
