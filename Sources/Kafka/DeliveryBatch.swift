@@ -30,9 +30,9 @@ final class DeliveryBatch: Sendable {
     private nonisolated(unsafe) let slots: UnsafeMutablePointer<Slot>
     private let count: Int
     private let pending = Atomic<Int>(0)
-    private let completion = Mutex(Completion())
+    private let completion = Locked(Completion())
     /// Errors with more detail than a code (refused before sending); rare.
-    private let detailedErrors = Mutex<[Int: KafkaError]>([:])
+    private let detailedErrors = Locked<[Int: KafkaError]>([:])
     /// The messages themselves (one reference, no copy), for report topics.
     let messages: [KafkaProducerMessage]
     private let failures = Atomic<Int>(0)

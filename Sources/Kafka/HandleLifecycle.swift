@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// The states of a librdkafka instance's life, under one lock: open (calls
 /// take leases), closing (new leases refused; the closer waits for the held
@@ -9,12 +8,7 @@ import Foundation
 /// the call destroys the instance under it. Here the check and the lease are
 /// one step, and destroying waits for every lease, so a pointer is never used
 /// after `rd_kafka_destroy`.
-///
-/// The lock is an `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`:
-/// ThreadSanitizer sees pthread mutexes, not the standard library's futex
-/// lock, so `make tsan` checks this state machine instead of reporting every
-/// access to it (see Tests/tsan-suppressions.txt).
-final class HandleLifecycle: @unchecked Sendable {
+final class HandleLifecycle: Sendable {
     private enum Phase {
         case open
         case closing
@@ -30,19 +24,11 @@ final class HandleLifecycle: @unchecked Sendable {
         var closeWaiters: [DispatchSemaphore] = []
     }
 
-    private let lock = NSLock()
-    /// Only under `lock`.
-    private var state = State()
-
-    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
-    }
+    private let state = Locked(State())
 
     /// Takes a lease; false once closing began.
     func beginLease() -> Bool {
-        withState { state in
+        state.withLock { state in
             guard state.phase == .open else { return false }
             state.leases += 1
             return true
@@ -50,7 +36,7 @@ final class HandleLifecycle: @unchecked Sendable {
     }
 
     func endLease() {
-        let closer = withState { state -> DispatchSemaphore? in
+        let closer = state.withLock { state -> DispatchSemaphore? in
             state.leases -= 1
             guard state.leases == 0, let closer = state.drained else { return nil }
             state.drained = nil
@@ -68,7 +54,7 @@ final class HandleLifecycle: @unchecked Sendable {
             case waitForOtherCloser(DispatchSemaphore)
             case alreadyClosed
         }
-        let next = withState { state -> Next in
+        let next = state.withLock { state -> Next in
             switch state.phase {
             case .open:
                 state.phase = .closing
@@ -98,7 +84,7 @@ final class HandleLifecycle: @unchecked Sendable {
 
     /// The instance is destroyed: wakes anyone waiting for the close.
     func finishClose() {
-        let waiters = withState { state in
+        let waiters = state.withLock { state in
             state.phase = .closed
             defer { state.closeWaiters.removeAll() }
             return state.closeWaiters
@@ -107,5 +93,5 @@ final class HandleLifecycle: @unchecked Sendable {
     }
 
     /// Whether closing began.
-    var isClosing: Bool { withState { $0.phase != .open } }
+    var isClosing: Bool { state.withLock { $0.phase != .open } }
 }

@@ -2,7 +2,6 @@ internal import CRdkafka
 import Foundation
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 
 /// A consumer-group member that hands out batches of records and commits
 /// only what the application says it has finished.
@@ -414,7 +413,7 @@ public struct KafkaConsumerBatches: AsyncSequence, Sendable {
 /// before the handle is destroyed.
 final class ConsumerQueue: @unchecked Sendable {
     let pointer: OpaquePointer
-    private let released = Mutex(false)
+    private let released = Locked(false)
 
     /// Call with a lease on the consumer (``RDKafkaHandle/withPointer(_:_:)``).
     init(consumerOf consumer: OpaquePointer) {

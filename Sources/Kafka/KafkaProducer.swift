@@ -2,7 +2,6 @@ internal import CRdkafka
 import Foundation
 public import Logging
 public import ServiceLifecycle
-import Synchronization
 
 /// Produces records and reports, per record, where it was stored or why not.
 ///
@@ -22,7 +21,7 @@ import Synchronization
 public final class KafkaProducer: Service, Sendable {
     public let configuration: KafkaProducerConfiguration
     private let callbacks: ClientCallbacks
-    private let current: Mutex<ProducerInstance>
+    private let current: Locked<ProducerInstance>
     private let executor: BlockingExecutor
     private let logger: Logger
 
@@ -36,7 +35,7 @@ public final class KafkaProducer: Service, Sendable {
         self.logger = logger
         callbacks = ClientCallbacks(logger: logger)
         let instance = try ProducerInstance(configuration: configuration, callbacks: callbacks)
-        current = Mutex(instance)
+        current = Locked(instance)
         executor = BlockingExecutor(label: "\(instance.handle.name)-blocking")
     }
 

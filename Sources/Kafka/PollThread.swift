@@ -1,6 +1,5 @@
 internal import CRdkafka
 import Foundation
-import Synchronization
 
 /// A dedicated OS thread that serves a producer's callbacks (delivery reports,
 /// errors) by blocking in `rd_kafka_poll`. librdkafka wakes it the moment an
@@ -8,7 +7,7 @@ import Synchronization
 /// the timeout only bounds how quickly it notices a stop request.
 final class PollThread: Sendable {
     private let handle: RDKafkaHandle
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let stopped = DispatchSemaphore(value: 0)
 
     private struct State {

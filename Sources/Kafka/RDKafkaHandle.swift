@@ -1,6 +1,5 @@
 internal import CRdkafka
 import Logging
-import Synchronization
 
 /// Owns one `rd_kafka_t` and the Swift object its C callbacks report to.
 ///
@@ -160,7 +159,7 @@ final class ClientCallbacks: Sendable {
     /// Sensitive property values, scrubbed from librdkafka's log and error
     /// texts: its `debug=conf` dump redacts only the properties it flags
     /// itself, not e.g. `sasl.oauthbearer.client.secret`.
-    private let secrets = Mutex<[String: String]>([:])
+    private let secrets = Locked<[String: String]>([:])
     /// Runs inside a consumer's revoke callback, before the final commit:
     /// a worker that publishes ahead of its commits waits there for its
     /// records in flight, so the next owner of a partition finds them.
