@@ -21,10 +21,28 @@ public enum PipelineAudit {
         public var messagesDelivered = 0
         /// Every broken rule, one sentence each; empty when all holds.
         public var findings: [String] = []
+        /// What checking the confirmed bindings with the key given found
+        /// (``BindingKeyCheck``); `notChecked` without a key.
+        public var bindingKeyCheck = BindingKeyCheck.notChecked
         /// Posted transfers by intent id (for callers that know which payments should have moved).
         public var postedIntents: [String] = []
         /// Delivered message ids by intent id.
         public var deliveredMessages: [String: Int] = [:]
+    }
+
+    /// Whether the key given is the one the pipeline binds confirmations with.
+    /// One binding that does not match is a confirmation tampered with; none
+    /// of several matching is the auditor holding another key, which says
+    /// nothing about the payments, and is reported as that, not as tampering.
+    public enum BindingKeyCheck: String, Codable, Sendable, Hashable {
+        /// No key given, or no posted transfer to check.
+        case notChecked
+        /// Every posted transfer's confirmation matches its binding.
+        case verified
+        /// Some confirmations do not match (each is a finding): tampering.
+        case mismatches
+        /// Two or more bindings and none matches: the key is not the pipeline's.
+        case wrongKey
     }
 
     public static func audit(
@@ -188,14 +206,29 @@ public enum PipelineAudit {
                 confirmed["\(record.userID)/\(intentID)"] = (record, answer)
             }
         }
-        for transfer in ledger.transfers.values where transfer.status == .posted {
+        var checked = 0
+        var mismatched: [String] = []
+        for transfer in ledger.transfers.values.sorted(by: { $0.id < $1.id }) where transfer.status == .posted {
             guard let (_, answer) = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
                 report.findings.append("transfer \(transfer.id) was posted without its payer's confirmation")
                 continue
             }
-            if let key, let terms = transfer.bindingTerms, !key.matches(answer.binding, terms) {
-                report.findings.append("transfer \(transfer.id) was posted on a confirmation that does not match it")
+            if let key, let terms = transfer.bindingTerms {
+                checked += 1
+                if !key.matches(answer.binding, terms) { mismatched.append(transfer.id) }
             }
+        }
+        guard checked > 0 else { return }
+        if checked >= 2, mismatched.count == checked {
+            report.bindingKeyCheck = .wrongKey
+            report.findings.append(
+                "the binding key given matches none of the \(checked) confirmed bindings: it is not the key the pipeline binds with (check the key file), which says nothing about tampering"
+            )
+            return
+        }
+        report.bindingKeyCheck = mismatched.isEmpty ? .verified : .mismatches
+        for transfer in mismatched {
+            report.findings.append("transfer \(transfer) was posted on a confirmation that does not match it")
         }
     }
 

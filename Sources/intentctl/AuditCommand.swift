@@ -18,7 +18,8 @@ struct AuditCommand: AsyncParsableCommand {
             per intent; one hold and one post or void per transfer; every balance equals the sum of its \
             entries and no user balance is negative; money is neither created nor lost; every posted transfer \
             has its payer's confirmation (and, with the binding key, a matching binding); every message was \
-            sent once. Prints a JSON report; exits 1 when any rule is broken. Intents still in progress are \
+            sent once. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
+            matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, not counted as broken.
             """)
 
@@ -48,6 +49,7 @@ struct AuditCommand: AsyncParsableCommand {
         report.postedIntents = []
         report.deliveredMessages = [:]
         output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
+        if report.bindingKeyCheck == .wrongKey { throw ExitCode(2) }
         if !report.findings.isEmpty { throw ExitCode(1) }
     }
 }

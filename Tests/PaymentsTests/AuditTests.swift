@@ -17,32 +17,33 @@ struct AuditTests {
 
     /// A clean history: accounts, a deposit, the confirm stage's proposal to pay Bob, a hold, the
     /// user's confirmation and a post, one final response. `payee` is whom the hold and post pay.
-    func history(payee: String = "bob") -> (
+    func history(payee: String = "bob", intent: String = "i1") -> (
         ledger: [EventEnvelope], answers: [EventEnvelope], responses: [EventEnvelope]
     ) {
-        let binding = bindingFor(pay("100"), intentID: "i1")
+        let binding = bindingFor(pay("100"), intentID: intent)
         let accounts = [("alice", "+1 555 0100"), ("bob", "bob@example.com"), ("mallory", "mallory@evil.example")].map {
             LedgerEvent(id: "open-\($0.0)", kind: .accountOpened, userID: $0.0, handles: [$0.1])
         }
         let account = payee == "bob" ? "bob@example.com" : "mallory@evil.example"
         let hold = LedgerEvent(
-            id: "hold", kind: .hold, userID: "alice", intentID: "i1", transferID: "t1",
+            id: "hold-\(intent)", kind: .hold, userID: "alice", intentID: intent, transferID: "t-\(intent)",
             entries: [
                 LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: cny("100")),
                 LedgerEntry(account: Ledger.held("alice"), side: .credit, amount: cny("100")),
             ], counterpartyUserID: payee, counterpartyContactID: "c-bob", counterpartyAccount: account,
             amount: cny("100"), expiresAt: binding.expiresAt)
         let post = LedgerEvent(
-            id: "post", kind: .post, userID: "alice", intentID: "i1", transferID: "t1",
+            id: "post-\(intent)", kind: .post, userID: "alice", intentID: intent, transferID: "t-\(intent)",
             entries: [
                 LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: cny("100")),
                 LedgerEntry(account: Ledger.available(payee), side: .credit, amount: cny("100")),
             ], counterpartyUserID: payee)
         let deposit = LedgerEvent.deposit(id: "deposit", userID: "alice", amount: cny("1000"))
-        let (answer, _) = answerEvent(.confirmed, binding: binding, intentID: "i1")
-        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        let (answer, _) = answerEvent(.confirmed, binding: binding, intentID: intent)
+        let proposal = confirmedEvent(pay("100"), intentID: intent)
         return (
-            (accounts + [deposit, hold, post]).map(wrap), [proposal, answer], [response("r1", intent: "i1", .success)]
+            (accounts + [deposit, hold, post]).map(wrap), [proposal, answer],
+            [response("r-\(intent)", intent: intent, .success)]
         )
     }
 
@@ -66,19 +67,51 @@ struct AuditTests {
         #expect(
             PipelineAudit.audit(responses: responses, ledger: ledger, confirmations: [], messages: []).findings
                 == [
-                    "transfer t1 was posted without its payer's confirmation",
-                    "transfer t1 was posted without a proposal from the confirm stage",
+                    "transfer t-i1 was posted without its payer's confirmation",
+                    "transfer t-i1 was posted without a proposal from the confirm stage",
                 ])
         let otherKey = BindingKey(Array(repeating: 99, count: 32))
         #expect(
             PipelineAudit.audit(
                 responses: responses, ledger: ledger, confirmations: answers, messages: [], bindingKey: otherKey
-            ).findings == ["transfer t1 was posted on a confirmation that does not match it"])
+            ).findings == ["transfer t-i1 was posted on a confirmation that does not match it"])
         var secondPost = try! ledger[5].decodeData(as: LedgerEvent.self)
         secondPost.id = "post-again"
         let doubled = ledger + [wrap(secondPost)]
         let report = PipelineAudit.audit(responses: responses, ledger: doubled, confirmations: answers, messages: [])
         #expect(!report.findings.isEmpty, "a second post of one transfer must be found")
+    }
+
+    @Test("a wrong binding key is told apart from a tampered confirmation")
+    func wrongKeyOrTampering() throws {
+        let first = history(intent: "i1")
+        let second = history(intent: "i2")
+        let ledger = first.ledger + second.ledger
+        let responses = first.responses + second.responses
+        let audit = { (answers: [EventEnvelope], key: BindingKey) in
+            PipelineAudit.audit(
+                responses: responses, ledger: ledger, confirmations: answers, messages: [], bindingKey: key)
+        }
+        // The pipeline's key: both bindings verify.
+        let clean = audit(first.answers + second.answers, bindingKey)
+        #expect(clean.findings == [])
+        #expect(clean.bindingKeyCheck == .verified)
+        #expect(clean.postedTransfers == 2)
+        // Another key: neither verifies. One finding about the key, none about the payments.
+        let wrong = audit(first.answers + second.answers, BindingKey(Array(repeating: 99, count: 32)))
+        #expect(wrong.bindingKeyCheck == .wrongKey)
+        #expect(wrong.findings.count == 1)
+        #expect(wrong.findings.first?.contains("matches none of the 2 confirmed bindings") == true, "\(wrong.findings)")
+        // The right key, one answer's binding forged: that transfer, and only it, is found.
+        let (forged, _) = answerEvent(
+            .confirmed,
+            binding: ConfirmationBinding(
+                digest: String(repeating: "0", count: 64), expiresAt: bindingFor(pay("100"), intentID: "i2").expiresAt),
+            intentID: "i2")
+        let proposal = try #require(second.answers.first { $0.type != forged.type })
+        let tampered = audit(first.answers + [proposal, forged], bindingKey)
+        #expect(tampered.bindingKeyCheck == .mismatches)
+        #expect(tampered.findings == ["transfer t-i2 was posted on a confirmation that does not match it"])
     }
 
     @Test("a post that credits another account than the one the user confirmed is found")
