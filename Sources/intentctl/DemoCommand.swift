@@ -29,16 +29,27 @@ struct DemoCommand: AsyncParsableCommand {
     var keep: Bool?
     @Option(help: "Events per user (--smoke).") var events = 5
     @Option(help: "Kafka brokers to use instead of starting an embedded one.") var bootstrapServers: String?
+    @Option(help: "Prefix of the demo's topics. Default: demo-<random>. (a fresh set per run).")
+    var topicPrefix: String?
+    @Option(
+        help:
+            "Directory for the run's keys and the app-state database, kept afterwards. Default: a temporary one, deleted at the end."
+    )
+    var stateDir: String?
+    @Option(help: "Directory for the broker's and the workers' logs. Default: $TMPDIR/intent-demo-<pid>.")
+    var logDir: String?
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "intentctl.demo")
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        let logDirectory =
+            logDir.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("intent-demo-\(getpid())")
         let bootstrap: String
         if let bootstrapServers {
             bootstrap = bootstrapServers
         } else {
-            let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("intent-demo-\(getpid())")
             let broker = try await LocalBroker.start(LocalBroker.Options(logDirectory: logDirectory))
             output("▶ embedded broker (Tansu) at \(broker.bootstrapServers), logs in \(logDirectory.path)")
             services.append(.init(service: LocalBrokerService(broker: broker)))
@@ -53,7 +64,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let interactive = ProcessInfo.processInfo.environment["CI"] != "true" && isatty(STDIN_FILENO) == 1
         let demo = PipelineDemo(
-            bootstrapServers: bootstrap, root: root, keepRunning: keep ?? interactive, logger: logger)
+            bootstrapServers: bootstrap, root: root, keepRunning: keep ?? interactive,
+            topicPrefix: topicPrefix ?? "demo-\(UUID().uuidString.prefix(6).lowercased()).",
+            stateDirectory: stateDir.map { URL(fileURLWithPath: $0) }, logDirectory: logDirectory, logger: logger)
         services.append(
             .init(
                 service: demo, successTerminationBehavior: .gracefullyShutdownGroup,

@@ -31,6 +31,11 @@ final class PipelineDemo: Service, Sendable {
     let root: URL
     /// Keep the services running after the conversation until Ctrl-C, so the web page can be browsed.
     let keepRunning: Bool
+    let topicPrefix: String
+    /// Where the keys and the app-state database go; nil: a temporary directory, deleted at the end.
+    let stateDirectory: URL?
+    /// Where the workers' logs go (the embedded broker's too).
+    let logDirectory: URL
     let logger: Logger
     private let result = Mutex(Outcome())
     var outcome: Outcome { result.withLock { $0 } }
@@ -41,18 +46,30 @@ final class PipelineDemo: Service, Sendable {
         ("yulia", "+7 900 000 0001", ["2000 RUB"]),
     ]
 
-    init(bootstrapServers: String, root: URL, keepRunning: Bool, logger: Logger) {
+    init(
+        bootstrapServers: String, root: URL, keepRunning: Bool, topicPrefix: String, stateDirectory: URL?,
+        logDirectory: URL, logger: Logger
+    ) {
         self.bootstrapServers = bootstrapServers
         self.root = root
         self.keepRunning = keepRunning
+        self.topicPrefix = topicPrefix
+        self.stateDirectory = stateDirectory
+        self.logDirectory = logDirectory
         self.logger = logger
     }
 
     func run() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "intent-demo-\(UUID().uuidString.prefix(8))")
+        let work =
+            stateDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "intent-demo-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        // Keys made for this run die with it, unless the operator asked to keep them.
+        defer { if stateDirectory == nil { try? FileManager.default.removeItem(at: work) } }
+        output(
+            "▶ keys and app state in \(work.path)\(stateDirectory == nil ? " (deleted at the end)" : ""); logs in \(logDirectory.path)"
+        )
         let workers = Mutex<[ManagedProcess]>([])
         do {
             try await cancelWhenGracefulShutdown {
@@ -67,7 +84,7 @@ final class PipelineDemo: Service, Sendable {
 
     private func play(work: URL, started: @Sendable (ManagedProcess) -> Void) async throws {
         let client = KafkaConfiguration(bootstrapServers: [bootstrapServers], clientID: "intent-demo")
-        let topics = PipelineTopics(prefix: "demo-\(UUID().uuidString.prefix(6).lowercased()).")
+        let topics = PipelineTopics(prefix: topicPrefix)
         try await KafkaAdminClient.with(configuration: client, logger: logger) {
             try await $0.createTopics(topics.specifications(partitions: 3))
         }
@@ -95,14 +112,19 @@ final class PipelineDemo: Service, Sendable {
                 "INTENT_APPSTATE_DB": work.appendingPathComponent("appstate.sqlite").path,
             ])
 
+        output("▶ keys (in \(work.path)):")
+        output("  source-keys: /voice/demo signs the voice service's requests and answers; /contacts/demo the contacts")
+        output(
+            "  stage-keys: each stage signs what it publishes (\(PipelineSource.all.sorted().joined(separator: ", ")))")
+        output("  binding-key: the confirm and payments stages bind each confirmation request to its terms")
+        output("  app-key: the app-state service signs the users' page tokens")
         try await seed(topics, client, operatorKeys: stageKeys, contactsKeys: contactsKeys)
 
         let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
         for worker in WorkerLauncher.stageWorkers + ["appstate"] {
             let process = try launcher.launch(
                 worker,
-                logFile: work.deletingLastPathComponent().appendingPathComponent("intent-demo-logs")
-                    .appendingPathComponent("intent-\(worker).log"))
+                logFile: logDirectory.appendingPathComponent("intent-\(worker).log"))
             started(process)
             output("▶ started intent-\(worker) (pid \(process.pid), log \(process.logFile.path))")
         }
