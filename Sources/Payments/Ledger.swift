@@ -165,18 +165,57 @@ public struct Ledger: Sendable {
 
     // MARK: Applying
 
+    /// Why the ledger refuses an event, typed: ``reason`` is the machine-readable
+    /// name that reaches the user's response and the logs, ``description`` the
+    /// sentence for people.
     public enum ApplyError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Debits and credits of the event differ (in some currency).
         case unbalanced(String)
+        /// The account would go below zero.
         case negativeBalance(String)
+        /// A post or void of a transfer that is not held (unknown, or already decided).
         case unknownTransfer(String)
-        case invalid(String)
+        /// A post or void that does not move exactly the held amount, in its
+        /// currency, from the payer's hold to the payee (post) or back (void).
+        case transferMismatch(event: String, transfer: String)
+        /// A deposit, hold or record-only event that moves money its kind may not.
+        case movementNotAllowed(event: String, kind: String)
+        /// The event lacks what its kind needs (transfer, intent, counterparty, amount).
+        case missingField(event: String, fields: String)
+        /// An entry of zero or a negative amount.
+        case nonPositiveAmount(String)
+        /// A balance would exceed what the ledger can hold.
+        case balanceOverflow(String)
+        /// A decision about a payment request the ledger does not know.
+        case unknownRequest(String)
+
+        /// The machine-readable name of the refusal.
+        public var reason: String {
+            switch self {
+            case .unbalanced: "unbalanced"
+            case .negativeBalance: "negativeBalance"
+            case .unknownTransfer: "unknownTransfer"
+            case .transferMismatch: "transferMismatch"
+            case .movementNotAllowed: "movementNotAllowed"
+            case .missingField: "missingField"
+            case .nonPositiveAmount: "nonPositiveAmount"
+            case .balanceOverflow: "balanceOverflow"
+            case .unknownRequest: "unknownRequest"
+            }
+        }
 
         public var description: String {
             switch self {
             case .unbalanced(let id): "event \(id): debits and credits differ"
             case .negativeBalance(let account): "\(account) would go negative"
             case .unknownTransfer(let id): "unknown transfer \(id)"
-            case .invalid(let reason): reason
+            case .transferMismatch(let event, let transfer):
+                "\(event) does not move exactly the amount held for \(transfer) from the payer's hold to its receiver"
+            case .movementNotAllowed(let event, let kind): "\(kind) \(event) moves money a \(kind) may not move"
+            case .missingField(let event, let fields): "event \(event) lacks \(fields)"
+            case .nonPositiveAmount(let id): "event \(id): entry amounts must be positive"
+            case .balanceOverflow(let id): "event \(id): a balance would exceed what the ledger can hold"
+            case .unknownRequest(let id): "unknown payment request \(id)"
             }
         }
     }
@@ -218,10 +257,10 @@ public struct Ledger: Sendable {
         let expected: Set<LedgerEntry>?
         switch event.kind {
         case .deposit:
-            guard let amount = event.amount else { throw .invalid("deposit \(event.id) has no amount") }
+            guard let amount = event.amount else { throw .missingField(event: event.id, fields: "amount") }
             expected = Set(LedgerEntry.move(amount, from: Self.funding, to: Self.available(event.userID)))
         case .hold:
-            guard let amount = event.amount else { throw .invalid("hold \(event.id) has no amount") }
+            guard let amount = event.amount else { throw .missingField(event: event.id, fields: "amount") }
             expected = Set(LedgerEntry.move(amount, from: Self.available(event.userID), to: Self.held(event.userID)))
         case .post, .void:
             expected = nil
@@ -229,7 +268,7 @@ public struct Ledger: Sendable {
             expected = []
         }
         if let expected, event.entries.count != expected.count || Set(event.entries) != expected {
-            throw .invalid("\(event.kind.rawValue) \(event.id) moves money a \(event.kind.rawValue) may not move")
+            throw .movementNotAllowed(event: event.id, kind: event.kind.rawValue)
         }
     }
 
@@ -237,7 +276,7 @@ public struct Ledger: Sendable {
         var net: [String: Int64] = [:]
         for entry in event.entries {
             let micros = Money(entry.amount).micros
-            guard micros > 0 else { throw .invalid("event \(event.id): entry amounts must be positive") }
+            guard micros > 0 else { throw .nonPositiveAmount(event.id) }
             net[entry.amount.currency] = try Self.add(
                 net[entry.amount.currency] ?? 0, entry.side == .credit ? micros : -micros, event.id)
         }
@@ -249,7 +288,7 @@ public struct Ledger: Sendable {
     /// worker that reads it (again after every restart).
     private static func add(_ balance: Int64, _ delta: Int64, _ eventID: String) throws(ApplyError) -> Int64 {
         let (sum, overflow) = balance.addingReportingOverflow(delta)
-        guard !overflow else { throw .invalid("event \(eventID): a balance would exceed what the ledger can hold") }
+        guard !overflow else { throw .balanceOverflow(eventID) }
         return sum
     }
 
@@ -264,7 +303,7 @@ public struct Ledger: Sendable {
         case .hold:
             guard let id = event.transferID, let intentID = event.intentID, let payee = event.counterpartyUserID,
                 let amount = event.amount
-            else { throw .invalid("hold \(event.id) lacks transfer, intent, payee or amount") }
+            else { throw .missingField(event: event.id, fields: "transfer, intent, payee or amount") }
             transfers[id] = Transfer(
                 id: id, intentID: intentID, payer: event.userID, payee: payee,
                 payeeContactID: event.counterpartyContactID, payeeAccount: event.counterpartyAccount,
@@ -281,9 +320,7 @@ public struct Ledger: Sendable {
                 LedgerEntry.move(
                     transfer.money.currencyAmount, from: Self.held(transfer.payer), to: Self.available(receiver)))
             guard event.entries.count == 2, Set(event.entries) == expected else {
-                throw .invalid(
-                    "\(event.kind.rawValue) \(event.id) does not move exactly \(transfer.money) from \(transfer.payer)'s hold to \(receiver)"
-                )
+                throw .transferMismatch(event: event.id, transfer: id)
             }
             transfers[id]?.status = event.kind == .post ? .posted : .voided
             transfers[id]?.decidedBy = event.decidedBy
@@ -292,14 +329,14 @@ public struct Ledger: Sendable {
         case .requestProposed:
             guard let id = event.requestID, let intentID = event.intentID, let payer = event.counterpartyUserID,
                 let amount = event.amount
-            else { throw .invalid("request \(event.id) lacks request, intent, payer or amount") }
+            else { throw .missingField(event: event.id, fields: "request, intent, payer or amount") }
             requests[id] = PaymentRequest(
                 id: id, intentID: intentID, requester: event.userID, payer: payer,
                 payerContactID: event.counterpartyContactID, payerAccount: event.counterpartyAccount,
                 money: Money(amount), note: event.note, expiresAt: event.expiresAt, status: .proposed)
         case .requestCreated, .requestDeclined, .requestPaid:
             guard let id = event.requestID, requests[id] != nil else {
-                throw .invalid("unknown payment request \(event.requestID ?? "none")")
+                throw .unknownRequest(event.requestID ?? "none")
             }
             if event.kind == .requestCreated {
                 requests[id]?.decidedBy = event.decidedBy

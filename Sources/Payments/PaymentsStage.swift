@@ -130,10 +130,10 @@ public struct PaymentsStage: Sendable {
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
                 amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
         }
-        guard let recorded = record(event, envelope, &ledger) else {
-            return close(intentID, nil, kind, ResponseCode.failureInsufficientFunds.rawValue, envelope, &ledger)
+        switch record(event, envelope, &ledger) {
+        case .success(let recorded): return StageResult(events: [recorded])
+        case .failure(let refusal): return close(intentID, nil, kind, refusal.responseReason, envelope, &ledger)
         }
-        return StageResult(events: [recorded])
     }
 
     // MARK: Answers
@@ -197,10 +197,10 @@ public struct PaymentsStage: Sendable {
             counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
-        guard let posted = record(post, envelope, &ledger) else {
-            return release(transfer, "ledgerRefused", envelope, &ledger)
+        switch record(post, envelope, &ledger) {
+        case .success(let posted): events.append(posted)
+        case .failure(let refusal): return release(transfer, refusal.responseReason, envelope, &ledger)
         }
-        events.append(posted)
         if let requestID = transfer.paysRequestID, ledger.requests[requestID]?.status == .pending {
             let paidRequest = LedgerEvent(
                 id: EventID.derived("ledger", "requestPaid", requestID), kind: .requestPaid, userID: transfer.payer,
@@ -208,7 +208,7 @@ public struct PaymentsStage: Sendable {
                 decidedAt: Timestamp(envelope.time))
             // Keyed by the requester: it follows the request's creation on the same partition.
             let requester = ledger.requests[requestID]?.requester
-            if let recorded = record(paidRequest, envelope, &ledger, partitionUser: requester) {
+            if case .success(let recorded) = record(paidRequest, envelope, &ledger, partitionUser: requester) {
                 events.append(recorded)
             }
         }
@@ -250,10 +250,12 @@ public struct PaymentsStage: Sendable {
             userID: proposal.requester, intentID: proposal.intentID, requestID: proposal.id,
             counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note,
             decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
-        guard let recorded = record(created, envelope, &ledger) else {
-            return close(proposal.intentID, proposal.id, .requestPayment, "ledgerRefused", envelope, &ledger)
+        switch record(created, envelope, &ledger) {
+        case .success(let recorded):
+            return StageResult(events: [recorded, (.responses, requested(proposal, envelope))])
+        case .failure(let refusal):
+            return close(proposal.intentID, proposal.id, .requestPayment, refusal.responseReason, envelope, &ledger)
         }
-        return StageResult(events: [recorded, (.responses, requested(proposal, envelope))])
     }
 
     private func requested(_ proposal: Ledger.PaymentRequest, _ envelope: EventEnvelope) -> EventEnvelope {
@@ -302,10 +304,10 @@ public struct PaymentsStage: Sendable {
             userID: envelope.userID, intentID: request.intentID, requestID: request.id,
             counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
-        guard let recorded = record(event, envelope, &ledger, partitionUser: request.requester) else {
-            return .ignored("the ledger refused the decline of \(request.id)")
+        switch record(event, envelope, &ledger, partitionUser: request.requester) {
+        case .success(let recorded): return StageResult(events: [recorded])
+        case .failure(let refusal): return .ignored("the ledger refused the decline of \(request.id): \(refusal)")
         }
-        return StageResult(events: [recorded])
     }
 
     // MARK: Releasing
@@ -345,7 +347,7 @@ public struct PaymentsStage: Sendable {
             amount: transfer.money.currencyAmount, reason: reason, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
-        if let recorded = record(void, envelope, &ledger) { events.append(recorded) }
+        if case .success(let recorded) = record(void, envelope, &ledger) { events.append(recorded) }
         events.append((.responses, released(transfer, reason, envelope)))
         return StageResult(events: events)
     }
@@ -368,7 +370,7 @@ public struct PaymentsStage: Sendable {
             userID: envelope.userID, intentID: intentID, requestID: requestID, reason: reason, decidedBy: envelope.id,
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
-        if let recorded = record(closed, envelope, &ledger) { events.append(recorded) }
+        if case .success(let recorded) = record(closed, envelope, &ledger) { events.append(recorded) }
         events.append((.responses, closedResponse(kind, reason, requestID, envelope, intentID)))
         return StageResult(events: events)
     }
@@ -383,21 +385,22 @@ public struct PaymentsStage: Sendable {
         return envelope.response(response, source: source, time: envelope.time, intentID: intentID)
     }
 
-    /// Applies a ledger event and wraps it for the ledger topic; nil if the ledger refuses it.
+    /// Applies a ledger event and wraps it for the ledger topic, or says why the ledger refused it.
     private func record(
         _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, partitionUser: String? = nil
-    ) -> (Destination, EventEnvelope)? {
-        do {
+    ) -> Result<(Destination, EventEnvelope), Ledger.ApplyError> {
+        do throws(Ledger.ApplyError) {
             try ledger.apply(event)
         } catch {
-            return nil
+            return .failure(error)
         }
-        return (
-            .ledger,
-            event.envelope(
-                source: source, time: cause.time, partitionUser: partitionUser, conversationID: cause.conversationID,
-                causationID: cause.id)
-        )
+        return .success(
+            (
+                .ledger,
+                event.envelope(
+                    source: source, time: cause.time, partitionUser: partitionUser,
+                    conversationID: cause.conversationID, causationID: cause.id)
+            ))
     }
 
     static func sentence(_ reason: String) -> String {
@@ -410,5 +413,16 @@ public struct PaymentsStage: Sendable {
         case "failureInsufficientFunds": "You don't have enough money for this."
         default: "Nothing was sent (\(reason))."
         }
+    }
+}
+
+extension Ledger.ApplyError {
+    /// What the user's response says of a refusal: too little money is
+    /// SiriKit's failureInsufficientFunds; anything else is a failure whose
+    /// reason names the refusal (`ledgerRefused:transferMismatch`), so a
+    /// refusal is never reported as another.
+    var responseReason: String {
+        if case .negativeBalance = self { return ResponseCode.failureInsufficientFunds.rawValue }
+        return "ledgerRefused:\(reason)"
     }
 }

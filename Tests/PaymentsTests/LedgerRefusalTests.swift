@@ -1,0 +1,128 @@
+import IntentEvents
+import Intents
+import Payments
+import Testing
+
+/// Every way the ledger refuses an event, each with its typed reason and its
+/// machine-readable name, and the state left as it was.
+@Suite("The ledger's refusals, one by one")
+struct LedgerRefusalTests {
+    /// Alice funded with 1,000 CNY and holding 100 CNY for Bob (transfer t1).
+    static func ledgerWithHold() throws -> Ledger {
+        var ledger = try fundedLedger()
+        try ledger.apply(
+            LedgerEvent(
+                id: "h1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t1",
+                entries: LedgerEntry.move(cny("100"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+                counterpartyUserID: "bob", amount: cny("100")))
+        return ledger
+    }
+
+    static func post(_ amount: String, to receiver: String, id: String = "p1") -> LedgerEvent {
+        LedgerEvent(
+            id: id, kind: .post, userID: "alice", transferID: "t1",
+            entries: LedgerEntry.move(cny(amount), from: Ledger.held("alice"), to: Ledger.available(receiver)))
+    }
+
+    static func rub(_ amount: String) -> CurrencyAmount {
+        CurrencyAmount(amount: DecimalAmount(amount)!, currency: "RUB")
+    }
+
+    /// Alice also holds 100 RUB for Bob (transfer t9): a RUB post of t1 then
+    /// has held money to move, and is refused for its currency alone.
+    static let rubleHold = [
+        LedgerEvent.deposit(id: "deposit-rub", userID: "alice", amount: rub("100")),
+        LedgerEvent(
+            id: "h9", kind: .hold, userID: "alice", intentID: "i9", transferID: "t9",
+            entries: LedgerEntry.move(rub("100"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+            counterpartyUserID: "bob", amount: rub("100")),
+    ]
+
+    static let cases: [(name: String, event: LedgerEvent, refusal: Ledger.ApplyError, reason: String)] = [
+        (
+            "unbalanced",
+            LedgerEvent(
+                id: "u", kind: .deposit, userID: "bob",
+                entries: [LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("5"))]),
+            .unbalanced("u"), "unbalanced"
+        ),
+        (
+            "overdraft",
+            LedgerEvent(
+                id: "h-big", kind: .hold, userID: "alice", intentID: "i2", transferID: "t2",
+                entries: LedgerEntry.move(cny("950"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+                counterpartyUserID: "bob", amount: cny("950")),
+            .negativeBalance(Ledger.available("alice")), "negativeBalance"
+        ),
+        (
+            "post of an unknown transfer",
+            LedgerEvent(id: "p-x", kind: .post, userID: "alice", transferID: "nope"),
+            .unknownTransfer("nope"), "unknownTransfer"
+        ),
+        (
+            "post of another amount", post("99", to: "bob"), .transferMismatch(event: "p1", transfer: "t1"),
+            "transferMismatch"
+        ),
+        (
+            "post to another payee", post("100", to: "mallory"), .transferMismatch(event: "p1", transfer: "t1"),
+            "transferMismatch"
+        ),
+        (
+            "post in another currency",
+            LedgerEvent(
+                id: "p1", kind: .post, userID: "alice", transferID: "t1",
+                entries: LedgerEntry.move(rub("100"), from: Ledger.held("alice"), to: Ledger.available("bob"))),
+            .transferMismatch(event: "p1", transfer: "t1"), "transferMismatch"
+        ),
+        (
+            "a deposit to someone else",
+            LedgerEvent(
+                id: "d-x", kind: .deposit, userID: "alice",
+                entries: LedgerEntry.move(cny("5"), from: Ledger.available("bob"), to: Ledger.available("alice")),
+                amount: cny("5")),
+            .movementNotAllowed(event: "d-x", kind: "deposit"), "movementNotAllowed"
+        ),
+        (
+            "a hold without its transfer",
+            LedgerEvent(
+                id: "h-x", kind: .hold, userID: "alice", intentID: "i3",
+                entries: LedgerEntry.move(cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+                counterpartyUserID: "bob", amount: cny("1")),
+            .missingField(event: "h-x", fields: "transfer, intent, payee or amount"), "missingField"
+        ),
+        (
+            "a zero entry",
+            LedgerEvent(
+                id: "z", kind: .deposit, userID: "bob",
+                entries: LedgerEntry.move(cny("0"), from: Ledger.funding, to: Ledger.available("bob")),
+                amount: cny("0")),
+            .nonPositiveAmount("z"), "nonPositiveAmount"
+        ),
+        (
+            "a decision about an unknown request",
+            LedgerEvent(id: "r-x", kind: .requestDeclined, userID: "bob", requestID: "pr-none"),
+            .unknownRequest("pr-none"), "unknownRequest"
+        ),
+    ]
+
+    @Test("each refusal is typed, named, and changes nothing", arguments: cases.indices)
+    func refusal(_ index: Int) throws {
+        let (name, event, expected, reason) = Self.cases[index]
+        var ledger = try Self.ledgerWithHold()
+        for event in Self.rubleHold { try ledger.apply(event) }
+        let before = ledger.allBalances.map { "\($0.account) \($0.money)" }
+        #expect(throws: expected, "\(name)") { try ledger.apply(event) }
+        #expect(expected.reason == reason)
+        #expect(!ledger.contains(eventID: event.id), "\(name)")
+        #expect(ledger.allBalances.map { "\($0.account) \($0.money)" } == before, "\(name)")
+        #expect(ledger.transfers["t1"]?.status == .held, "\(name)")
+    }
+
+    @Test("the exact post goes through after all of them")
+    func exactPost() throws {
+        var ledger = try Self.ledgerWithHold()
+        try ledger.apply(Self.post("100", to: "bob"))
+        #expect(ledger.transfers["t1"]?.status == .posted)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+    }
+}
