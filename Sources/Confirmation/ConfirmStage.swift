@@ -140,20 +140,20 @@ public struct ConfirmStage: Sendable {
         guard account.verified else {
             return Verdict(code: .failureCredentialsUnverified, message: "Verify your payment details in the app.")
         }
-        guard let limits = amounts.currencies[amount.currency] else {
-            return Verdict(
-                code: .failurePaymentsCurrencyUnsupported, reason: "currencyUnsupported",
-                message: "\(amount.currency) is not supported.")
-        }
-        if amount.amount < limits.minimum {
-            return Verdict(
-                code: .failurePaymentsAmountBelowMinimum,
-                message: "The minimum is \(limits.minimum) \(amount.currency).")
-        }
-        if amount.amount > limits.maximum {
-            return Verdict(
-                code: .failurePaymentsAmountAboveMaximum,
-                message: "The maximum is \(limits.maximum) \(amount.currency).")
+        // The resolve stage's own rule (AmountPolicy), checked again here: the
+        // policy may have changed since, and confirm is the last gate.
+        if let violation = amounts.check(amount) {
+            let (code, message): (ResponseCode, String) =
+                switch violation {
+                case .currencyUnsupported: (.failurePaymentsCurrencyUnsupported, "\(amount.currency) is not supported.")
+                case .belowMinimum(let minimum):
+                    (.failurePaymentsAmountBelowMinimum, "The minimum is \(minimum) \(amount.currency).")
+                case .aboveMaximum(let maximum):
+                    (.failurePaymentsAmountAboveMaximum, "The maximum is \(maximum) \(amount.currency).")
+                case .tooPrecise(let digits):
+                    (.failure, "\(amount.currency) amounts have at most \(digits) fraction digits.")
+                }
+            return Verdict(code: code, reason: violation.reason, message: message)
         }
         let name = counterparty?.displayName ?? counterparty?.spoken ?? "them"
         guard let handle = counterparty?.handle, let other = ledger.account(handle: handle) else {

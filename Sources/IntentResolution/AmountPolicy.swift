@@ -53,35 +53,58 @@ public struct AmountPolicy: Sendable, Hashable {
     /// Supported codes, sorted: the alternatives offered for an unsupported currency.
     public var supportedCurrencies: [String] { currencies.keys.sorted() }
 
+    /// What is wrong with an amount under this policy. One rule, one set of
+    /// names: the resolve stage asks the user about it (``resolve(_:parameter:)``)
+    /// and the confirm stage refuses it with the same reason.
+    public enum Violation: Sendable, Hashable {
+        case currencyUnsupported(supported: [String])
+        case belowMinimum(DecimalAmount)
+        case aboveMaximum(DecimalAmount)
+        case tooPrecise(fractionDigits: Int)
+
+        /// The machine-readable reason, in resolutions and responses alike.
+        public var reason: String {
+            switch self {
+            case .currencyUnsupported: "paymentsCurrencyUnsupported"
+            case .belowMinimum: "paymentsAmountBelowMinimum"
+            case .aboveMaximum: "paymentsAmountAboveMaximum"
+            case .tooPrecise: "invalidAmountPrecision"
+            }
+        }
+    }
+
+    /// The first rule `amount` breaks, or nil when it is payable.
+    public func check(_ amount: CurrencyAmount) -> Violation? {
+        guard let limits = currencies[amount.currency] else {
+            return .currencyUnsupported(supported: supportedCurrencies)
+        }
+        if amount.amount < limits.minimum { return .belowMinimum(limits.minimum) }
+        if amount.amount > limits.maximum { return .aboveMaximum(limits.maximum) }
+        if amount.amount.significantScale > limits.fractionDigits {
+            return .tooPrecise(fractionDigits: limits.fractionDigits)
+        }
+        return nil
+    }
+
     /// SiriKit's currency-amount resolution.
     func resolve(_ amount: CurrencyAmount?, parameter: String) -> ParameterResolution {
         guard let amount else {
             return ParameterResolution(parameter: parameter, outcome: .needsValue, message: "how much?")
         }
-        guard let limits = currencies[amount.currency] else {
-            return ParameterResolution(
-                parameter: parameter, outcome: .unsupported, reason: "paymentsCurrencyUnsupported",
-                alternatives: supportedCurrencies,
-                message:
-                    "\(amount.currency) is not supported; supported: \(supportedCurrencies.joined(separator: ", "))")
-        }
-        if amount.amount < limits.minimum {
-            return ParameterResolution(
-                parameter: parameter, outcome: .unsupported, reason: "paymentsAmountBelowMinimum",
-                alternatives: ["\(limits.minimum) \(amount.currency)"],
-                message: "the minimum is \(limits.minimum) \(amount.currency)")
-        }
-        if amount.amount > limits.maximum {
-            return ParameterResolution(
-                parameter: parameter, outcome: .unsupported, reason: "paymentsAmountAboveMaximum",
-                alternatives: ["\(limits.maximum) \(amount.currency)"],
-                message: "the maximum is \(limits.maximum) \(amount.currency)")
-        }
-        if amount.amount.significantScale > limits.fractionDigits {
-            return ParameterResolution(
-                parameter: parameter, outcome: .unsupported, reason: "invalidAmountPrecision",
-                message: "\(amount.currency) amounts have at most \(limits.fractionDigits) fraction digits")
-        }
-        return ParameterResolution(parameter: parameter, outcome: .success)
+        guard let violation = check(amount) else { return ParameterResolution(parameter: parameter, outcome: .success) }
+        let (alternatives, message): ([String]?, String) =
+            switch violation {
+            case .currencyUnsupported(let supported):
+                (supported, "\(amount.currency) is not supported; supported: \(supported.joined(separator: ", "))")
+            case .belowMinimum(let minimum):
+                (["\(minimum) \(amount.currency)"], "the minimum is \(minimum) \(amount.currency)")
+            case .aboveMaximum(let maximum):
+                (["\(maximum) \(amount.currency)"], "the maximum is \(maximum) \(amount.currency)")
+            case .tooPrecise(let digits):
+                (nil, "\(amount.currency) amounts have at most \(digits) fraction digits")
+            }
+        return ParameterResolution(
+            parameter: parameter, outcome: .unsupported, reason: violation.reason, alternatives: alternatives,
+            message: message)
     }
 }

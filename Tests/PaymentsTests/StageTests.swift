@@ -78,14 +78,16 @@ struct ConfirmStageTests {
             ("alice", pay("1000.01"), ResponseCode.failureInsufficientFunds, nil),
             ("dave", pay("1"), .failureNoBankAccount, nil),
             ("carol", pay("1"), .failureCredentialsUnverified, nil),
-            ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, nil),
-            ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, nil),
+            // Amount rules: the resolve stage's AmountPolicy, with its reason names.
+            ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, "paymentsAmountBelowMinimum"),
+            ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum"),
+            ("alice", pay("1.001"), .failure, "invalidAmountPrecision"),
             (
                 "alice",
                 Intent.sendPayment(
                     SendPaymentIntent(
                         payee: bob, currencyAmount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "JPY"))),
-                .failurePaymentsCurrencyUnsupported, "currencyUnsupported"
+                .failurePaymentsCurrencyUnsupported, "paymentsCurrencyUnsupported"
             ),
             (
                 "alice", pay("1", to: Person(spoken: "Zed", handle: "zed@example.com")), .failure,
