@@ -189,6 +189,12 @@ public struct Ledger: Sendable {
         /// A decision about a payment request the ledger does not know.
         case unknownRequest(String)
 
+        /// For ``missingField(event:fields:)``, the fields; otherwise empty.
+        public var missingFields: String {
+            if case .missingField(_, let fields) = self { return fields }
+            return ""
+        }
+
         /// The machine-readable name of the refusal.
         public var reason: String {
             switch self {
@@ -232,7 +238,8 @@ public struct Ledger: Sendable {
     public mutating func apply(_ event: LedgerEvent, checkingBalances: Bool = true) throws(ApplyError) -> Bool {
         guard !applied.contains(event.id) else { return false }
         try checkBalanced(event)
-        try checkShape(event)
+        let payload = try event.payload()
+        try checkShape(event, payload)
         var updated = balances
         for entry in event.entries {
             let key = BalanceKey(account: entry.account, currency: entry.amount.currency)
@@ -242,7 +249,7 @@ public struct Ledger: Sendable {
                 throw .negativeBalance(entry.account)
             }
         }
-        try record(event)
+        try record(payload, of: event)
         balances = updated
         applied.insert(event.id)
         return true
@@ -253,15 +260,14 @@ public struct Ledger: Sendable {
     /// entries. (Posts and voids are checked against their hold when recorded.) So
     /// a writer allowed to deposit, such as the ledger operator, cannot move one
     /// user's money to another by calling it a deposit.
-    private func checkShape(_ event: LedgerEvent) throws(ApplyError) {
+    private func checkShape(_ event: LedgerEvent, _ payload: LedgerEvent.Payload) throws(ApplyError) {
         let expected: Set<LedgerEntry>?
-        switch event.kind {
-        case .deposit:
-            guard let amount = event.amount else { throw .missingField(event: event.id, fields: "amount") }
+        switch payload {
+        case .deposit(let amount):
             expected = Set(LedgerEntry.move(amount, from: Self.funding, to: Self.available(event.userID)))
-        case .hold:
-            guard let amount = event.amount else { throw .missingField(event: event.id, fields: "amount") }
-            expected = Set(LedgerEntry.move(amount, from: Self.available(event.userID), to: Self.held(event.userID)))
+        case .hold(let hold):
+            expected = Set(
+                LedgerEntry.move(hold.amount, from: Self.available(event.userID), to: Self.held(event.userID)))
         case .post, .void:
             expected = nil
         case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
@@ -292,71 +298,58 @@ public struct Ledger: Sendable {
         return sum
     }
 
-    private mutating func record(_ event: LedgerEvent) throws(ApplyError) {
-        switch event.kind {
-        case .accountOpened:
-            let account = Account(userID: event.userID, handles: event.handles ?? [], verified: event.verified ?? true)
+    private mutating func record(_ payload: LedgerEvent.Payload, of event: LedgerEvent) throws(ApplyError) {
+        switch payload {
+        case .accountOpened(let handles, let verified):
+            let account = Account(userID: event.userID, handles: handles, verified: verified)
             accounts[event.userID] = account
             for handle in account.handles { accountByHandle[Person.normalizedHandle(handle)] = event.userID }
         case .deposit:
             break
-        case .hold:
-            guard let id = event.transferID, let intentID = event.intentID, let payee = event.counterpartyUserID,
-                let amount = event.amount
-            else { throw .missingField(event: event.id, fields: "transfer, intent, payee or amount") }
-            transfers[id] = Transfer(
-                id: id, intentID: intentID, payer: event.userID, payee: payee,
-                payeeContactID: event.counterpartyContactID, payeeAccount: event.counterpartyAccount,
-                money: Money(amount), note: event.note, expiresAt: event.expiresAt, status: .held,
-                paysRequestID: event.requestID)
-        case .void, .post:
-            guard let id = event.transferID, let transfer = transfers[id], transfer.status == .held else {
-                throw .unknownTransfer(event.transferID ?? "none")
-            }
+        case .hold(let hold):
+            transfers[hold.transferID] = Transfer(
+                id: hold.transferID, intentID: hold.intentID, payer: event.userID, payee: hold.payee,
+                payeeContactID: hold.payeeContactID, payeeAccount: hold.payeeAccount, money: Money(hold.amount),
+                note: hold.note, expiresAt: hold.expiresAt, status: .held, paysRequestID: hold.paysRequestID)
+        case .void(let decision), .post(let decision):
+            let id = decision.transferID
+            guard let transfer = transfers[id], transfer.status == .held else { throw .unknownTransfer(id) }
+            let posting = event.kind == .post
             // Exactly the held amount leaves the payer's held account, to the payee (post) or
             // back to the payer (void): a writer cannot pay someone else or another amount.
-            let receiver = event.kind == .post ? transfer.payee : transfer.payer
+            let receiver = posting ? transfer.payee : transfer.payer
             let expected = Set(
                 LedgerEntry.move(
                     transfer.money.currencyAmount, from: Self.held(transfer.payer), to: Self.available(receiver)))
             guard event.entries.count == 2, Set(event.entries) == expected else {
                 throw .transferMismatch(event: event.id, transfer: id)
             }
-            transfers[id]?.status = event.kind == .post ? .posted : .voided
-            transfers[id]?.decidedBy = event.decidedBy
-            transfers[id]?.decidedAt = event.decidedAt
-            if event.kind == .void { transfers[id]?.voidReason = event.reason }
-        case .requestProposed:
-            guard let id = event.requestID, let intentID = event.intentID, let payer = event.counterpartyUserID,
-                let amount = event.amount
-            else { throw .missingField(event: event.id, fields: "request, intent, payer or amount") }
-            requests[id] = PaymentRequest(
-                id: id, intentID: intentID, requester: event.userID, payer: payer,
-                payerContactID: event.counterpartyContactID, payerAccount: event.counterpartyAccount,
-                money: Money(amount), note: event.note, expiresAt: event.expiresAt, status: .proposed)
-        case .requestCreated, .requestDeclined, .requestPaid:
-            guard let id = event.requestID, requests[id] != nil else {
-                throw .unknownRequest(event.requestID ?? "none")
-            }
-            if event.kind == .requestCreated {
-                requests[id]?.decidedBy = event.decidedBy
-                requests[id]?.decidedAt = event.decidedAt
-            }
-            requests[id]?.status =
-                switch event.kind {
-                case .requestCreated: .pending
-                case .requestDeclined: .declined
-                default: .paid
-                }
-        case .proposalClosed:
-            if let intentID = event.intentID {
+            transfers[id]?.status = posting ? .posted : .voided
+            transfers[id]?.decidedBy = decision.decidedBy
+            transfers[id]?.decidedAt = decision.decidedAt
+            if !posting { transfers[id]?.voidReason = decision.reason }
+        case .requestProposed(let proposal):
+            requests[proposal.requestID] = PaymentRequest(
+                id: proposal.requestID, intentID: proposal.intentID, requester: event.userID, payer: proposal.payer,
+                payerContactID: proposal.payerContactID, payerAccount: proposal.payerAccount,
+                money: Money(proposal.amount), note: proposal.note, expiresAt: proposal.expiresAt, status: .proposed)
+        case .requestCreated(let decision):
+            guard requests[decision.requestID] != nil else { throw .unknownRequest(decision.requestID) }
+            requests[decision.requestID]?.decidedBy = decision.decidedBy
+            requests[decision.requestID]?.decidedAt = decision.decidedAt
+            requests[decision.requestID]?.status = .pending
+        case .requestDeclined(let decision), .requestPaid(let decision):
+            guard requests[decision.requestID] != nil else { throw .unknownRequest(decision.requestID) }
+            requests[decision.requestID]?.status = event.kind == .requestDeclined ? .declined : .paid
+        case .proposalClosed(let closing):
+            if let intentID = closing.intentID {
                 closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(
-                    reason: event.reason ?? "closed", decidedBy: event.decidedBy)
+                    reason: closing.reason ?? "closed", decidedBy: closing.decidedBy)
             }
-            if let id = event.requestID, requests[id]?.status == .proposed {
+            if let id = closing.requestID, requests[id]?.status == .proposed {
                 requests[id]?.status = .closed
-                requests[id]?.decidedBy = event.decidedBy
-                requests[id]?.decidedAt = event.decidedAt
+                requests[id]?.decidedBy = closing.decidedBy
+                requests[id]?.decidedAt = closing.decidedAt
             }
         }
     }

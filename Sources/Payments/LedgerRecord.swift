@@ -16,6 +16,14 @@ public enum LedgerRecord {
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try envelope.decodeData(as: LedgerEvent.self)
         try checkWriter(envelope.source, of: event)
+        // A kind without the fields it needs is malformed, not a ledger decision:
+        // dead-lettered with what it lacks, never applied.
+        do throws(Ledger.ApplyError) {
+            _ = try event.payload()
+        } catch {
+            throw EventDecodingError(
+                .schemaInvalid, field: "$.data", "a \(event.kind.rawValue) ledger event needs \(error.missingFields)")
+        }
         return event
     }
 

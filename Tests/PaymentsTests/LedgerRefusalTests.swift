@@ -88,7 +88,7 @@ struct LedgerRefusalTests {
                 id: "h-x", kind: .hold, userID: "alice", intentID: "i3",
                 entries: LedgerEntry.move(cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice")),
                 counterpartyUserID: "bob", amount: cny("1")),
-            .missingField(event: "h-x", fields: "transfer, intent, payee or amount"), "missingField"
+            .missingField(event: "h-x", fields: "transferID"), "missingField"
         ),
         (
             "a zero entry",
@@ -116,6 +116,27 @@ struct LedgerRefusalTests {
         #expect(!ledger.contains(eventID: event.id), "\(name)")
         #expect(ledger.allBalances.map { "\($0.account) \($0.money)" } == before, "\(name)")
         #expect(ledger.transfers["t1"]?.status == .held, "\(name)")
+    }
+
+    @Test("a ledger record whose kind lacks a field it needs is dead-lettered with what it lacks")
+    func malformedRecordIsRefusedAtDecoding() throws {
+        let hold = LedgerEvent(
+            id: "h-x", kind: .hold, userID: "alice", intentID: "i3",
+            entries: LedgerEntry.move(cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+            counterpartyUserID: "bob", amount: cny("1"))
+        let envelope = hold.envelope(source: PipelineSource.payments, time: t0)
+        let value = envelope.encoded()
+        do throws(EventDecodingError) {
+            _ = try LedgerRecord.decode(
+                key: "alice", value: value,
+                signature: stageKeys.signature(forCanonical: value, source: envelope.source),
+                keys: stageKeys)
+            Issue.record("a hold without its transfer was accepted")
+        } catch {
+            #expect(error.reason == .schemaInvalid)
+            #expect(error.field == "$.data")
+            #expect(error.message.contains("transferID"), "\(error)")
+        }
     }
 
     @Test("the exact post goes through after all of them")

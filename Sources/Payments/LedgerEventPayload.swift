@@ -1,0 +1,132 @@
+public import IntentEvents
+public import Intents
+
+extension LedgerEvent {
+    /// A ledger event as its kind reads it: one case per kind, carrying the
+    /// fields that kind needs, none of them optional. The wire form
+    /// (``LedgerEvent``, one object with optional fields, `ledger.event.v1`)
+    /// stays as it is; this is what the ledger acts on, so a hold without a
+    /// payee or a post without a transfer is refused by name
+    /// (``Ledger/ApplyError/missingField(event:fields:)``) before it touches
+    /// a balance, and dead-lettered when read from the topic (``LedgerRecord``).
+    public enum Payload: Sendable, Hashable {
+        case accountOpened(handles: [String], verified: Bool)
+        case deposit(amount: CurrencyAmount)
+        case hold(Hold)
+        case void(TransferDecision)
+        case post(TransferDecision)
+        case requestProposed(RequestProposal)
+        case requestCreated(RequestDecision)
+        case requestDeclined(RequestDecision)
+        case requestPaid(RequestDecision)
+        case proposalClosed(ProposalClosing)
+    }
+
+    /// A payment's amount reserved: the payer's available money to their hold.
+    public struct Hold: Sendable, Hashable {
+        public var transferID: String
+        public var intentID: String
+        public var payee: String
+        public var payeeContactID: String?
+        /// The account the payer's confirmation is bound to.
+        public var payeeAccount: String?
+        public var amount: CurrencyAmount
+        public var note: String?
+        public var expiresAt: Timestamp?
+        /// The pending payment request this payment pays.
+        public var paysRequestID: String?
+    }
+
+    /// A held transfer posted or voided.
+    public struct TransferDecision: Sendable, Hashable {
+        public var transferID: String
+        public var decidedBy: String?
+        public var decidedAt: Timestamp?
+        /// Why a void released the money.
+        public var reason: String?
+    }
+
+    /// A payment request waiting for the requester's confirmation.
+    public struct RequestProposal: Sendable, Hashable {
+        public var requestID: String
+        public var intentID: String
+        public var payer: String
+        public var payerContactID: String?
+        public var payerAccount: String?
+        public var amount: CurrencyAmount
+        public var note: String?
+        public var expiresAt: Timestamp?
+    }
+
+    /// A payment request created, declined or paid.
+    public struct RequestDecision: Sendable, Hashable {
+        public var requestID: String
+        public var decidedBy: String?
+        public var decidedAt: Timestamp?
+    }
+
+    /// A proposal that ended without moving money.
+    public struct ProposalClosing: Sendable, Hashable {
+        public var intentID: String?
+        public var requestID: String?
+        public var reason: String?
+        public var decidedBy: String?
+        public var decidedAt: Timestamp?
+    }
+
+    /// The event as its kind reads it, or the fields it lacks.
+    public func payload() throws(Ledger.ApplyError) -> Payload {
+        func require<Value>(_ value: Value?, _ name: String, _ missing: inout [String]) -> Value? {
+            if value == nil { missing.append(name) }
+            return value
+        }
+        var missing: [String] = []
+        switch kind {
+        case .accountOpened:
+            return .accountOpened(handles: handles ?? [], verified: verified ?? true)
+        case .deposit:
+            guard let amount = require(amount, "amount", &missing) else { break }
+            return .deposit(amount: amount)
+        case .hold:
+            let transferID = require(transferID, "transferID", &missing)
+            let intentID = require(intentID, "intentID", &missing)
+            let payee = require(counterpartyUserID, "counterpartyUserID", &missing)
+            let amount = require(amount, "amount", &missing)
+            guard let transferID, let intentID, let payee, let amount else { break }
+            return .hold(
+                Hold(
+                    transferID: transferID, intentID: intentID, payee: payee, payeeContactID: counterpartyContactID,
+                    payeeAccount: counterpartyAccount, amount: amount, note: note, expiresAt: expiresAt,
+                    paysRequestID: requestID))
+        case .void, .post:
+            guard let transferID = require(transferID, "transferID", &missing) else { break }
+            let decision = TransferDecision(
+                transferID: transferID, decidedBy: decidedBy, decidedAt: decidedAt, reason: reason)
+            return kind == .post ? .post(decision) : .void(decision)
+        case .requestProposed:
+            let requestID = require(requestID, "requestID", &missing)
+            let intentID = require(intentID, "intentID", &missing)
+            let payer = require(counterpartyUserID, "counterpartyUserID", &missing)
+            let amount = require(amount, "amount", &missing)
+            guard let requestID, let intentID, let payer, let amount else { break }
+            return .requestProposed(
+                RequestProposal(
+                    requestID: requestID, intentID: intentID, payer: payer, payerContactID: counterpartyContactID,
+                    payerAccount: counterpartyAccount, amount: amount, note: note, expiresAt: expiresAt))
+        case .requestCreated, .requestDeclined, .requestPaid:
+            guard let requestID = require(requestID, "requestID", &missing) else { break }
+            let decision = RequestDecision(requestID: requestID, decidedBy: decidedBy, decidedAt: decidedAt)
+            return switch kind {
+            case .requestCreated: .requestCreated(decision)
+            case .requestDeclined: .requestDeclined(decision)
+            default: .requestPaid(decision)
+            }
+        case .proposalClosed:
+            return .proposalClosed(
+                ProposalClosing(
+                    intentID: intentID, requestID: requestID, reason: reason, decidedBy: decidedBy,
+                    decidedAt: decidedAt))
+        }
+        throw .missingField(event: id, fields: missing.joined(separator: ", "))
+    }
+}
