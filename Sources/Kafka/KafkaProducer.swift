@@ -185,9 +185,10 @@ public final class KafkaProducer: Service, Sendable {
     /// Waits until every queued record is delivered or failed, at most `timeout`.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let handle = instance.handle
-        // A closed producer has nothing left to flush.
-        let result = await executor.run { handle.ifOpen { rd_kafka_flush($0, timeout.timeoutMilliseconds) } }
-        try KafkaError.check(result ?? RD_KAFKA_RESP_ERR_NO_ERROR, "flush producer")
+        let result = try await executor.perform(on: handle, "flush producer") {
+            rd_kafka_flush($0, timeout.timeoutMilliseconds)
+        }
+        try KafkaError.check(result, "flush producer")
     }
 
     /// Blocks the calling thread until every queued record is delivered or
@@ -222,12 +223,14 @@ public final class KafkaProducer: Service, Sendable {
     /// Flushes what is in flight, stops the poll thread and destroys the
     /// librdkafka instance; later sends fail with `destroyed`. Safe to call twice.
     public func shutdown(flushTimeout: Duration = .seconds(30)) async {
+        let instance = self.instance
+        // Shut down already: nothing to flush, nothing to close.
+        guard !instance.handle.isClosed else { return }
         do {
             try await flush(timeout: flushTimeout)
         } catch {
             logger.error("producer shut down with undelivered records", metadata: ["error": "\(error)"])
         }
-        let instance = self.instance
         await executor.run { instance.retire() }
     }
 

@@ -56,7 +56,7 @@ struct ClientLifecycleTests {
                             do throws(KafkaError) {
                                 try await producer.flush(timeout: .milliseconds(50))
                             } catch {
-                                if error.code != .timedOut {
+                                if error.code != .timedOut, error.code != .destroyed {
                                     tally.unexpected.withLock { $0.append("flush: \(error)") }
                                 }
                             }
@@ -76,10 +76,15 @@ struct ClientLifecycleTests {
                 }
                 #expect(tally.unexpected.withLock { $0 } == [], "round \(round)")
                 #expect(tally.delivered.withLock { $0 } > 0, "round \(round): nothing was delivered before the close")
-                // After the close: sends fail with _DESTROY, flush has nothing to do, nothing is in flight.
+                // After the close: sends and flushes fail with _DESTROY, nothing is in flight.
                 let after = await producer.send(batch: [KafkaProducerMessage(topic: topic, key: "k", value: [1])])
                 #expect(after.failures.map(\.code) == [.destroyed])
-                try await producer.flush(timeout: .milliseconds(10))
+                do throws(KafkaError) {
+                    try await producer.flush(timeout: .milliseconds(10))
+                    Issue.record("flush after shutdown succeeded")
+                } catch {
+                    #expect(error.code == .destroyed)
+                }
                 #expect(producer.inFlightCount == 0)
                 await producer.shutdown()
             }
