@@ -278,6 +278,13 @@ public struct EventEnvelope: Sendable, Hashable {
         self.init(
             id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
             conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
+        if let direct = payload as? any CanonicalPayload {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(512)
+            direct.writeCanonicalJSON(into: &bytes)
+            body = .canonical(bytes)
+            return
+        }
         // Encoding the pipeline's payload types cannot fail: they hold only
         // strings, finite numbers, booleans, arrays and objects.
         guard let bytes = try? CanonicalEncoder.encode(payload, style: .payload) else {

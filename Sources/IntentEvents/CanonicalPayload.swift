@@ -1,0 +1,48 @@
+/// A payload that writes its own canonical JSON: keys in sorted order, strings
+/// through ``CanonicalJSONWriter``, absent optionals left out, exactly the
+/// bytes ``CanonicalEncoder`` gives for its `Encodable` form (each conformance
+/// has an equivalence test). For the payloads written once per record on a
+/// hot path, where the generic encoder's frames, sorting and witness calls are
+/// most of the cost of publishing.
+public protocol CanonicalPayload: Encodable {
+    func writeCanonicalJSON(into output: inout [UInt8])
+}
+
+/// Writes one object member by member, in the order given, which the caller
+/// keeps sorted: `{"a":…,"b":…}`.
+public struct CanonicalObjectWriter {
+    private var first = true
+
+    public init(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+    }
+
+    public mutating func key(_ key: StaticString, into output: inout [UInt8]) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        first = false
+        output.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { output.append(contentsOf: $0) }
+        output.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    public mutating func string(_ key: StaticString, _ value: String?, into output: inout [UInt8]) {
+        guard let value else { return }
+        self.key(key, into: &output)
+        CanonicalJSONWriter.write(value, into: &output)
+    }
+
+    public mutating func bool(_ key: StaticString, _ value: Bool?, into output: inout [UInt8]) {
+        guard let value else { return }
+        self.key(key, into: &output)
+        output.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+    }
+
+    public func close(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// A string value as canonical JSON (escaped as every other string is).
+    public static func write(_ string: String, into output: inout [UInt8]) {
+        CanonicalJSONWriter.write(string, into: &output)
+    }
+}

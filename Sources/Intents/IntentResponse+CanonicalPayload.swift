@@ -1,0 +1,36 @@
+public import IntentEvents
+
+/// Every intent ends in one of these, written by the confirm, payments and
+/// handle workers once per intent: written directly, without the generic
+/// encoder (`IntentResponseCanonicalTests` checks the bytes).
+extension IntentResponse: CanonicalPayload {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.string("code", code.rawValue, into: &output)
+        object.string("kind", kind.rawValue, into: &output)
+        object.string("message", message, into: &output)
+        if let messageIDs {
+            object.key("messageIDs", into: &output)
+            output.append(UInt8(ascii: "["))
+            for (index, id) in messageIDs.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                CanonicalObjectWriter.write(id, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+        object.string("paymentRequestID", paymentRequestID, into: &output)
+        object.string("reason", reason, into: &output)
+        object.string("transferID", transferID, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension CurrencyAmount {
+    /// `{"amount":"12.50","currency":"CNY"}`, as its `Encodable` form writes it.
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.string("amount", amount.description, into: &output)
+        object.string("currency", currency, into: &output)
+        object.close(into: &output)
+    }
+}

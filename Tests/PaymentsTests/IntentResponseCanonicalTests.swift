@@ -1,0 +1,40 @@
+import IntentEvents
+import Intents
+import Testing
+
+/// IntentResponse and CurrencyAmount write their canonical JSON by hand; the
+/// bytes must be the ones their `Encodable` forms give.
+@Suite("Responses and amounts: hand-written canonical JSON equals the encoder's")
+struct IntentResponseCanonicalTests {
+    static let awkward = ["", "OK", "quote\" back\\slash /slash", "控制\u{01}\u{1F}", "e\u{301} 😀", "\u{2028}\u{7F}"]
+
+    @Test("every kind and code, every optional present or absent, awkward strings: the same bytes")
+    func responses() {
+        for (index, text) in Self.awkward.enumerated() {
+            for kind in Intent.Kind.allCases {
+                for code in ResponseCode.allCases {
+                    let full = index % 2 == 0
+                    let response = IntentResponse(
+                        kind: kind, code: code, reason: full ? text : nil, message: text,
+                        transferID: full ? "t-\(text)" : nil, paymentRequestID: full ? nil : "pr-\(text)",
+                        messageIDs: full ? [text, "m-2"] : (index == 1 ? [] : nil))
+                    var direct: [UInt8] = []
+                    response.writeCanonicalJSON(into: &direct)
+                    #expect(direct == CanonicalJSON.encode(response), "\(String(decoding: direct, as: UTF8.self))")
+                }
+            }
+        }
+    }
+
+    @Test("amounts: the same bytes")
+    func amounts() {
+        for text in ["0.01", "12.50", "1000000", "0"] {
+            for currency in ["CNY", "RUB", "JPY"] {
+                let amount = CurrencyAmount(amount: DecimalAmount(text)!, currency: currency)
+                var direct: [UInt8] = []
+                amount.writeCanonicalJSON(into: &direct)
+                #expect(direct == CanonicalJSON.encode(amount))
+            }
+        }
+    }
+}
