@@ -37,6 +37,24 @@ public struct CanonicalObjectWriter {
         output.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
 
+    /// An optional array of strings, `["a","b"]` (an empty array is written).
+    public mutating func strings(_ key: StaticString, _ values: [String]?, into output: inout [UInt8]) {
+        guard let values else { return }
+        self.key(key, into: &output)
+        output.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            CanonicalJSONWriter.write(value, into: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    /// An integer member, in decimal as the encoder writes `Int`.
+    public mutating func integer(_ key: StaticString, _ value: Int, into output: inout [UInt8]) {
+        self.key(key, into: &output)
+        output.append(contentsOf: String(value).utf8)
+    }
+
     public func close(into output: inout [UInt8]) {
         output.append(UInt8(ascii: "}"))
     }

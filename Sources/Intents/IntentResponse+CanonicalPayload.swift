@@ -9,15 +9,7 @@ extension IntentResponse: CanonicalPayload {
         object.string("code", code.rawValue, into: &output)
         object.string("kind", kind.rawValue, into: &output)
         object.string("message", message, into: &output)
-        if let messageIDs {
-            object.key("messageIDs", into: &output)
-            output.append(UInt8(ascii: "["))
-            for (index, id) in messageIDs.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                CanonicalObjectWriter.write(id, into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        }
+        object.strings("messageIDs", messageIDs, into: &output)
         object.string("paymentRequestID", paymentRequestID, into: &output)
         object.string("reason", reason, into: &output)
         object.string("transferID", transferID, into: &output)

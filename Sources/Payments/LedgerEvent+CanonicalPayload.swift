@@ -31,15 +31,7 @@ extension LedgerEvent: CanonicalPayload {
         }
         output.append(UInt8(ascii: "]"))
         object.string("expiresAt", expiresAt?.description, into: &output)
-        if let handles {
-            object.key("handles", into: &output)
-            output.append(UInt8(ascii: "["))
-            for (index, handle) in handles.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                CanonicalObjectWriter.write(handle, into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        }
+        object.strings("handles", handles, into: &output)
         object.string("id", id, into: &output)
         object.string("intentID", intentID, into: &output)
         object.string("kind", kind.rawValue, into: &output)

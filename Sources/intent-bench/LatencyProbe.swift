@@ -39,7 +39,8 @@ final class LatencyProbe: Sendable {
         self.load = load
         // A voice service waiting for an answer does not let the fetch idle: 1 ms, not the default 500.
         var reader = client
-        reader.properties["fetch.wait.max.ms"] = "1"
+        reader.properties["fetch.wait.max.ms"] =
+            ProcessInfo.processInfo.environment["INTENT_BENCH_PROBE_FETCH_WAIT_MS"] ?? "1"
         consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 client: reader, groupID: "bench-voice-\(UUID())", offsetReset: .latest, sessionTimeout: .seconds(6)),

@@ -1,0 +1,89 @@
+public import IntentEvents
+
+/// The confirm worker writes a confirmation for every resolved intent and a
+/// request and binding for every payment: directly, in canonical key order
+/// (`ConfirmationCanonicalTests` checks the bytes against the encoder).
+extension IntentConfirmation: CanonicalPayload {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.binding("binding", binding, into: &output)
+        object.string("code", code.rawValue, into: &output)
+        object.intent("intent", intent, into: &output)
+        object.string("proposedResponse", proposedResponse, into: &output)
+        object.string("reason", reason, into: &output)
+        object.integer("turn", turn, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension ConfirmationRequest: CanonicalPayload {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.amount("amount", amount, into: &output)
+        object.binding("binding", binding, into: &output)
+        object.string("counterpartyAccount", counterpartyAccount, into: &output)
+        object.string("counterpartyContactID", counterpartyContactID, into: &output)
+        object.string("counterpartyDisplayName", counterpartyDisplayName, into: &output)
+        object.intent("intent", intent, into: &output)
+        object.string("proposedResponse", proposedResponse, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension ConfirmationBinding {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.string("digest", digest, into: &output)
+        object.string("expiresAt", expiresAt.description, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension IntentResolutionReport: CanonicalPayload {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.intent("intent", intent, into: &output)
+        object.key("parameters", into: &output)
+        output.append(UInt8(ascii: "["))
+        for (index, parameter) in parameters.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            parameter.writeCanonicalJSON(into: &output)
+        }
+        output.append(UInt8(ascii: "]"))
+        object.integer("turn", turn, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension ParameterResolution {
+    public func writeCanonicalJSON(into output: inout [UInt8]) {
+        var object = CanonicalObjectWriter(into: &output)
+        object.strings("alternatives", alternatives, into: &output)
+        if let candidates {
+            object.key("candidates", into: &output)
+            output.append(UInt8(ascii: "["))
+            for (index, candidate) in candidates.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                var item = CanonicalObjectWriter(into: &output)
+                item.string("contactID", candidate.contactID, into: &output)
+                item.string("displayName", candidate.displayName, into: &output)
+                item.close(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+        object.string("message", message, into: &output)
+        object.string("outcome", outcome.rawValue, into: &output)
+        object.string("parameter", parameter, into: &output)
+        object.string("reason", reason, into: &output)
+        object.close(into: &output)
+    }
+}
+
+extension CanonicalObjectWriter {
+    /// An optional confirmation binding.
+    public mutating func binding(_ key: StaticString, _ binding: ConfirmationBinding?, into output: inout [UInt8]) {
+        guard let binding else { return }
+        self.key(key, into: &output)
+        binding.writeCanonicalJSON(into: &output)
+    }
+}
