@@ -40,7 +40,8 @@ public final class AppStateConsumer: Service, Sendable {
     /// The record's event, if a producer allowed on its topic signed it: responses come
     /// from the confirm, payments and handle stages, messages from the handle stage, and
     /// ledger events from the ledger's writers (``LedgerRecord``).
-    private func authenticated(_ message: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
+    private func authenticated(_ received: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
+        let message = try received.structuredEvent()
         let event = try EventEnvelope.decode(message.value ?? [])
         let producers: Producers =
             switch message.topic {

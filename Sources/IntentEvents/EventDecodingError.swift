@@ -34,6 +34,12 @@ public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvert
         self.message = message
     }
 
+    /// The same refusal, pointing at `field` instead: where another form of
+    /// the event (a binary-mode record's header) holds what was refused.
+    public func naming(_ field: String?) -> EventDecodingError {
+        EventDecodingError(reason, field: field, message)
+    }
+
     public var description: String {
         "\(reason.rawValue)\(field.map { " at \($0)" } ?? ""): \(message)"
     }

@@ -30,6 +30,11 @@ public struct EventEnvelope: Sendable, Hashable {
     public var intentID: String?
     /// The id of the event that caused this one; nil for events from outside the pipeline.
     public var causationID: String?
+    /// CloudEvents extension attributes this pipeline does not interpret
+    /// (`traceparent`, `partitionkey`, a voice service's own), by name:
+    /// accepted when valid (``ExtensionAttributes``), signed with the rest of
+    /// the event, and carried to every event derived from it.
+    public var extensions: ExtensionAttributes = ExtensionAttributes()
     public var data: JSONValue {
         get { body.value }
         set { body = .value(newValue) }
@@ -41,8 +46,9 @@ public struct EventEnvelope: Sendable, Hashable {
     public init(
         id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
         userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
-        data: JSONValue
+        data: JSONValue, extensions: ExtensionAttributes = ExtensionAttributes()
     ) {
+        self.extensions = extensions
         self.id = id
         self.source = source
         self.type = type
@@ -78,7 +84,13 @@ public struct EventEnvelope: Sendable, Hashable {
         var output: [UInt8] = []
         output.reserveCapacity(1024)
         output.append(UInt8(ascii: "{"))
+        var pending = extensions.sorted[...]
         for attribute in Self.sortedAttributes {
+            // Extension names never equal an attribute's, so each goes before the first larger one.
+            while let next = pending.first, next.name < attribute.rawValue {
+                pending.removeFirst()
+                Self.write(extension: next, into: &output)
+            }
             let text: String?
             switch attribute {
             case .specversion: text = Self.specVersion
@@ -105,8 +117,16 @@ public struct EventEnvelope: Sendable, Hashable {
                 body.write(into: &output)
             }
         }
+        for next in pending { Self.write(extension: next, into: &output) }
         output.append(UInt8(ascii: "}"))
         return output
+    }
+
+    private static func write(extension member: (name: String, value: JSONValue), into output: inout [UInt8]) {
+        if output.count > 1 { output.append(UInt8(ascii: ",")) }
+        CanonicalJSONWriter.write(member.name, into: &output)
+        output.append(UInt8(ascii: ":"))
+        CanonicalJSONWriter.write(member.value, into: &output)
     }
 
     /// The attributes in the order canonical JSON writes them (keys sorted).
@@ -130,6 +150,7 @@ public struct EventEnvelope: Sendable, Hashable {
         object[Attribute.dataschema.rawValue] = dataSchema.map(JSONValue.string)
         object[Attribute.intentid.rawValue] = intentID.map(JSONValue.string)
         object[Attribute.causationid.rawValue] = causationID.map(JSONValue.string)
+        for (name, value) in extensions.sorted { object[name] = value }
         return CanonicalJSON.foundationEncode(JSONValue.object(object))
     }
 
@@ -151,14 +172,13 @@ public struct EventEnvelope: Sendable, Hashable {
             throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
         }
         let attributes: [JSONValue?]
+        let extensions: ExtensionAttributes
         switch topLevel {
         case .value(let value): throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
         case .members(let members):
             let named = Self.attributes(members)
-            if let unknown = named.unknown {
-                throw EventDecodingError(.schemaInvalid, field: "$.\(unknown)", "unknown attribute")
-            }
             attributes = named.values
+            extensions = try ExtensionAttributes(validating: named.others)
         }
         let reader = AttributeReader(attributes: attributes)
         let specVersion = try reader.string(.specversion)
@@ -198,24 +218,27 @@ public struct EventEnvelope: Sendable, Hashable {
             conversationID: try reader.identifier(.conversationid),
             intentID: try reader.optionalIdentifier(.intentid),
             causationID: try reader.optionalIdentifier(.causationid),
-            data: data)
+            data: data, extensions: extensions)
     }
 
     /// A top-level object's members by attribute (``Attribute/position``), a
     /// repeated one keeping its first value as the parser's objects do, and
-    /// the first unknown name in sorted order: what looking them up in the
-    /// object's dictionary gave, without hashing every name.
-    static func attributes(_ members: [(key: String, value: JSONValue)]) -> (values: [JSONValue?], unknown: String?) {
+    /// the other members (extension attributes, once validated) in the order
+    /// written: what looking them up in the object's dictionary gave, without
+    /// hashing every name.
+    static func attributes(_ members: [(key: String, value: JSONValue)]) -> (
+        values: [JSONValue?], others: [(key: String, value: JSONValue)]
+    ) {
         var values = [JSONValue?](repeating: nil, count: Attribute.ordered.count)
-        var unknown: String?
+        var others: [(key: String, value: JSONValue)] = []
         for (key, value) in members {
             if let attribute = Attribute(rawValue: key) {
                 if values[attribute.position] == nil { values[attribute.position] = value }
-            } else if unknown.map({ key < $0 }) ?? true {
-                unknown = key
+            } else {
+                others.append((key, value))
             }
         }
-        return (values, unknown)
+        return (values, others)
     }
 
     /// Decodes `data` as a typed payload, strictly: a missing, mistyped or

@@ -67,12 +67,13 @@ public struct ResolveStage: Sendable {
         let report = resolver.resolve(request, contacts: contacts(envelope.userID))
         let needsUser = report.needsUser
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
-        let event = EventEnvelope(
+        var event = EventEnvelope(
             id: EventID.derived(type, envelope.userID, intentID, String(request.turn)), source: source, type: type,
             time: envelope.time, subject: intentID,
             dataSchema: needsUser ? IntentResolutionReport.promptDataSchema : IntentResolutionReport.resolvedDataSchema,
             userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
             causationID: envelope.id, payload: report)
+        event.extensions = envelope.extensions
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
         return .resolved(event)

@@ -1,5 +1,6 @@
 public import IntentEvents
 public import Kafka
+import PipelineTopics
 
 /// Dead-letter records. The original key and value travel unchanged (nothing
 /// is lost, even bytes that are not UTF-8); why and where from travel in
@@ -18,6 +19,8 @@ public enum DeadLetter {
     public static let offsetHeader = "dlq-offset"
     /// The consumer group that parked it.
     public static let workerHeader = "dlq-worker"
+    /// The content type of a dead letter whose original record gave none, and of a reference.
+    public static let opaqueContentType = "application/octet-stream"
 
     /// The dead letter for `message`: a copy of the original with the reason
     /// in headers, or, when that copy would be larger than `maximumBytes`
@@ -28,6 +31,11 @@ public enum DeadLetter {
         maximumBytes: Int = KafkaProducerConfiguration.defaultMaximumMessageBytes
     ) -> KafkaProducerMessage {
         var headers = message.headers.filter { !$0.key.hasPrefix("dlq-") }
+        // Every record the pipeline publishes says what its value is: the original's
+        // content type when it gave one, else opaque bytes (it could not be read as an event).
+        if !headers.contains(where: { $0.key.lowercased() == CloudEventsBinding.contentTypeHeader }) {
+            headers.append(KafkaHeader(key: CloudEventsBinding.contentTypeHeader, string: opaqueContentType))
+        }
         headers += reasonHeaders(for: message, error: error, worker: worker)
         let copy = KafkaProducerMessage(topic: topic, key: message.key, value: message.value, headers: headers)
         guard copy.recordBytes <= maximumBytes else {

@@ -1,6 +1,7 @@
 import IntentCrypto
 public import IntentEvents
 public import Kafka
+import PipelineTopics
 
 /// A dead letter that points at the original instead of copying it, for a
 /// record too large to copy (or one the producer or broker refuses to take
@@ -44,6 +45,8 @@ extension DeadLetter {
             KafkaHeader(key: truncatedHeader, string: "true"),
         ]
         if let refusal { headers.append(KafkaHeader(key: refusalHeader, string: refusal.name)) }
+        // A prefix of the value is no longer the original's media type.
+        headers.append(KafkaHeader(key: CloudEventsBinding.contentTypeHeader, string: DeadLetter.opaqueContentType))
         return KafkaProducerMessage(
             topic: topic, key: message.key.flatMap { $0.count <= referencePrefixBytes ? $0 : nil },
             value: message.value.map { Array($0.prefix(referencePrefixBytes)) }, headers: headers)

@@ -198,7 +198,15 @@ public final class StageWorker: Service, Sendable {
                 }
                 assignment = current
             }
-            var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in (message, process(message)) }
+            // A binary-mode record (CloudEvents Kafka binding) is decided on as its
+            // structured event; a rejection dead-letters the record as it came.
+            var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in
+                do throws(EventDecodingError) {
+                    return (message, process(try message.structuredEvent()))
+                } catch {
+                    return (message, .rejected(error))
+                }
+            }
             if let tick, tickDue {
                 lastTick = ContinuousClock.now
                 let owned = assignment

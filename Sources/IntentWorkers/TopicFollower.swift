@@ -91,7 +91,8 @@ public final class TopicFollower: Sendable {
             let own = state.withLock { state in state.own.isEmpty ? [] : batch.map { state.own.take($0) } }
             for (index, message) in batch.enumerated() where own.isEmpty || !own[index] {
                 do throws(EventDecodingError) {
-                    try apply(message)
+                    // Binary-mode records (CloudEvents Kafka binding) are applied as their structured event.
+                    try apply(try message.structuredEvent())
                 } catch {
                     logger.warning(
                         "record rejected",

@@ -178,10 +178,12 @@ public struct HandleStage: Sendable {
     }
 
     private func wrap(_ event: MessageEvent, _ cause: EventEnvelope, _ now: Date) -> EventEnvelope {
-        EventEnvelope(
+        var envelope = EventEnvelope(
             id: event.id, source: source, type: MessageEvent.type, time: now, subject: event.messageIDs.first,
             dataSchema: MessageEvent.dataSchema, userID: event.userID, conversationID: cause.conversationID,
             intentID: event.intentID, causationID: cause.id, payload: event)
+        envelope.extensions = cause.extensions
+        return envelope
     }
 
     static func conversation(_ intent: SendMessageIntent) -> String {

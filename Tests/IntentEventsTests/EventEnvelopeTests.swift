@@ -106,8 +106,38 @@ struct EventEnvelopeTests {
             Rejection(
                 name: "numeric source", bytes: mutated { $0["source"] = 7 }, reason: .schemaInvalid, field: "$.source"),
             Rejection(
-                name: "unknown attribute", bytes: mutated { $0["amount"] = "1" }, reason: .schemaInvalid,
-                field: "$.amount"),
+                name: "an attribute name with capitals", bytes: mutated { $0["userId"] = "u2" }, reason: .schemaInvalid,
+                field: "$.userId"),
+            Rejection(
+                name: "an attribute name with an underscore", bytes: mutated { $0["intent_id"] = "i" },
+                reason: .schemaInvalid, field: "$.intent_id"),
+            Rejection(
+                name: "an attribute name over 20 characters",
+                bytes: mutated { $0["abcdefghijklmnopqrstu"] = "x" }, reason: .schemaInvalid,
+                field: "$.abcdefghijklmnopqrstu"),
+            Rejection(
+                name: "an object-valued extension", bytes: mutated { $0["traceparent"] = ["a": 1] },
+                reason: .schemaInvalid, field: "$.traceparent"),
+            Rejection(
+                name: "an array-valued extension", bytes: mutated { $0["tags"] = ["a"] }, reason: .schemaInvalid,
+                field: "$.tags"),
+            Rejection(
+                name: "a fractional extension", bytes: mutated { $0["sequence"] = 1.5 }, reason: .schemaInvalid,
+                field: "$.sequence"),
+            Rejection(
+                name: "an extension integer beyond 32 bits", bytes: mutated { $0["sequence"] = 2_147_483_648 },
+                reason: .schemaInvalid, field: "$.sequence"),
+            Rejection(
+                name: "an extension string over 2,048 bytes",
+                bytes: mutated { $0["note"] = String(repeating: "x", count: 2049) }, reason: .schemaInvalid,
+                field: "$.note"),
+            Rejection(
+                name: "binary data", bytes: mutated { $0["data_base64"] = "AAAA" }, reason: .schemaInvalid,
+                field: "$.data_base64"),
+            Rejection(
+                name: "33 extensions",
+                bytes: mutated { object in for index in 0..<33 { object["x\(index)"] = "v" } },
+                reason: .schemaInvalid, field: "$.x9"),
             Rejection(
                 name: "bad time", bytes: mutated { $0["time"] = "yesterday" }, reason: .schemaInvalid, field: "$.time"),
             Rejection(
@@ -129,6 +159,46 @@ struct EventEnvelopeTests {
             guard let error = error as? EventDecodingError else { return false }
             return error.reason == `case`.reason && error.field == `case`.field
         }
+    }
+
+    @Test("valid extension attributes are accepted, kept in name order and written back in canonical order")
+    func extensionAttributes() throws {
+        var object = validObject()
+        object["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        object["aardvark"] = 7
+        object["zulu"] = true
+        object["partitionkey"] = "u1"
+        object["comexampleextension1"] = "value"
+        object["gone"] = NSNull()
+        let envelope = try EventEnvelope.decode(json(object))
+        #expect(
+            envelope.extensions.sorted.map(\.name) == [
+                "aardvark", "comexampleextension1", "partitionkey", "traceparent", "zulu",
+            ])
+        #expect(envelope.extensions["aardvark"] == .integer(7))
+        #expect(envelope.extensions["zulu"] == .bool(true))
+        #expect(envelope.extensions["gone"] == nil)
+        // The canonical bytes are Foundation's sorted-keys encoding of the whole object,
+        // extensions included: what a signature covers.
+        object["gone"] = nil
+        object["time"] = "2026-11-21T10:00:00.000Z"
+        let reference = try JSONSerialization.data(
+            withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        #expect(envelope.encoded() == Array(reference))
+        #expect(try EventEnvelope.decode(envelope.encoded()) == envelope)
+    }
+
+    @Test("setting an extension checks it as decoding does; removing one drops it")
+    func settingExtensions() throws {
+        var envelope = sampleEnvelope()
+        try envelope.extensions.set("traceparent", .string("00-1-2-01"))
+        try envelope.extensions.set("a1", .integer(1))
+        #expect(envelope.extensions.sorted.map(\.name) == ["a1", "traceparent"])
+        #expect(throws: EventDecodingError.self) { try envelope.extensions.set("Bad", .string("x")) }
+        #expect(throws: EventDecodingError.self) { try envelope.extensions.set("ok", .array([])) }
+        try envelope.extensions.set("a1", nil)
+        #expect(envelope.extensions.sorted.map(\.name) == ["traceparent"])
+        #expect(try EventEnvelope.decode(envelope.encoded()).extensions == envelope.extensions)
     }
 
     @Test("oversized events are rejected before parsing")

@@ -166,6 +166,9 @@ final class PipelineHarness: Sendable {
         }
     }
 
+    /// Every record read so far, as it came (headers included).
+    func receivedRecords() -> [KafkaConsumerMessage] { received.withLock { $0 } }
+
     func deadLetters(count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaConsumerMessage] {
         try await waitFor(timeout: timeout, "\(count) dead letters") {
             let letters = self.received.withLock { $0.filter { $0.topic == self.topics.deadLetter } }

@@ -1,0 +1,111 @@
+import BrokerTestSupport
+import Confirmation
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import Messaging
+import Payments
+import PipelineTopics
+import Testing
+
+/// A voice service that publishes in the CloudEvents Kafka binding's binary
+/// mode, against the resolve, confirm and handle workers on a real local
+/// broker: its extension attributes reach the final response, and an invalid
+/// binary-mode event is dead-lettered as it came, naming the header.
+@Suite("CloudEvents binary mode through the workers", .timeLimit(.minutes(5)))
+struct BinaryModeEventTests {
+    static let voiceKey = Array(repeating: UInt8(0x44), count: 32)
+    static let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+    @Test("a signed binary-mode request is handled with its extensions carried to the response; bad ones are parked")
+    func binaryModeRequests() async throws {
+        try await withPipeline { pipeline in
+            let voice = EventAuthenticator(keys: ["/voice/test": Self.voiceKey])
+            try await pipeline.publishContacts(
+                [Contact(id: "c-xm", displayName: "小明", handles: ["+86 138"])], user: "u5")
+            let kafka = clientConfiguration(pipeline.broker)
+            try await pipeline.start(
+                ResolveWorker(
+                    configuration: ResolveWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
+                        authenticator: voice.withTestContacts, keys: testStageKeys, sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                ConfirmWorker(
+                    configuration: ConfirmWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
+                        stage: ConfirmStage(
+                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                HandleWorker(
+                    configuration: HandleWorker.Configuration(
+                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("handle"),
+                        stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys,
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger))
+
+            func request(_ intentID: String) throws -> EventEnvelope {
+                var event = pipeline.requestEvent(
+                    intentID, user: "u5", turn: 1,
+                    .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "hi")))
+                try event.extensions.set("traceparent", .string(Self.traceparent))
+                try event.extensions.set("comexamplevoice", .string("eu-1"))
+                return event
+            }
+            func replacing(_ key: String, with value: String, in record: KafkaProducerMessage) -> KafkaProducerMessage {
+                var record = record
+                record.headers = record.headers.filter { $0.key != key } + [KafkaHeader(key: key, string: value)]
+                return record
+            }
+            let topic = pipeline.topics.requested
+            let signed = { (event: EventEnvelope) in
+                KafkaProducerMessage(topic: topic, binaryModeEvent: event, signedWith: voice)
+            }
+            // Invalid, each in its own way, and all before the valid one on the user's partition.
+            let badTime = replacing("ce_time", with: "yesterday", in: signed(try request("bad-time")))
+            let badName = replacing("ce_Voice", with: "eu-1", in: signed(try request("bad-name")))
+            let badData = replacing("content-type", with: "application/avro", in: signed(try request("bad-data")))
+            // Valid in form, but a header changed after signing: the signature no longer matches.
+            let forged = replacing("ce_comexamplevoice", with: "us-1", in: signed(try request("forged")))
+            let bad = [badTime, badName, badData, forged]
+            for record in bad { _ = try await pipeline.send(record) }
+            _ = try await pipeline.send(signed(try request("good")))
+
+            let response = try await pipeline.event(for: "good", type: IntentResponse.type)
+            #expect(try response.decodeData(as: IntentResponse.self).code == .success)
+            #expect(response.extensions["traceparent"] == .string(Self.traceparent), "carried through three workers")
+            #expect(response.extensions["comexamplevoice"] == .string("eu-1"))
+            let resolved = try await pipeline.output(for: "good", turn: 1)
+            #expect(resolved.extensions["traceparent"] == .string(Self.traceparent))
+
+            let letters = try await pipeline.deadLetters(count: bad.count)
+            #expect(
+                letters.map { letter in letter.headers.last { $0.key == DeadLetter.fieldHeader }?.stringValue } == [
+                    "ce_time", "ce_Voice", "content-type", EventSignature.header,
+                ])
+            #expect(
+                letters.map { letter in letter.headers.last { $0.key == DeadLetter.reasonHeader }?.stringValue } == [
+                    "schema_invalid", "schema_invalid", "schema_invalid", "unauthenticated",
+                ])
+            #expect(letters.map(\.value) == bad.map(\.value), "the original values are kept")
+            for (letter, original) in zip(letters, bad) {
+                #expect(original.headers.allSatisfy { letter.headers.contains($0) }, "the original headers are kept")
+            }
+            // Every record the workers published says what it holds.
+            let published = pipeline.receivedRecords()
+            #expect(!published.isEmpty)
+            for record in published {
+                let contentType = record.headers.last { $0.key == CloudEventsBinding.contentTypeHeader }?.stringValue
+                if record.topic == pipeline.topics.deadLetter {
+                    #expect(contentType == "application/avro" || contentType == "application/json")
+                } else {
+                    #expect(contentType == CloudEventsBinding.structuredContentType, "\(record.topic)")
+                }
+            }
+        }
+    }
+}
