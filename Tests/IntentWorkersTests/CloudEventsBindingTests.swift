@@ -1,5 +1,6 @@
 import Foundation
 import IntentEvents
+import IntentWorkers
 import Kafka
 import PipelineTopics
 import Testing
@@ -131,6 +132,29 @@ struct CloudEventsBindingTests {
         }
         #expect(error?.reason == refusal.reason, "\(String(describing: error))")
         #expect(error?.field == refusal.field, "\(String(describing: error))")
+    }
+
+    @Test("a dead letter says what it holds: the original's content-type, or opaque bytes; a reference is opaque")
+    func deadLetterContentType() {
+        func contentTypes(_ record: KafkaProducerMessage) -> [String?] {
+            record.headers.filter { $0.key == CloudEventsBinding.contentTypeHeader }.map(\.stringValue)
+        }
+        let error = EventDecodingError(.unparseable, "not JSON")
+        let bare = KafkaConsumerMessage(
+            topic: "in", partition: 0, offset: 1, key: nil, value: [1, 2], headers: [], timestamp: nil)
+        #expect(
+            contentTypes(DeadLetter.record(for: bare, error: error, worker: "w", topic: "dlq")) == [
+                "application/octet-stream"
+            ])
+        var typed = bare
+        typed.headers = [KafkaHeader(key: "content-type", string: "application/avro")]
+        #expect(
+            contentTypes(DeadLetter.record(for: typed, error: error, worker: "w", topic: "dlq")) == ["application/avro"]
+        )
+        #expect(
+            contentTypes(DeadLetter.reference(for: typed, error: error, worker: "w", topic: "dlq")) == [
+                "application/octet-stream"
+            ])
     }
 
     @Test("an event sent in binary mode reads back as the same event, its signature checking")
