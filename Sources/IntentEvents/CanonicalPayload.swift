@@ -37,16 +37,24 @@ public struct CanonicalObjectWriter {
         output.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
 
-    /// An optional array of strings, `["a","b"]` (an empty array is written).
-    public mutating func strings(_ key: StaticString, _ values: [String]?, into output: inout [UInt8]) {
+    /// An optional array, each element written by `element` (an empty array is written).
+    public mutating func array<Element>(
+        _ key: StaticString, _ values: [Element]?, into output: inout [UInt8],
+        _ element: (Element, inout [UInt8]) -> Void
+    ) {
         guard let values else { return }
         self.key(key, into: &output)
         output.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            CanonicalJSONWriter.write(value, into: &output)
+            element(value, &output)
         }
         output.append(UInt8(ascii: "]"))
+    }
+
+    /// An optional array of strings, `["a","b"]`.
+    public mutating func strings(_ key: StaticString, _ values: [String]?, into output: inout [UInt8]) {
+        array(key, values, into: &output) { CanonicalJSONWriter.write($0, into: &$1) }
     }
 
     /// An integer member, in decimal as the encoder writes `Int`.

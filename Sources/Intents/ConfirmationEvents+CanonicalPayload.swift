@@ -43,13 +43,7 @@ extension IntentResolutionReport: CanonicalPayload {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
         object.intent("intent", intent, into: &output)
-        object.key("parameters", into: &output)
-        output.append(UInt8(ascii: "["))
-        for (index, parameter) in parameters.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            parameter.writeCanonicalJSON(into: &output)
-        }
-        output.append(UInt8(ascii: "]"))
+        object.array("parameters", parameters, into: &output) { $0.writeCanonicalJSON(into: &$1) }
         object.integer("turn", turn, into: &output)
         object.close(into: &output)
     }
@@ -59,17 +53,11 @@ extension ParameterResolution {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
         object.strings("alternatives", alternatives, into: &output)
-        if let candidates {
-            object.key("candidates", into: &output)
-            output.append(UInt8(ascii: "["))
-            for (index, candidate) in candidates.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                var item = CanonicalObjectWriter(into: &output)
-                item.string("contactID", candidate.contactID, into: &output)
-                item.string("displayName", candidate.displayName, into: &output)
-                item.close(into: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+        object.array("candidates", candidates, into: &output) { candidate, output in
+            var item = CanonicalObjectWriter(into: &output)
+            item.string("contactID", candidate.contactID, into: &output)
+            item.string("displayName", candidate.displayName, into: &output)
+            item.close(into: &output)
         }
         object.string("message", message, into: &output)
         object.string("outcome", outcome.rawValue, into: &output)

@@ -75,14 +75,7 @@ extension CanonicalObjectWriter {
 
     /// An optional array of people.
     public mutating func people(_ key: StaticString, _ people: [Person]?, into output: inout [UInt8]) {
-        guard let people else { return }
-        self.key(key, into: &output)
-        output.append(UInt8(ascii: "["))
-        for (index, person) in people.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            person.writeCanonicalJSON(into: &output)
-        }
-        output.append(UInt8(ascii: "]"))
+        array(key, people, into: &output) { $0.writeCanonicalJSON(into: &$1) }
     }
 
     /// An optional amount.

@@ -18,10 +18,7 @@ extension LedgerEvent: CanonicalPayload {
         object.string("counterpartyUserID", counterpartyUserID, into: &output)
         object.string("decidedAt", decidedAt?.description, into: &output)
         object.string("decidedBy", decidedBy, into: &output)
-        object.key("entries", into: &output)
-        output.append(UInt8(ascii: "["))
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
+        object.array("entries", entries, into: &output) { entry, output in
             var item = CanonicalObjectWriter(into: &output)
             item.string("account", entry.account, into: &output)
             item.key("amount", into: &output)
@@ -29,7 +26,6 @@ extension LedgerEvent: CanonicalPayload {
             item.string("side", entry.side.rawValue, into: &output)
             item.close(into: &output)
         }
-        output.append(UInt8(ascii: "]"))
         object.string("expiresAt", expiresAt?.description, into: &output)
         object.strings("handles", handles, into: &output)
         object.string("id", id, into: &output)

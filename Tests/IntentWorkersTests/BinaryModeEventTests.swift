@@ -27,26 +27,7 @@ struct BinaryModeEventTests {
             let voice = EventAuthenticator(keys: ["/voice/test": Self.voiceKey])
             try await pipeline.publishContacts(
                 [Contact(id: "c-xm", displayName: "小明", handles: ["+86 138"])], user: "u5")
-            let kafka = clientConfiguration(pipeline.broker)
-            try await pipeline.start(
-                ResolveWorker(
-                    configuration: ResolveWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
-                        authenticator: voice.withTestContacts, keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                ConfirmWorker(
-                    configuration: ConfirmWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(
-                            bindingKey: BindingKey(Array(repeating: 2, count: 32)), authenticator: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                HandleWorker(
-                    configuration: HandleWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("handle"),
-                        stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys,
-                        sessionTimeout: .seconds(6)),
-                    logger: testLogger))
+            try await pipeline.startStages(voice: voice, bindingKey: BindingKey(Array(repeating: 2, count: 32)))
 
             func request(_ intentID: String) throws -> EventEnvelope {
                 var event = pipeline.requestEvent(
