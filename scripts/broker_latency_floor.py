@@ -16,13 +16,18 @@ broker and machine (issue 9, README "What stands in the way").
 The last line is JSON: hops, rate, read, p50_ms, p99_ms, p999_ms, max_ms.
 """
 import json, sys, time, os, multiprocessing as mp
+
+# Partitions per topic (the benchmark uses 6): FLOOR_PARTITIONS.
+PARTITIONS = int(os.environ.get("FLOOR_PARTITIONS", "6"))
+# The producers' linger.ms (the workers use 0): FLOOR_LINGER_MS.
+LINGER = int(os.environ.get("FLOOR_LINGER_MS", "0"))
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 cons = lambda bs, g: {"bootstrap.servers": bs, "group.id": g, "fetch.wait.max.ms": 5, "auto.offset.reset": "earliest", "enable.auto.commit": False}
-prod = lambda bs: {"bootstrap.servers": bs, "enable.idempotence": True, "acks": "all", "linger.ms": 0}
+prod = lambda bs: {"bootstrap.servers": bs, "enable.idempotence": True, "acks": "all", "linger.ms": LINGER}
 
 def relay(bs, src, dst, ready):
-    c = Consumer(cons(bs, f"g-{src}")); c.assign([TopicPartition(src, p, 0) for p in range(6)])
+    c = Consumer(cons(bs, f"g-{src}")); c.assign([TopicPartition(src, p, 0) for p in range(PARTITIONS)])
     p = Producer(prod(bs)); ready.set()
     while True:
         first = c.poll(0.05)
@@ -36,11 +41,11 @@ def main():
     tag = f"chain{os.getpid()}"
     topics = [f"{tag}-{i}" for i in range(hops + 1)]
     a = AdminClient({"bootstrap.servers": bs})
-    for f in a.create_topics([NewTopic(t, 6, 1) for t in topics]).values(): f.result()
+    for f in a.create_topics([NewTopic(t, PARTITIONS, 1) for t in topics]).values(): f.result()
     procs = []
     for i in range(hops):
         ev = mp.get_context("spawn").Event(); pr = mp.get_context("spawn").Process(target=relay, args=(bs, topics[i], topics[i + 1], ev), daemon=True); pr.start(); ev.wait(); procs.append(pr)
-    reader = Consumer(cons(bs, f"{tag}-reader")); reader.assign([TopicPartition(topics[-1], p, 0) for p in range(6)])
+    reader = Consumer(cons(bs, f"{tag}-reader")); reader.assign([TopicPartition(topics[-1], p, 0) for p in range(PARTITIONS)])
     time.sleep(2)
     p = Producer(prod(bs)); n = int(rate * seconds); lat = []
     t0 = time.perf_counter(); sent = 0
