@@ -355,6 +355,7 @@ let package = Package(
             dependencies: [
                 "CommandLineSupport", "IntentWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

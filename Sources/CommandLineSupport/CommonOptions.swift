@@ -78,6 +78,11 @@ public struct LoggingOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             throw ValidationError("Unknown log level \(text).")
         }
+        do {
+            _ = try LogFormat.from(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         LoggingBootstrap.once
         IgnoreBrokenPipe.once
         var logger = Logger(label: label)
@@ -86,9 +91,16 @@ public struct LoggingOptions: ParsableArguments {
     }
 }
 
-/// Logs go to standard error, so standard output stays for results that scripts read.
+/// Logs go to standard error, so standard output stays for results that scripts read;
+/// as text, or as one JSON object per line with `LOG_FORMAT=json` (``JSONLogHandler``).
 enum LoggingBootstrap {
-    static let once: Void = LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+    /// Runs once, at the first logger made, after `LOG_FORMAT` was checked.
+    static let once: Void = {
+        switch (try? LogFormat.from(environment: ProcessInfo.processInfo.environment)) ?? .text {
+        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+        }
+    }()
 }
 
 /// Writes a line to standard output unbuffered, so transcripts appear as

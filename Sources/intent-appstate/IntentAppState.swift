@@ -25,7 +25,7 @@ struct IntentAppState: AsyncParsableCommand {
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \
             INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
-            INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL.
+            INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
 

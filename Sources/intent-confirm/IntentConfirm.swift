@@ -24,7 +24,7 @@ struct IntentConfirm: AsyncParsableCommand {
             INTENT_STAGE_KEYS).
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \
-            INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL.
+            INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """)
 
     @OptionGroup var kafka: KafkaOptions

@@ -18,7 +18,7 @@ struct IntentHandle: AsyncParsableCommand {
             slow service (--slow-service NAME=SECONDS) answers inProgress at once and completes when delivered.
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_HANDLE_GROUP, \
-            INTENT_SLOW_SERVICES (NAME=SECONDS,…), LOG_LEVEL.
+            INTENT_SLOW_SERVICES (NAME=SECONDS,…), LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """)
 
     @OptionGroup var kafka: KafkaOptions

@@ -24,7 +24,7 @@ struct IntentPayments: AsyncParsableCommand {
             (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY"), and the stage keys \
             (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS): proposals must be signed by /workers/confirm, \
             ledger events by their writers, and what this worker publishes is signed as /workers/payments.
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL.
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """)
 
     @OptionGroup var kafka: KafkaOptions

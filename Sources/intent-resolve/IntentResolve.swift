@@ -34,7 +34,7 @@ struct IntentResolve: AsyncParsableCommand {
             /workers/resolve from the stage keys (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS).
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_* (librdkafka properties), INTENT_TOPIC_PREFIX, \
-            INTENT_RESOLVE_GROUP, INTENT_CURRENCIES, INTENT_MESSAGING_SERVICES, LOG_LEVEL.
+            INTENT_RESOLVE_GROUP, INTENT_CURRENCIES, INTENT_MESSAGING_SERVICES, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """)
 
     @OptionGroup var kafka: KafkaOptions
