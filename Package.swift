@@ -126,7 +126,7 @@ let package = Package(
             name: "IntentWorkers",
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
-                "Messaging",
+                "Messaging", "PipelineAudit",
                 "IntentCrypto",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -7,6 +7,7 @@ import IntentResolution
 import IntentWorkers
 import Intents
 import Kafka
+import LocalBroker
 import Messaging
 import Payments
 import PipelineTopics
@@ -76,6 +77,42 @@ struct BinaryModeEventTests {
             for (letter, original) in zip(letters, bad) {
                 #expect(original.headers.allSatisfy { letter.headers.contains($0) }, "the original headers are kept")
             }
+            // `intentctl trace`: the good intent's path, hop by hop, with its trace id; the
+            // forged one's request and its dead letter.
+            let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("trace"))
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            func trace(_ arguments: String...) async throws -> (status: Int32, output: String, error: String) {
+                let output = directory.appendingPathComponent(uniqueName("output"))
+                let (status, text) = try await ManagedProcess.run(
+                    name: "intentctl", executable: intentctl,
+                    arguments: ["trace"] + arguments + [
+                        "--bootstrap-servers", pipeline.broker.bootstrapServers, "--topic-prefix",
+                        pipeline.topics.prefix,
+                    ],
+                    outputFile: output, timeout: .seconds(60))
+                let error = (try? String(contentsOf: output.appendingPathExtension("stderr"), encoding: .utf8)) ?? ""
+                return (status, text, error)
+            }
+            let traced = try await trace("good")
+            #expect(traced.status == 0, "\(traced.output)")
+            #expect(traced.output.contains("trace 0af7651916cd43dd8448eb211c80319c"), "\(traced.output)")
+            let types = traced.output.split(separator: "\n").compactMap { line in
+                [IntentRequested.type, IntentResolutionReport.resolvedType, IntentConfirmation.type, MessageEvent.type]
+                    .first { line.contains("  \($0)  ") }
+            }
+            #expect(
+                types == [
+                    IntentRequested.type, IntentResolutionReport.resolvedType, IntentConfirmation.type,
+                    MessageEvent.type,
+                ], "\(traced.output)")
+            #expect(traced.output.contains(IntentResponse.type), "\(traced.output)")
+            let forgedTrace = try await trace("forged", "--json")
+            #expect(forgedTrace.output.contains(#""dead_letter_reason":"unauthenticated""#), "\(forgedTrace.output)")
+            let missing = try await trace("no-such-intent")
+            #expect(missing.status != 0)
+            #expect(missing.error.contains("no event about intent no-such-intent"), "\(missing.error)")
+
             // Every record the workers published says what it holds.
             let published = pipeline.receivedRecords()
             #expect(!published.isEmpty)
