@@ -18,6 +18,22 @@ struct ConfigurationTests {
         #expect(KafkaConfiguration.fromEnvironment(["HOME": "/root"]) == nil)
     }
 
+    @Test("consumer-only properties set for every client reach consumers, not producers (no CONFWARN)")
+    func consumerOnlyProperties() throws {
+        let client = try #require(
+            KafkaConfiguration.fromEnvironment([
+                "KAFKA_BOOTSTRAP_SERVERS": "a:9092", "KAFKA_SESSION_TIMEOUT_MS": "6000",
+                "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "KAFKA_LINGER_MS": "3",
+            ]))
+        let producer = KafkaProducerConfiguration(client: client).librdkafkaProperties
+        #expect(producer["session.timeout.ms"] == nil)
+        #expect(producer["heartbeat.interval.ms"] == nil)
+        #expect(producer["linger.ms"] == "3", "producer properties from the environment still win")
+        let consumer = KafkaConsumerConfiguration(client: client, groupID: "g").librdkafkaProperties
+        #expect(consumer["session.timeout.ms"] == "6000")
+        #expect(consumer["heartbeat.interval.ms"] == "500")
+    }
+
     @Test("key=value properties parse, and malformed ones are rejected with the culprit named")
     func propertyAssignments() throws {
         #expect(
