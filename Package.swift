@@ -40,6 +40,9 @@ let package = Package(
         // app-state server adds its own channel handlers (header-read timeout).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.24.0"),
+        // Metrics API (already in the graph through hummingbird) and its Prometheus backend.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C libraries, each behind its own system-library target.
@@ -126,8 +129,31 @@ let package = Package(
             name: "IntentWorkers",
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
-                "Messaging", "PipelineAudit",
+                "Messaging", "PipelineAudit", "Telemetry",
                 "IntentCrypto",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// Health and metrics a worker reports (through swift-metrics, to any backend)
+        /// and librdkafka's statistics as metrics; no HTTP, no backend.
+        .target(
+            name: "Telemetry",
+            dependencies: ["Kafka", .product(name: "CoreMetrics", package: "swift-metrics")],
+            swiftSettings: swiftSettings
+        ),
+        /// The operator's endpoints every worker serves on --http-port: /health,
+        /// /ready and /metrics (Prometheus text), with hummingbird.
+        .target(
+            name: "OperationsEndpoint",
+            dependencies: [
+                "Telemetry", "HTTPServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -151,15 +177,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// The state service's Kafka consumer and HTTP API (hummingbird) with the web page.
+        /// HTTP serving within limits (header-read and idle timeouts, a connection cap),
+        /// shared by the app-state API and the workers' operator endpoints.
         .target(
-            name: "AppStateService",
+            name: "HTTPServing",
             dependencies: [
-                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentCrypto", "Payments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The state service's Kafka consumer and HTTP API (hummingbird) with the web page.
+        .target(
+            name: "AppStateService",
+            dependencies: [
+                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentCrypto", "Payments", "HTTPServing",
+                "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -176,7 +213,7 @@ let package = Package(
             name: "CommandLineSupport",
             dependencies: [
                 "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution",
-                "IntentCrypto",
+                "IntentCrypto", "Telemetry", "OperationsEndpoint",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -256,6 +293,7 @@ let package = Package(
             name: "intent-appstate",
             dependencies: [
                 "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
+                "HTTPServing", "OperationsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -343,7 +381,7 @@ let package = Package(
         .testTarget(
             name: "AppStateTests",
             dependencies: [
-                "AppState", "AppStateService", "Intents", "IntentEvents", "Payments", "Messaging",
+                "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -7,6 +7,8 @@ import Payments
 public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
+import Telemetry
+public import CoreMetrics
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
 /// events and messages, in one consumer group. Offsets are committed only
@@ -23,11 +25,16 @@ public final class AppStateConsumer: Service, Sendable {
     private let keys: EventAuthenticator
     private let logger: Logger
     private let readyState = Mutex(false)
+    private let metrics: any MetricsFactory
 
+    /// - Parameter metrics: Where records consumed, applied and refused are counted, and
+    ///   librdkafka's statistics (lag) go (`/metrics`).
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
-        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), logger: Logger
+        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), logger: Logger,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
+        self.metrics = metrics
         self.keys = keys
         self.store = store
         self.configuration = configuration
@@ -60,10 +67,17 @@ public final class AppStateConsumer: Service, Sendable {
     public var isReady: Bool { readyState.withLock { $0 } }
 
     public func run() async throws {
+        var client = configuration
+        if client.properties["statistics.interval.ms"] == nil { client.properties["statistics.interval.ms"] = "5000" }
+        let statistics = KafkaStatisticsMetrics(factory: metrics, health: nil)
         let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(
-                client: configuration, groupID: groupID, sessionTimeout: sessionTimeout),
-            logger: logger)
+            configuration: KafkaConsumerConfiguration(client: client, groupID: groupID, sessionTimeout: sessionTimeout),
+            logger: logger, statistics: { statistics.record($0) })
+        let applied = Counter(label: "intent_appstate_events_applied_total", factory: metrics)
+        let consumed = Dictionary(
+            uniqueKeysWithValues: [topics.responses, topics.ledger, topics.messages].map {
+                ($0, Counter(label: "intent_records_consumed_total", dimensions: [("topic", $0)], factory: metrics))
+            })
         do {
             try consumer.subscribe(topics: [topics.responses, topics.ledger, topics.messages])
             // A failed commit leaves the offsets stored for a later iteration (see RetryPolicy).
@@ -76,12 +90,17 @@ public final class AppStateConsumer: Service, Sendable {
                     uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 }
                 guard !batch.isEmpty else { continue }
-                var applied = 0
+                var appliedCount = 0
                 for message in batch {
+                    consumed[message.topic]?.increment()
                     do {
                         let event = try authenticated(message)
-                        if try await store.apply(event) { applied += 1 }
+                        if try await store.apply(event) { appliedCount += 1 }
                     } catch let error as EventDecodingError {
+                        Counter(
+                            label: "intent_records_refused_total",
+                            dimensions: [("topic", message.topic), ("reason", error.reason.rawValue)], factory: metrics
+                        ).increment()
                         // Unreadable or not from a stage allowed to produce it: never applied; go on.
                         logger.warning(
                             "event not applied",
@@ -99,8 +118,9 @@ public final class AppStateConsumer: Service, Sendable {
                     }
                 }
                 try consumer.markProcessed(batch)
+                applied.increment(by: appliedCount)
                 uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
-                logger.debug("applied", metadata: ["events": "\(applied)", "records": "\(batch.count)"])
+                logger.debug("applied", metadata: ["events": "\(appliedCount)", "records": "\(batch.count)"])
             }
             await consumer.close()
         } catch {

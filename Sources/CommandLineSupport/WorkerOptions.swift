@@ -1,12 +1,14 @@
 public import ArgumentParser
 import Foundation
 import IntentCrypto
+import OperationsEndpoint
 public import IntentEvents
 public import IntentResolution
 public import IntentWorkers
 public import Kafka
 public import Logging
 public import ServiceLifecycle
+import Telemetry
 
 /// What every worker executable takes: the topics, whether to create them,
 /// and the consumer group.
@@ -14,6 +16,7 @@ public struct WorkerOptions: ParsableArguments {
     public init() {}
 
     @OptionGroup public var topicOptions: TopicOptions
+    @OptionGroup public var operations: OperationsOptions
 
     @Option(
         help:
@@ -117,12 +120,29 @@ public struct WorkerOptions: ParsableArguments {
                 "Missing topics: \(missing.joined(separator: ", ")). Provision them (intentctl topics provision, or deploy/README.md), or pass --create-topics on a development broker."
             )
         }
+        // The endpoints come first in the group, so they stop last: /health answers
+        // while the worker finishes after SIGTERM.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var telemetry = Telemetry.current
+        if let port = try operations.port() {
+            let metrics = OperationsMetrics.process
+            telemetry = Telemetry(
+                health: WorkerHealth(stallLimit: policy.giveUpAfter + .seconds(30)), metrics: metrics.factory,
+                statisticsInterval: .seconds(5))
+            services.append(
+                .init(
+                    service: OperationsServer(
+                        host: operations.host, port: port, health: telemetry.health, metrics: metrics, logger: logger)))
+        }
+        services.append(.init(service: worker))
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: worker)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await RetryPolicy.$current.withValue(policy) {
-            try await BatchPolicy.$current.withValue(batching) {
-                try await serviceGroup.run()
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await Telemetry.$current.withValue(telemetry) {
+            try await RetryPolicy.$current.withValue(policy) {
+                try await BatchPolicy.$current.withValue(batching) {
+                    try await serviceGroup.run()
+                }
             }
         }
     }

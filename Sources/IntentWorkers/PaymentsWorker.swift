@@ -33,6 +33,7 @@ public struct PaymentsWorker: Service {
                 ]
             },
             tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },
+            moneyMoved: { ledger.withLock { $0.movements.take() } },
             process: { message in
                 let signature = message.signature
                 return ledger.withLock {

@@ -3,9 +3,11 @@ public import IntentEvents
 public import Intents
 public import Kafka
 public import Logging
+public import Payments
 public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
+import Telemetry
 
 /// A pipeline stage as a worker: consumes one input topic in a consumer
 /// group, hands each record to the pure stage, publishes what it decided
@@ -56,12 +58,15 @@ public final class StageWorker: Service, Sendable {
     public typealias Followers =
         @Sendable (_ reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void) throws
         -> [TopicFollower]
+    /// Money moved by the decisions since the last call (the payments worker's); called once per batch.
+    public typealias MoneyMoved = @Sendable () -> MoneyMovements
 
     public let configuration: Configuration
     private let name: String
     private let makeFollowers: Followers
     private let process: Process
     private let tick: Tick?
+    private let moneyMoved: MoneyMoved?
     private let logger: Logger
     /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
     /// worker published to their topics (``TopicFollower/published(_:)``).
@@ -69,13 +74,14 @@ public final class StageWorker: Service, Sendable {
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
-        tick: Tick? = nil, process: @escaping Process
+        tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, process: @escaping Process
     ) {
         self.name = name
         self.configuration = configuration
         self.logger = logger
         self.makeFollowers = followers
         self.tick = tick
+        self.moneyMoved = moneyMoved
         self.process = process
     }
 
@@ -85,17 +91,21 @@ public final class StageWorker: Service, Sendable {
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let deadLetterLimit =
             configuration.deadLetterMaximumBytes ?? producerConfiguration.effectiveMaximumMessageBytes
+        let metrics = StageMetrics(input: configuration.input)
         var followers: [TopicFollower] = []
         do {
             followers = try makeFollowers { message, error in
+                metrics.deadLettered(error, from: message.topic)
                 try await self.send(
                     [self.deadLetter(message, error, limit: deadLetterLimit)], parked: [0: (message, error)],
                     producer)
             }
             followed.withLock { $0 = followers }
+            if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
                 for follower in followers { try await follower.caughtUp() }
+                metrics.health.stateRestored()
                 if !followers.isEmpty {
                     logger.info(
                         "state loaded",
@@ -103,7 +113,7 @@ public final class StageWorker: Service, Sendable {
                             "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"
                         ])
                 }
-                try await self.consume(producer, followers, deadLetterLimit: deadLetterLimit)
+                try await self.consume(producer, followers, metrics, deadLetterLimit: deadLetterLimit)
                 group.cancelAll()
             }
         } catch {
@@ -124,25 +134,56 @@ public final class StageWorker: Service, Sendable {
                 ])
     }
 
-    private func consume(_ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int) async throws {
+    private func consume(
+        _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics, deadLetterLimit: Int
+    ) async throws {
+        let telemetry = Telemetry.current
+        var client = configuration.kafka
+        var statistics: (@Sendable (KafkaStatistics) -> Void)?
+        if let interval = telemetry.statisticsInterval, client.properties["statistics.interval.ms"] == nil {
+            client.properties["statistics.interval.ms"] = String(interval.nanoseconds / 1_000_000)
+        }
+        if client.properties["statistics.interval.ms"].flatMap(Int.init) ?? 0 > 0 {
+            let kafkaMetrics = KafkaStatisticsMetrics(factory: telemetry.metrics, health: telemetry.health)
+            statistics = { report in
+                kafkaMetrics.record(report)
+                metrics.stateSize(followers)
+            }
+        }
         // Before partitions move, whatever this member has in flight must be on the
         // broker: the next owner catches up on the state topics from what is there.
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
-                client: configuration.kafka, groupID: configuration.groupID,
-                sessionTimeout: configuration.sessionTimeout),
+                client: client, groupID: configuration.groupID, sessionTimeout: configuration.sessionTimeout),
             logger: logger,
             beforeRevoke: { [configuration] in
                 _ = producer.waitForDeliveries(timeout: configuration.kafka.requestTimeout)
-            })
+            },
+            statistics: statistics)
         do {
             try consumer.subscribe(topics: [configuration.input])
             logger.info(
                 "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
-            try await withGracefulShutdownHandler {
-                try await self.loop(consumer, producer, followers, deadLetterLimit: deadLetterLimit)
-            } onGracefulShutdown: { [logger, name] in
-                logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
+            try await withThrowingDiscardingTaskGroup { group in
+                // Rebalances are counted, and tell readiness whether this member owns partitions.
+                group.addTask {
+                    var owned: Set<KafkaTopicPartition> = []
+                    for await event in consumer.rebalances {
+                        metrics.rebalanced(event)
+                        switch event {
+                        case .assigned(let partitions): owned.formUnion(partitions)
+                        case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
+                        }
+                        metrics.health.assigned(partitions: owned.count)
+                    }
+                }
+                try await withGracefulShutdownHandler {
+                    try await self.loop(consumer, producer, followers, metrics, deadLetterLimit: deadLetterLimit)
+                } onGracefulShutdown: { [logger, name] in
+                    metrics.health.stopping()
+                    logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
+                }
+                group.cancelAll()
             }
             await consumer.close()
         } catch {
@@ -155,7 +196,8 @@ public final class StageWorker: Service, Sendable {
     /// batches (see ``PublishingPipeline``): acknowledgements are picked up as
     /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
-        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], deadLetterLimit: Int
+        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
+        deadLetterLimit: Int
     ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
@@ -171,6 +213,7 @@ public final class StageWorker: Service, Sendable {
         var assignment: Set<Int32> = []
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            metrics.health.loopTurned()
             // A follower that failed leaves the state stale: stop rather than decide on it
             // (its task's error does not cancel this loop, which runs in the group's body).
             for follower in followers {
@@ -200,6 +243,7 @@ public final class StageWorker: Service, Sendable {
             }
             // A binary-mode record (CloudEvents Kafka binding) is decided on as its
             // structured event; a rejection dead-letters the record as it came.
+            let decidingStarted = ContinuousClock.now
             var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in
                 do throws(EventDecodingError) {
                     return (message, process(try message.structuredEvent()))
@@ -215,11 +259,16 @@ public final class StageWorker: Service, Sendable {
                 }
                 results.append((nil, result))
             }
-            let next = outgoing(batch, results, deadLetterLimit: deadLetterLimit)
+            let next = outgoing(batch, results, metrics, deadLetterLimit: deadLetterLimit)
+            metrics.consumed(batch.count, processingTime: ContinuousClock.now - decidingStarted)
+            if let moneyMoved {
+                let moved = moneyMoved()
+                if !moved.isEmpty { metrics.moneyMoved(moved) }
+            }
             if !next.isEmpty { pipeline.waiting.append(next) }
             // Too much in flight: wait for the broker before deciding more.
             let full = pipeline.batchesInFlight > PublishingPipeline.maximumBatchesInFlight
-            if try await advance(&pipeline, producer, consumer, waiting: full) { uncommitted = true }
+            if try await advance(&pipeline, producer, consumer, metrics, waiting: full) { uncommitted = true }
             // One synchronous commit per commit interval, not per batch: a crash redoes
             // at most that much, with the same event ids.
             if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= batching.commitInterval {
@@ -229,7 +278,7 @@ public final class StageWorker: Service, Sendable {
         }
         // Shutting down: finish what is in flight, then commit it.
         while !pipeline.isEmpty {
-            if try await advance(&pipeline, producer, consumer, waiting: true) { uncommitted = true }
+            if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { uncommitted = true }
         }
         if uncommitted { _ = try await consumer.commit() }
     }
@@ -240,7 +289,8 @@ public final class StageWorker: Service, Sendable {
     /// starts the next state round with every batch waiting. With `waiting`,
     /// first waits for the oldest thing in flight. Returns whether offsets were stored.
     private func advance(
-        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer, waiting: Bool
+        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer,
+        _ metrics: StageMetrics, waiting: Bool
     ) async throws -> Bool {
         var stored = false
         var mustWait = waiting
@@ -276,6 +326,7 @@ public final class StageWorker: Service, Sendable {
                 }
                 if !batch.consumed.isEmpty {
                     try consumer.markProcessed(batch.consumed)
+                    metrics.finished(batch.consumed)
                     stored = true
                 }
                 progressed = true
@@ -326,7 +377,8 @@ public final class StageWorker: Service, Sendable {
     /// confirmation request never before the proposal it asks about has
     /// reached the payments stage's topic.
     private func outgoing(
-        _ consumed: [KafkaConsumerMessage], _ results: [(KafkaConsumerMessage?, StageResult)], deadLetterLimit: Int
+        _ consumed: [KafkaConsumerMessage], _ results: [(KafkaConsumerMessage?, StageResult)],
+        _ metrics: StageMetrics, deadLetterLimit: Int
     ) -> OutgoingBatch {
         let topics = configuration.topics
         var batch = OutgoingBatch(consumed: consumed)
@@ -337,6 +389,7 @@ public final class StageWorker: Service, Sendable {
             if let error = result.rejected, let message {
                 batch.parked[batch.state.count] = (message, error)
                 batch.state.append(deadLetter(message, error, limit: deadLetterLimit))
+                metrics.deadLettered(error, from: message.topic)
                 logger.warning(
                     "dead-lettered",
                     metadata: ["record": "\(record())", "reason": "\(error.reason.rawValue)", "error": "\(error)"])
@@ -345,8 +398,9 @@ public final class StageWorker: Service, Sendable {
                 logger.info("skipped", metadata: ["record": "\(record())", "reason": "\(note)"])
             }
             for (destination, event) in result.events {
-                let outgoing = KafkaProducerMessage(
-                    topic: topics.topic(for: destination), event: event, signedWith: configuration.keys)
+                let topic = topics.topic(for: destination)
+                let outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: configuration.keys)
+                metrics.produced(destination, topic: topic, type: event.type)
                 if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }
                 logger.debug(
                     "publish",

@@ -31,8 +31,11 @@ public final class KafkaConsumer: Service, Sendable {
     /// - Parameter beforeRevoke: Called (on the thread serving the rebalance,
     ///   which may block) before partitions are taken away and the finished
     ///   work is committed; see ``KafkaProducer/waitForDeliveries(timeout:)``.
+    /// - Parameter statistics: Receives librdkafka's statistics (inside ``poll(maxMessages:timeout:)``)
+    ///   every `statistics.interval.ms`, when that property is set.
     public init(
-        configuration: KafkaConsumerConfiguration, logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil
+        configuration: KafkaConsumerConfiguration, logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
+        statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
         self.logger = logger
@@ -41,7 +44,8 @@ public final class KafkaConsumer: Service, Sendable {
         let cooperative =
             properties["group.protocol"] == "consumer"
             || (properties["partition.assignment.strategy"] ?? "").contains("cooperative-sticky")
-        let callbacks = ClientCallbacks(logger: logger, beforeRevoke: beforeRevoke, cooperativeRebalance: cooperative)
+        let callbacks = ClientCallbacks(
+            logger: logger, beforeRevoke: beforeRevoke, cooperativeRebalance: cooperative, statistics: statistics)
         handle = try RDKafkaHandle(
             kind: .consumer, properties: properties, callbacks: callbacks
         ) { conf in

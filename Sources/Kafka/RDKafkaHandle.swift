@@ -50,6 +50,7 @@ final class RDKafkaHandle: @unchecked Sendable {
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(callbacks).toOpaque())
         rd_kafka_conf_set_log_cb(conf, logCallback)
         rd_kafka_conf_set_error_cb(conf, errorCallback)
+        if callbacks.statistics != nil { rd_kafka_conf_set_stats_cb(conf, statisticsCallback) }
         configure(conf)
 
         let type = kind == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER
@@ -170,11 +171,18 @@ final class ClientCallbacks: Sendable {
     /// that is a request to librdkafka's main thread which, while the
     /// consumer closes, can answer NULL or never.
     let cooperativeRebalance: Bool
+    /// Receives librdkafka's statistics every `statistics.interval.ms`, on the
+    /// thread that polls; nil leaves the stats callback unset.
+    let statistics: (@Sendable (KafkaStatistics) -> Void)?
 
-    init(logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil, cooperativeRebalance: Bool = false) {
+    init(
+        logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil, cooperativeRebalance: Bool = false,
+        statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
+    ) {
         self.logger = logger
         self.beforeRevoke = beforeRevoke
         self.cooperativeRebalance = cooperativeRebalance
+        self.statistics = statistics
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         (rebalances, rebalanceSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
@@ -242,6 +250,17 @@ struct ClusterMetadata: Sendable {
         }
     }
 }
+
+/// Parses the statistics JSON and hands it on; returning 0 lets librdkafka free the text.
+private let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?)
+    -> Int32 = { _, json, length, opaque in
+        guard let json, let callbacks = ClientCallbacks.from(opaque), let handler = callbacks.statistics else {
+            return 0
+        }
+        let bytes = UnsafeRawBufferPointer(start: json, count: length)
+        if let statistics = KafkaStatistics(json: bytes) { handler(statistics) }
+        return 0
+    }
 
 private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void =
     {

@@ -80,6 +80,8 @@ public struct Ledger: Sendable {
     public private(set) var accounts: [String: Account] = [:]
     public private(set) var transfers: [String: Transfer] = [:]
     public private(set) var requests: [String: PaymentRequest] = [:]
+    /// Posts and voids this worker decided (not those replayed), for its metrics.
+    public var movements = MoneyMovements()
     /// Proposals closed without money moving, by user and intent id.
     private var closedProposals: [ProposalKey: ClosedProposal] = [:]
 

@@ -394,6 +394,9 @@ public struct PaymentsStage: Sendable {
         } catch {
             return .failure(error)
         }
+        if let amount = event.amount, let kind = Self.movement(of: event.kind) {
+            ledger.movements.record(kind, Money(amount))
+        }
         return .success(
             (
                 .ledger,
@@ -401,6 +404,14 @@ public struct PaymentsStage: Sendable {
                     source: source, time: cause.time, partitionUser: partitionUser,
                     conversationID: cause.conversationID, causationID: cause.id)
             ))
+    }
+
+    private static func movement(of kind: LedgerEvent.Kind) -> MoneyMovements.Kind? {
+        switch kind {
+        case .post: .posted
+        case .void: .voided
+        default: nil
+        }
     }
 
     static func sentence(_ reason: String) -> String {

@@ -1,5 +1,7 @@
 import AppState
 import AppStateService
+import HTTPServing
+import OperationsEndpoint
 import ArgumentParser
 import CommandLineSupport
 import Foundation
@@ -77,13 +79,16 @@ struct IntentAppState: AsyncParsableCommand {
             let store = try AppStateStore(path: path)
             for warning in store.fileWarnings { logger.warning("\(warning)", metadata: ["database": "\(path)"]) }
             let tokens = UserTokens(keys: try AppKey.read(file: appKeyFile))
+            let metrics = OperationsMetrics.process
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                keys: try stageKeys.keys(), logger: logger)
+                keys: try stageKeys.keys(), logger: logger, metrics: metrics.factory)
+            let router = AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady })
+            OperationsRoutes.addMetrics(to: router, metrics)
             let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
             let host = self.host
             let application = AppStateServer.application(
-                router: AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady }),
+                router: router,
                 host: host, port: listenPort, limits: limits, logger: logger,
                 onListening: { port in
                     logger.info(

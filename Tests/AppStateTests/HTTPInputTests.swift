@@ -1,4 +1,5 @@
 import AppStateService
+import HTTPServing
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import AppState
 import AppStateService
+import HTTPServing
 import Foundation
 import Logging
 import NIOCore

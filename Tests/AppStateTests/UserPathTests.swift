@@ -1,5 +1,6 @@
 import AppState
 import AppStateService
+import HTTPServing
 import Testing
 
 /// The user id in an API path is percent-decoded before the token is checked

@@ -1,0 +1,23 @@
+public import CoreMetrics
+
+/// Where a worker reports its health and metrics. Installed once per process
+/// by the executable (``WorkerHealth`` behind `/health` and `/ready`, a
+/// Prometheus registry behind `/metrics`) and read by the worker loop through
+/// ``current``, so the stages' configurations do not carry it and tests can
+/// give each worker its own registry.
+public struct Telemetry: Sendable {
+    public var health: WorkerHealth
+    public var metrics: any MetricsFactory
+    /// librdkafka's `statistics.interval.ms` for the worker's consumer (lag, broker
+    /// state); nil leaves statistics off.
+    public var statisticsInterval: Duration?
+
+    public init(health: WorkerHealth = WorkerHealth(), metrics: any MetricsFactory, statisticsInterval: Duration? = nil) {
+        self.health = health
+        self.metrics = metrics
+        self.statisticsInterval = statisticsInterval
+    }
+
+    /// The process's telemetry; the default discards metrics and is never asked about health.
+    @TaskLocal public static var current = Telemetry(metrics: NOOPMetricsHandler.instance)
+}
