@@ -332,6 +332,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "OperationsTests",
+            dependencies: ["Kafka", "Telemetry", "OperationsEndpoint"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "KafkaTests",
             dependencies: ["Kafka", "LocalBroker", "IntentCrypto", "BrokerTestSupport"],
             swiftSettings: swiftSettings
@@ -363,7 +368,7 @@ let package = Package(
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
                 "PipelineAudit",
-                "IntentCrypto", "AppState",
+                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 public import AppState
+public import CoreMetrics
 import Foundation
 public import IntentEvents
 public import Kafka
@@ -8,7 +9,6 @@ public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 import Telemetry
-public import CoreMetrics
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
 /// events and messages, in one consumer group. Offsets are committed only

@@ -1,12 +1,12 @@
 public import ArgumentParser
 import Foundation
 import IntentCrypto
-import OperationsEndpoint
 public import IntentEvents
 public import IntentResolution
 public import IntentWorkers
 public import Kafka
 public import Logging
+import OperationsEndpoint
 public import ServiceLifecycle
 import Telemetry
 

@@ -33,7 +33,8 @@ final class StageMetrics: Sendable {
         // Deciding one polled batch (up to INTENT_MAX_BATCH records), without the broker.
         processing = CoreMetrics.Timer(label: "intent_batch_processing_seconds", dimensions: [], factory: factory)
         // From the input record's timestamp (its producer's clock) to this hop's outputs acknowledged.
-        hopLatency = CoreMetrics.Timer(label: "intent_hop_latency_seconds", dimensions: [("topic", input)], factory: factory)
+        hopLatency = CoreMetrics.Timer(
+            label: "intent_hop_latency_seconds", dimensions: [("topic", input)], factory: factory)
     }
 
     func consumed(_ count: Int, processingTime: Duration) {

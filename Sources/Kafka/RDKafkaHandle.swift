@@ -252,15 +252,16 @@ struct ClusterMetadata: Sendable {
 }
 
 /// Parses the statistics JSON and hands it on; returning 0 lets librdkafka free the text.
-private let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?)
-    -> Int32 = { _, json, length, opaque in
-        guard let json, let callbacks = ClientCallbacks.from(opaque), let handler = callbacks.statistics else {
+private let statisticsCallback:
+    @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?)
+        -> Int32 = { _, json, length, opaque in
+            guard let json, let callbacks = ClientCallbacks.from(opaque), let handler = callbacks.statistics else {
+                return 0
+            }
+            let bytes = UnsafeRawBufferPointer(start: json, count: length)
+            if let statistics = KafkaStatistics(json: bytes) { handler(statistics) }
             return 0
         }
-        let bytes = UnsafeRawBufferPointer(start: json, count: length)
-        if let statistics = KafkaStatistics(json: bytes) { handler(statistics) }
-        return 0
-    }
 
 private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void =
     {

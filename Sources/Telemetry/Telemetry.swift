@@ -12,7 +12,8 @@ public struct Telemetry: Sendable {
     /// state); nil leaves statistics off.
     public var statisticsInterval: Duration?
 
-    public init(health: WorkerHealth = WorkerHealth(), metrics: any MetricsFactory, statisticsInterval: Duration? = nil) {
+    public init(health: WorkerHealth = WorkerHealth(), metrics: any MetricsFactory, statisticsInterval: Duration? = nil)
+    {
         self.health = health
         self.metrics = metrics
         self.statisticsInterval = statisticsInterval

@@ -1,13 +1,13 @@
 import AppState
 import AppStateService
-import HTTPServing
-import OperationsEndpoint
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import HTTPServing
 import IntentCrypto
 import IntentWorkers
 import Logging
+import OperationsEndpoint
 import PipelineTopics
 import ServiceLifecycle
 

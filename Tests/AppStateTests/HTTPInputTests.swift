@@ -1,6 +1,6 @@
 import AppStateService
-import HTTPServing
 import Foundation
+import HTTPServing
 import Testing
 
 /// What the API accepts from a client: a strict cursor and wait, tokens that

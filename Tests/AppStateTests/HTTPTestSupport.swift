@@ -1,7 +1,7 @@
 import AppState
 import AppStateService
-import HTTPServing
 import Foundation
+import HTTPServing
 import Logging
 import NIOCore
 import NIOPosix

@@ -11,6 +11,7 @@ import Logging
 import PipelineTopics
 import ServiceLifecycle
 import Synchronization
+import Telemetry
 
 /// One key per stage (and the ledger operator), as a deployment issues them; every test
 /// worker, in-process or as a process, signs and verifies with these.
@@ -71,8 +72,13 @@ final class PipelineHarness: Sendable {
 
     /// Runs more services (other workers) next to the resolve worker, until `stopWorker()`.
     func start(_ services: any Service...) async throws {
+        try await start(services, telemetry: .current)
+    }
+
+    /// Runs `services` reporting to `telemetry` (as a worker executable with `--http-port` does).
+    func start(_ services: [any Service], telemetry: Telemetry) async throws {
         let group = ServiceGroup(services: services, logger: testLogger)
-        let task = Task { try await group.run() }
+        let task = Task { try await Telemetry.$current.withValue(telemetry) { try await group.run() } }
         running.withLock { $0.append((group, task)) }
     }
 
