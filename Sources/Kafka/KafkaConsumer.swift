@@ -78,6 +78,7 @@ public final class KafkaConsumer: Service, Sendable {
         try handle.withPointer("subscribe") { (pointer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_subscribe(pointer, list.pointer), "subscribe to \(topics)")
         }
+        handle.callbacks.membership.withLock { $0.subscribed = true }
     }
 
     /// Reads exactly these partitions from these offsets, outside any group
@@ -364,6 +365,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// destroys the librdkafka instance; later calls fail with `destroyed`.
     /// Safe to call twice.
     public func close() async {
+        await finishJoining()
         let handle = self.handle
         let logger = self.logger
         let queue = self.queue
@@ -382,6 +384,31 @@ public final class KafkaConsumer: Service, Sendable {
                     logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
                 }
                 queue.destroy()
+            }
+        }
+    }
+}
+
+extension KafkaConsumer {
+    /// A member closed while its first join is under way leaves with a member
+    /// id the coordinator has not finished admitting. Measured with the local
+    /// broker (Tansu 0.6): after such a LeaveGroup the group never rebalances
+    /// again, and the next instance (a Kubernetes rollout's replacement) gets
+    /// no partitions at all, while a member killed mid-join is expired after
+    /// the session timeout and one closed after its join leaves cleanly. So a
+    /// consumer still joining first finishes the join, up to its session
+    /// timeout, then leaves as a member. Records polled meanwhile are dropped
+    /// unprocessed: their offsets are never stored, so the next owner reads them.
+    func finishJoining() async {
+        let membership = handle.callbacks.membership
+        guard membership.withLock({ $0.subscribed && !$0.joined }) else { return }
+        let deadline = ContinuousClock.now + configuration.sessionTimeout
+        logger.info("closing while joining the group: finishing the join first, then leaving")
+        while !membership.withLock({ $0.joined }), ContinuousClock.now < deadline {
+            do {
+                _ = try await poll(maxMessages: 1, timeout: .milliseconds(100))
+            } catch {
+                return
             }
         }
     }
@@ -481,6 +508,7 @@ private let rebalanceCallback:
             } else {
                 _ = rd_kafka_assign(handle, partitions)
             }
+            callbacks.membership.withLock { $0.joined = true }
             callbacks.logger.info("partitions assigned", metadata: ["partitions": "\(topicPartitions)"])
             callbacks.rebalanceSink.yield(.assigned(topicPartitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:

@@ -174,6 +174,10 @@ final class ClientCallbacks: Sendable {
     /// Receives librdkafka's statistics every `statistics.interval.ms`, on the
     /// thread that polls; nil leaves the stats callback unset.
     let statistics: (@Sendable (KafkaStatistics) -> Void)?
+    /// Whether this consumer subscribed to topics (a group member) and whether
+    /// the group has since given it its first assignment (possibly empty):
+    /// until then it is still joining (``KafkaConsumer/close()``).
+    let membership = Locked<(subscribed: Bool, joined: Bool)>((false, false))
 
     init(
         logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil, cooperativeRebalance: Bool = false,

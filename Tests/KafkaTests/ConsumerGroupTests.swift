@@ -223,6 +223,38 @@ struct ConsumerGroupTests {
         }
     }
 
+    /// A pod that gets SIGTERM seconds after it started closes while its first join is
+    /// under way. Before the fix, the local broker never rebalanced that group again and
+    /// the replacement got no partitions (and read nothing) for as long as it ran.
+    @Test("a consumer closed while still joining leaves the group usable: the next member gets the partitions")
+    func closeWhileJoining() async throws {
+        try await withBroker { broker in
+            let topic = uniqueName("joining")
+            let group = uniqueName("group")
+            try await createTopic(broker, topic, partitions: 2)
+            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            try await producer.sendAll(
+                (0..<10).map { KafkaProducerMessage(topic: topic, key: "k\($0)", value: bytes("\($0)")) })
+
+            let early = try KafkaConsumer(
+                configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            try early.subscribe(topics: [topic])
+            // One poll starts the join (JoinGroup is sent from here); then close at once, mid-join.
+            let polled = try await early.poll(maxMessages: 10, timeout: .milliseconds(50))
+            #expect(polled.isEmpty, "the join takes seconds; nothing is read yet")
+            #expect(try early.assignment().isEmpty)
+            await early.close()
+
+            let next = try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            try next.subscribe(topics: [topic])
+            // Well within the session timeout twice over; before the fix this never returned.
+            let read = try await consume(next, count: 10, timeout: .seconds(30))
+            #expect(read.count == 10, "nothing committed by the early member, so the next one reads everything")
+            await next.close()
+            await producer.shutdown()
+        }
+    }
+
     @Test("pause stops delivery from a partition until resume; seek rewinds")
     func pauseResumeSeek() async throws {
         try await withBroker { broker in
