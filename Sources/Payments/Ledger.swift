@@ -242,19 +242,34 @@ public struct Ledger: Sendable {
         try checkBalanced(event)
         let payload = try event.payload()
         try checkShape(event, payload)
-        var updated = balances
+        let updated = try updatedBalances(event, checkingBalances: checkingBalances)
+        try record(payload, of: event)
+        for (key, balance) in updated { balances[key] = balance }
+        applied.insert(event.id)
+        return true
+    }
+
+    /// The new balances of the accounts `event` touches, computed aside so a
+    /// refusal leaves the ledger unchanged. Only the touched keys are copied
+    /// (an event has a handful of entries): copying the whole balance table
+    /// per event made every decision O(accounts).
+    private func updatedBalances(_ event: LedgerEvent, checkingBalances: Bool) throws(ApplyError) -> [(
+        BalanceKey, Int64
+    )] {
+        var updated: [(BalanceKey, Int64)] = []
+        updated.reserveCapacity(event.entries.count)
         for entry in event.entries {
             let key = BalanceKey(account: entry.account, currency: entry.amount.currency)
             let micros = Money(entry.amount).micros
-            updated[key] = try Self.add(updated[key] ?? 0, entry.side == .credit ? micros : -micros, event.id)
-            if checkingBalances, entry.account.hasPrefix("users/"), updated[key, default: 0] < 0 {
+            let index = updated.firstIndex { $0.0 == key }
+            let current = index.map { updated[$0].1 } ?? balances[key] ?? 0
+            let balance = try Self.add(current, entry.side == .credit ? micros : -micros, event.id)
+            if checkingBalances, entry.account.hasPrefix("users/"), balance < 0 {
                 throw .negativeBalance(entry.account)
             }
+            if let index { updated[index].1 = balance } else { updated.append((key, balance)) }
         }
-        try record(payload, of: event)
-        balances = updated
-        applied.insert(event.id)
-        return true
+        return updated
     }
 
     /// Money enters only by a deposit from outside to the depositor, and a hold only
