@@ -40,6 +40,16 @@ public struct KafkaOptions: ParsableArguments {
             }
             configuration.bootstrapServers = [running.bootstrapServers]
         }
+        // KAFKA_<PROPERTY>_FILE: the value from a mounted Secret, checked like the pipeline's keys.
+        for (property, path) in KafkaConfiguration.propertyFiles(fromEnvironment: environment) {
+            try KeyFilePermissions.check(path)
+            do {
+                configuration.properties[property] = try String(contentsOfFile: path, encoding: .utf8)
+                    .trimmingCharacters(in: .newlines)
+            } catch {
+                throw ValidationError("Cannot read \(path) (for \(property)): \(error.localizedDescription)")
+            }
+        }
         configuration.properties.merge(try KafkaConfiguration.parseProperties(kafkaProperties)) { $1 }
         // The TLS client key librdkafka will read is held to the same rule as the pipeline's keys.
         if let key = configuration.librdkafkaProperties["ssl.key.location"] { try KeyFilePermissions.check(key) }

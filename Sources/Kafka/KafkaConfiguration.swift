@@ -58,16 +58,32 @@ public struct KafkaConfiguration: Sendable, Hashable {
         return configuration
     }
 
-    /// `KAFKA_SASL_USERNAME=x` -> `["sasl.username": "x"]`.
+    /// `KAFKA_SASL_USERNAME=x` -> `["sasl.username": "x"]`. Variables ending in
+    /// `_FILE` name files instead (``propertyFiles(fromEnvironment:)``).
     public static func librdkafkaProperties(fromEnvironment environment: [String: String]) -> [String: String] {
         var result: [String: String] = [:]
-        for (name, value) in environment where name.hasPrefix(environmentPrefix) {
-            let property = name.dropFirst(environmentPrefix.count)
-                .lowercased()
-                .replacingOccurrences(of: "_", with: ".")
-            if !property.isEmpty { result[property] = value }
+        for (name, value) in environment where name.hasPrefix(environmentPrefix) && !name.hasSuffix(fileSuffix) {
+            if let property = property(forVariable: name) { result[property] = value }
         }
         return result
+    }
+
+    /// `KAFKA_SASL_PASSWORD_FILE=/etc/kafka-credentials/password` -> `["sasl.password": "/etc/…"]`:
+    /// properties whose value is read from a file, so a Secret is mounted as a file
+    /// rather than exposed in the environment (no librdkafka property name contains "file").
+    public static func propertyFiles(fromEnvironment environment: [String: String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, path) in environment where name.hasPrefix(environmentPrefix) && name.hasSuffix(fileSuffix) {
+            if let property = property(forVariable: String(name.dropLast(fileSuffix.count))) { result[property] = path }
+        }
+        return result
+    }
+
+    private static let fileSuffix = "_FILE"
+
+    private static func property(forVariable name: String) -> String? {
+        let property = name.dropFirst(environmentPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
+        return property.isEmpty ? nil : property
     }
 
     /// Parses `key=value` strings, as given on command lines (`--kafka-property`).

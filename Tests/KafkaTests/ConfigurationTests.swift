@@ -34,6 +34,21 @@ struct ConfigurationTests {
         #expect(consumer["heartbeat.interval.ms"] == "500")
     }
 
+    @Test("KAFKA_<PROPERTY>_FILE names a file for the property, and never becomes a property itself")
+    func propertyFiles() {
+        let environment = [
+            "KAFKA_BOOTSTRAP_SERVERS": "a:9092", "KAFKA_SASL_PASSWORD_FILE": "/etc/kafka-credentials/password",
+            "KAFKA_SASL_USERNAME": "pipeline",
+        ]
+        #expect(
+            KafkaConfiguration.propertyFiles(fromEnvironment: environment) == [
+                "sasl.password": "/etc/kafka-credentials/password"
+            ])
+        let properties = KafkaConfiguration.librdkafkaProperties(fromEnvironment: environment)
+        #expect(properties["sasl.password.file"] == nil && properties["sasl.password"] == nil)
+        #expect(properties["sasl.username"] == "pipeline")
+    }
+
     @Test("key=value properties parse, and malformed ones are rejected with the culprit named")
     func propertyAssignments() throws {
         #expect(
