@@ -176,6 +176,18 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
     printf '%s\n' "$wanted" >"$STAMP"
 fi
+# The policy scanner has dependencies of its own that would clash with the pins
+# above, so it gets a virtual environment of its own.
+CHECKOV_VENV="$ROOT/.venv-checkov"
+CHECKOV_REQUIREMENTS="$ROOT/scripts/requirements-checkov.txt"
+CHECKOV_STAMP="$CHECKOV_VENV/.requirements.sha256"
+wanted="$(sha256sum "$CHECKOV_REQUIREMENTS" | cut -d' ' -f1)"
+if [ ! -x "$CHECKOV_VENV/bin/checkov" ] || [ "$(cat "$CHECKOV_STAMP" 2>/dev/null)" != "$wanted" ]; then
+    log "installing the policy scanner (checkov) into $CHECKOV_VENV"
+    [ -x "$CHECKOV_VENV/bin/python" ] || python3 -m venv "$CHECKOV_VENV"
+    "$CHECKOV_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$CHECKOV_REQUIREMENTS"
+    printf '%s\n' "$wanted" >"$CHECKOV_STAMP"
+fi
 # --- evaluation data (only for `make eval`) ---------------------------------------
 if [ "${1:-}" = "--eval" ]; then
     EVAL_REQUIREMENTS="$ROOT/scripts/requirements-eval.txt"

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Cross-checks what kubernetes-validate cannot: the resources of operators'
+CRDs (KEDA's ScaledObjects, the Prometheus Operator's ServiceMonitor) against
+the Deployments they name, and every worker Deployment against the
+"restricted" Pod Security Standard and its own probes and ports.
+
+    check_deploy_manifests.py --input intent-resolve=intents.requested ... [--kubernetes deploy/kubernetes]
+
+--input names each worker's input topic (the caller takes them from the code,
+so the manifests are checked against what the workers really consume).
+Prints one line per problem and exits 1 if there is any; prints a summary and
+exits 0 otherwise.
+"""
+
+import argparse
+import pathlib
+import sys
+
+import yaml
+
+
+def load(directory):
+    documents = []
+    for path in sorted(directory.rglob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for document in yaml.safe_load_all(path.read_text()):
+            if document:
+                documents.append((path.relative_to(directory), document))
+    return documents
+
+
+def by_kind(documents, kind):
+    return {document["metadata"]["name"]: (path, document) for path, document in documents if document["kind"] == kind}
+
+
+def environment(container):
+    return {variable["name"]: variable.get("value") for variable in container.get("env", [])}
+
+
+def check_restricted(name, pod, container, problems):
+    """The "restricted" Pod Security Standard, as the admission controller applies it."""
+    pod_security = pod.get("securityContext", {})
+    security = container.get("securityContext", {})
+    if not (security.get("runAsNonRoot") or pod_security.get("runAsNonRoot")):
+        problems.append(f"{name}: runAsNonRoot is not set")
+    user = security.get("runAsUser", pod_security.get("runAsUser"))
+    if not isinstance(user, int) or user == 0:
+        problems.append(f"{name}: runAsUser must be a numeric non-root uid (got {user!r})")
+    if security.get("allowPrivilegeEscalation") is not False:
+        problems.append(f"{name}: allowPrivilegeEscalation must be false")
+    if security.get("readOnlyRootFilesystem") is not True:
+        problems.append(f"{name}: readOnlyRootFilesystem must be true")
+    if security.get("capabilities", {}).get("drop") != ["ALL"]:
+        problems.append(f"{name}: capabilities must drop ALL")
+    seccomp = security.get("seccompProfile", pod_security.get("seccompProfile", {}))
+    if seccomp.get("type") not in ("RuntimeDefault", "Localhost"):
+        problems.append(f"{name}: seccompProfile must be RuntimeDefault")
+    if pod.get("automountServiceAccountToken") is not False:
+        problems.append(f"{name}: automountServiceAccountToken should be false (nothing uses the API)")
+
+
+def check_worker(name, deployment, input_topic, scaled_objects, budgets, services, partitions, problems):
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    variables = environment(container)
+    check_restricted(name, pod, container, problems)
+    ports = {port["name"]: port["containerPort"] for port in container.get("ports", [])}
+    http_port = variables.get("INTENT_HTTP_PORT")
+    if "metrics" not in ports or str(ports["metrics"]) != http_port:
+        problems.append(f"{name}: container port 'metrics' ({ports.get('metrics')}) is not INTENT_HTTP_PORT ({http_port})")
+    for probe, path in (("livenessProbe", "/health"), ("readinessProbe", "/ready")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") not in ("metrics", ports.get("metrics")):
+            problems.append(f"{name}: {probe} should GET {path} on the metrics port (got {get})")
+    annotations = deployment["spec"]["template"]["metadata"].get("annotations", {})
+    if annotations.get("prometheus.io/scrape") != "true" or annotations.get("prometheus.io/port") != http_port:
+        problems.append(f"{name}: prometheus.io annotations do not point at port {http_port}")
+    group = next((value for key, value in variables.items() if key.startswith("INTENT_") and key.endswith("_GROUP")), None)
+    component = deployment["spec"]["selector"]["matchLabels"]
+
+    scaled = scaled_objects.get(name)
+    if scaled is None:
+        problems.append(f"{name}: no KEDA ScaledObject")
+    else:
+        spec = scaled[1]["spec"]
+        if spec["scaleTargetRef"]["name"] != name:
+            problems.append(f"ScaledObject {name}: scales {spec['scaleTargetRef']['name']}")
+        if spec.get("maxReplicaCount", 100) > partitions:
+            problems.append(f"ScaledObject {name}: maxReplicaCount {spec.get('maxReplicaCount')} > {partitions} partitions")
+        kafka = [trigger for trigger in spec.get("triggers", []) if trigger["type"] == "kafka"]
+        if len(kafka) != 1:
+            problems.append(f"ScaledObject {name}: needs exactly one kafka trigger")
+        else:
+            metadata = kafka[0]["metadata"]
+            if metadata.get("consumerGroup") != group:
+                problems.append(f"ScaledObject {name}: consumerGroup {metadata.get('consumerGroup')} is not the worker's {group}")
+            if metadata.get("topic") != input_topic:
+                problems.append(f"ScaledObject {name}: topic {metadata.get('topic')} is not the worker's input {input_topic}")
+
+    budget = budgets.get(name)
+    if budget is None or budget[1]["spec"].get("selector", {}).get("matchLabels") != component:
+        problems.append(f"{name}: no PodDisruptionBudget selecting {component}")
+    service = services.get(f"{name}-metrics")
+    if service is None or service[1]["spec"].get("selector") != component:
+        problems.append(f"{name}: no metrics Service selecting {component}")
+    elif not any(port.get("name") == "metrics" for port in service[1]["spec"]["ports"]):
+        problems.append(f"{name}-metrics: no port named metrics")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kubernetes", default="deploy/kubernetes")
+    parser.add_argument("--input", action="append", default=[], help="WORKER=TOPIC, once per worker")
+    options = parser.parse_args()
+    inputs = dict(item.split("=", 1) for item in options.input)
+    documents = load(pathlib.Path(options.kubernetes))
+    deployments = by_kind(documents, "Deployment")
+    scaled_objects = by_kind(documents, "ScaledObject")
+    budgets = by_kind(documents, "PodDisruptionBudget")
+    services = by_kind(documents, "Service")
+    problems = []
+
+    jobs = by_kind(documents, "Job")
+    arguments = jobs.get("provision-topics", (None, {}))[1]
+    arguments = arguments.get("spec", {}).get("template", {}).get("spec", {}).get("containers", [{}])[0].get("args", [])
+    partitions = int(arguments[arguments.index("--partitions") + 1]) if "--partitions" in arguments else 0
+    if partitions <= 0:
+        problems.append("the topics Job (provision-topics) does not say --partitions")
+
+    if not inputs:
+        problems.append("no --input WORKER=TOPIC given")
+    for name, topic in sorted(inputs.items()):
+        if name not in deployments:
+            problems.append(f"{name}: no Deployment")
+            continue
+        check_worker(name, deployments[name][1], topic, scaled_objects, budgets, services, partitions, problems)
+    for name, (path, deployment) in deployments.items():
+        if name not in inputs:
+            pod = deployment["spec"]["template"]["spec"]
+            check_restricted(name, pod, pod["containers"][0], problems)
+    for name, (path, job) in jobs.items():
+        pod = job["spec"]["template"]["spec"]
+        check_restricted(f"Job {name}", pod, pod["containers"][0], problems)
+
+    monitors = by_kind(documents, "ServiceMonitor")
+    if not monitors:
+        problems.append("no ServiceMonitor")
+    for name, (path, monitor) in monitors.items():
+        selector = monitor["spec"]["selector"].get("matchLabels", {})
+        selected = [
+            service for service in services.values()
+            if all(service[1]["metadata"].get("labels", {}).get(key) == value for key, value in selector.items())
+        ]
+        port_names = {port.get("name") for service in selected for port in service[1]["spec"]["ports"]}
+        for endpoint in monitor["spec"]["endpoints"]:
+            if endpoint["port"] not in port_names:
+                problems.append(f"ServiceMonitor {name}: no selected Service has a port named {endpoint['port']}")
+        for worker in inputs:
+            if f"{worker}-metrics" not in {service[1]["metadata"]["name"] for service in selected}:
+                problems.append(f"ServiceMonitor {name}: does not select {worker}-metrics")
+
+    for problem in problems:
+        print(problem)
+    if problems:
+        return 1
+    print(
+        f"ok: {len(inputs)} workers, {len(scaled_objects)} ScaledObjects, {len(budgets)} PodDisruptionBudgets, "
+        f"{len(monitors)} ServiceMonitor(s), {partitions} partitions"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
