@@ -261,6 +261,39 @@ final class WorkerProcesses: Sendable {
         return killed
     }
 
+    /// What became of one SIGTERM: the exit status (nil: still running after `grace`, then killed),
+    /// how long the worker took to exit, and how many intents had been published by then.
+    struct Termination: Sendable {
+        var worker: String
+        var status: Int32?
+        var elapsed: Duration
+        var publishedAtSignal: Int
+    }
+
+    /// Sends each named worker SIGTERM at a seeded moment, as Kubernetes does on a rollout or
+    /// a drain, waits up to `grace` for it to exit, and starts it again.
+    func terminations(of workers: [String], grace: Duration, progress: @Sendable () -> Int) async throws
+        -> [Termination]
+    {
+        var results: [Termination] = []
+        for worker in workers {
+            // Random moments (from the seed), by design: the point is to stop mid-work, not to synchronize.
+            let pause = random.withLock { Int.random(in: 1000...3000, using: &$0) }
+            try await Task.sleep(for: .milliseconds(pause))
+            guard let process = running.withLock({ $0.removeValue(forKey: worker) }) else { continue }
+            let published = progress()
+            let signalled = ContinuousClock.now
+            Foundation.kill(process.pid, SIGTERM)
+            let status = await process.waitForExit(within: grace)
+            results.append(
+                Termination(
+                    worker: worker, status: status, elapsed: ContinuousClock.now - signalled,
+                    publishedAtSignal: published))
+            try start(worker)
+        }
+        return results
+    }
+
     func stopAll() async {
         stopping.withLock { $0 = true }
         for process in running.withLock({ Array($0.values) }) { await process.stop() }

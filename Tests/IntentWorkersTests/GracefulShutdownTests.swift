@@ -1,0 +1,91 @@
+import BrokerTestSupport
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Kafka
+import LocalBroker
+import PipelineTopics
+import Testing
+
+/// SIGTERM, as Kubernetes sends it on every rollout, scale-in and node drain,
+/// to each worker process while intents (half of them payments, some
+/// declined) flow: each must exit 0 within its Deployment's
+/// `terminationGracePeriodSeconds`, and afterwards nothing is lost (every
+/// intent has its final response, the audit holds) and nothing is repeated
+/// (no event id appears twice on any topic the workers write: a graceful stop
+/// commits what it published, so its successor redoes nothing).
+@Suite("Graceful shutdown under load", .timeLimit(.minutes(20)))
+struct GracefulShutdownTests {
+    static let workers = ["payments", "handle", "resolve", "confirm"]
+
+    /// `terminationGracePeriodSeconds` of the worker's Deployment.
+    static func gracePeriod(of worker: String) throws -> Duration {
+        let manifest = try String(
+            contentsOf: DeployManifestTests.kubernetes.appendingPathComponent("intent-\(worker).yaml"), encoding: .utf8)
+        let line = try #require(manifest.split(separator: "\n").first { $0.contains("terminationGracePeriodSeconds:") })
+        return .seconds(try #require(Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))))
+    }
+
+    @Test("every worker exits 0 within its grace period on SIGTERM under load; nothing lost, nothing repeated")
+    func sigtermUnderLoad() async throws {
+        try await withBroker { broker in
+            let topics = PipelineTopics(prefix: uniqueName("sigterm") + ".")
+            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+                try await $0.createTopics(topics.specifications(partitions: 4))
+            }
+            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            defer { Task { await producer.shutdown() } }
+            try await CrashRecoveryTests.seed(topics, producer)
+            var random = SplitMix64(seed: CrashRecoveryTests.seed)
+            let workers = try WorkerProcesses(broker: broker, topics: topics, seed: random.next())
+            let responder = try Responder(broker: broker, topics: topics, producer: producer)
+            let (intents, records) = CrashRecoveryTests.makeIntents(topics, using: &random)
+            let published = Counter()
+            let perSecond = max(100, records.count / 20)
+            let load = Task {
+                for batch in stride(from: 0, to: records.count, by: perSecond) {
+                    _ = try await producer.sendAll(Array(records[batch..<min(batch + perSecond, records.count)]))
+                    published.set(min(batch + perSecond, records.count))
+                    try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
+                }
+            }
+            let grace = try Dictionary(uniqueKeysWithValues: Self.workers.map { ($0, try Self.gracePeriod(of: $0)) })
+            let stops = Task {
+                try await workers.terminations(of: Self.workers, grace: grace.values.min()!) { published.value }
+            }
+            let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(600))
+            try await load.value
+            let terminations = try await stops.value
+            await workers.stopAll()
+            await responder.close()
+            print(
+                "graceful shutdown: "
+                    + terminations.map {
+                        "\($0.worker) exit \($0.status.map(String.init) ?? "killed") after \($0.elapsed) at \($0.publishedAtSignal) published"
+                    }
+                    .joined(separator: "; "))
+
+            #expect(terminations.map(\.worker).sorted() == Self.workers.sorted())
+            for termination in terminations {
+                #expect(
+                    termination.status == 0, "\(termination.worker) exited \(String(describing: termination.status))")
+                #expect(termination.elapsed < grace[termination.worker]!, "\(termination.worker)")
+            }
+            // The stops must land while there is work in flight, not after it.
+            #expect(terminations.filter { $0.publishedAtSignal < intents.count }.count >= 3)
+            #expect(finals.count == intents.count, "\(intents.count - finals.count) intents without a final response")
+            try await CrashRecoveryTests.check(topics: topics, broker: broker, intents: intents)
+            for topic in [
+                topics.resolved, topics.confirmed, topics.confirmations, topics.prompts, topics.responses,
+                topics.ledger, topics.messages,
+            ] {
+                let (events, _) = try await TopicReader.events(
+                    of: topic, configuration: clientConfiguration(broker), logger: testLogger)
+                let repeated = Dictionary(grouping: events, by: \.id).filter { $0.value.count > 1 }
+                #expect(
+                    repeated.isEmpty,
+                    "\(repeated.count) events published twice on \(topic), e.g. \(repeated.keys.first ?? "")")
+            }
+        }
+    }
+}
