@@ -43,6 +43,8 @@ let package = Package(
         // Metrics API (already in the graph through hummingbird) and its Prometheus backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Tracing API (already in the graph through hummingbird): each hop's span, exported by OTLPTracer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target.
@@ -132,16 +134,23 @@ let package = Package(
                 "Messaging", "PipelineAudit", "Telemetry",
                 "IntentCrypto",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
-        /// Health and metrics a worker reports (through swift-metrics, to any backend)
-        /// and librdkafka's statistics as metrics; no HTTP, no backend.
+        /// Health and metrics a worker reports (through swift-metrics, to any backend),
+        /// librdkafka's statistics as metrics, and each hop's trace span
+        /// (swift-distributed-tracing, exported over OTLP/HTTP when configured).
         .target(
             name: "Telemetry",
-            dependencies: ["Kafka", .product(name: "CoreMetrics", package: "swift-metrics")],
+            dependencies: [
+                "Kafka", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         /// The operator's endpoints every worker serves on --http-port: /health,
@@ -196,6 +205,7 @@ let package = Package(
             dependencies: [
                 "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentCrypto", "Payments", "HTTPServing",
                 "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -333,7 +343,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OperationsTests",
-            dependencies: ["Kafka", "Telemetry", "OperationsEndpoint"],
+            dependencies: [
+                "Kafka", "Telemetry", "OperationsEndpoint", "LocalBroker", "BrokerTestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

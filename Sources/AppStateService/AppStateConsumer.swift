@@ -9,6 +9,7 @@ public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 import Telemetry
+import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
 /// events and messages, in one consumer group. Offsets are committed only
@@ -63,6 +64,24 @@ public final class AppStateConsumer: Service, Sendable {
         return event
     }
 
+    /// The app state's span of a traced event: the last hop of the voice service's trace.
+    private func trace(
+        _ event: EventEnvelope, _ message: KafkaConsumerMessage, _ tracer: OTLPTracer,
+        started: DefaultTracerClock.Instant
+    ) {
+        guard case .string(let value)? = event.extensions[TraceParent.name], let parent = TraceParent(value) else {
+            return
+        }
+        var attributes: SpanAttributes = [:]
+        attributes["messaging.system"] = "kafka"
+        attributes["messaging.destination.name"] = message.topic
+        attributes["messaging.consumer.group.name"] = groupID
+        if let intent = event.intentID { attributes["intent.id"] = intent }
+        attributes["event.type"] = event.type
+        let span = HopSpan(parent: parent, spanID: TraceParent.spanID(derivedFrom: "\(groupID)/\(event.id)"))
+        tracer.recordHop(span, operation: "appstate apply", started: started, attributes: attributes)
+    }
+
     /// True once the consumer has partitions assigned (for the readiness probe).
     public var isReady: Bool { readyState.withLock { $0 } }
 
@@ -74,6 +93,7 @@ public final class AppStateConsumer: Service, Sendable {
             configuration: KafkaConsumerConfiguration(client: client, groupID: groupID, sessionTimeout: sessionTimeout),
             logger: logger, statistics: { statistics.record($0) })
         let applied = Counter(label: "intent_appstate_events_applied_total", factory: metrics)
+        let tracer = Telemetry.current.tracer
         let consumed = Dictionary(
             uniqueKeysWithValues: [topics.responses, topics.ledger, topics.messages].map {
                 ($0, Counter(label: "intent_records_consumed_total", dimensions: [("topic", $0)], factory: metrics))
@@ -95,7 +115,9 @@ public final class AppStateConsumer: Service, Sendable {
                     consumed[message.topic]?.increment()
                     do {
                         let event = try authenticated(message)
+                        let started = DefaultTracerClock.now
                         if try await store.apply(event) { appliedCount += 1 }
+                        if let tracer { trace(event, message, tracer, started: started) }
                     } catch let error as EventDecodingError {
                         Counter(
                             label: "intent_records_refused_total",

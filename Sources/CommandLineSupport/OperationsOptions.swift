@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+public import Telemetry
 
 /// Where a worker serves `/health`, `/ready` and `/metrics`: off unless a port
 /// is given, because a process that opens a port nobody asked for surprises
@@ -31,4 +32,22 @@ public struct OperationsOptions: ParsableArguments {
     }
 
     public var host: String { httpHost ?? ProcessInfo.processInfo.environment["INTENT_HTTP_HOST"] ?? "0.0.0.0" }
+
+    @Option(
+        help: ArgumentHelp(
+            "Export each hop's trace span (OTLP/HTTP, JSON) to this collector URL, e.g. http://otel-collector:4318/v1/traces. Default: $INTENT_OTLP_ENDPOINT, else off (the hops still continue a voice service's traceparent).",
+            valueName: "url"))
+    public var otlpEndpoint: String?
+
+    /// The tracer that exports spans, or nil when no endpoint is configured.
+    public func tracer(serviceName: String) throws -> OTLPTracer? {
+        guard let text = otlpEndpoint ?? ProcessInfo.processInfo.environment["INTENT_OTLP_ENDPOINT"], !text.isEmpty
+        else { return nil }
+        guard let url = URL(string: text) else { throw ValidationError("Invalid OTLP endpoint \(text): not a URL.") }
+        do {
+            return try OTLPTracer(endpoint: url, serviceName: serviceName)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
 }

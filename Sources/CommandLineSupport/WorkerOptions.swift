@@ -134,6 +134,11 @@ public struct WorkerOptions: ParsableArguments {
                     service: OperationsServer(
                         host: operations.host, port: port, health: telemetry.health, metrics: metrics, logger: logger)))
         }
+        // The tracer comes first of all, so it stops last and exports the final spans.
+        if let tracer = try operations.tracer(serviceName: ProcessInfo.processInfo.processName) {
+            telemetry.tracer = tracer
+            services.insert(.init(service: tracer), at: 0)
+        }
         services.append(.init(service: worker))
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(

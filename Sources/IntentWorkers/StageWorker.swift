@@ -8,6 +8,7 @@ public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
 import Telemetry
+import Tracing
 
 /// A pipeline stage as a worker: consumes one input topic in a consumer
 /// group, hands each record to the pure stage, publishes what it decided
@@ -206,6 +207,8 @@ public final class StageWorker: Service, Sendable {
             try await inputPartitionCount()
         }
         let batching = BatchPolicy.current
+        let tracing = HopTracing(
+            group: configuration.groupID, operation: "\(name) decide", tracer: Telemetry.current.tracer)
         var pipeline = PublishingPipeline()
         var commits = GiveUpClock(policy: retry)
         var uncommitted = false
@@ -244,6 +247,7 @@ public final class StageWorker: Service, Sendable {
             // A binary-mode record (CloudEvents Kafka binding) is decided on as its
             // structured event; a rejection dead-letters the record as it came.
             let decidingStarted = ContinuousClock.now
+            let wallStarted = DefaultTracerClock.now
             var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in
                 do throws(EventDecodingError) {
                     return (message, process(try message.structuredEvent()))
@@ -259,7 +263,8 @@ public final class StageWorker: Service, Sendable {
                 }
                 results.append((nil, result))
             }
-            let next = outgoing(batch, results, metrics, deadLetterLimit: deadLetterLimit)
+            let next = outgoing(
+                batch, results, metrics, tracing, started: wallStarted, deadLetterLimit: deadLetterLimit)
             metrics.consumed(batch.count, processingTime: ContinuousClock.now - decidingStarted)
             if let moneyMoved {
                 let moved = moneyMoved()
@@ -378,7 +383,7 @@ public final class StageWorker: Service, Sendable {
     /// reached the payments stage's topic.
     private func outgoing(
         _ consumed: [KafkaConsumerMessage], _ results: [(KafkaConsumerMessage?, StageResult)],
-        _ metrics: StageMetrics, deadLetterLimit: Int
+        _ metrics: StageMetrics, _ tracing: HopTracing, started: DefaultTracerClock.Instant, deadLetterLimit: Int
     ) -> OutgoingBatch {
         let topics = configuration.topics
         var batch = OutgoingBatch(consumed: consumed)
@@ -397,9 +402,19 @@ public final class StageWorker: Service, Sendable {
             if let note = result.note {
                 logger.info("skipped", metadata: ["record": "\(record())", "reason": "\(note)"])
             }
-            for (destination, event) in result.events {
+            // A traced input: its events continue the trace with this hop's span.
+            var events = result.events
+            let span = message == nil ? nil : tracing.span(for: events)
+            if let span, let message {
+                events = tracing.continuing(events, in: span)
+                tracing.record(span, input: message, events: events, started: started)
+            }
+            for (destination, event) in events {
                 let topic = topics.topic(for: destination)
-                let outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: configuration.keys)
+                var outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: configuration.keys)
+                if let span {
+                    outgoing.headers.append(KafkaHeader(key: TraceParent.name, string: span.traceParent.description))
+                }
                 metrics.produced(destination, topic: topic, type: event.type)
                 if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }
                 logger.debug(

@@ -397,13 +397,13 @@ public struct PaymentsStage: Sendable {
         if let amount = event.amount, let kind = Self.movement(of: event.kind) {
             ledger.movements.record(kind, Money(amount))
         }
-        return .success(
-            (
-                .ledger,
-                event.envelope(
-                    source: source, time: cause.time, partitionUser: partitionUser,
-                    conversationID: cause.conversationID, causationID: cause.id)
-            ))
+        // Like every derived event, a ledger event carries its cause's extension attributes
+        // (a voice service's traceparent: the hold and the post are part of its trace).
+        var envelope = event.envelope(
+            source: source, time: cause.time, partitionUser: partitionUser, conversationID: cause.conversationID,
+            causationID: cause.id)
+        envelope.extensions = cause.extensions
+        return .success((.ledger, envelope))
     }
 
     private static func movement(of kind: LedgerEvent.Kind) -> MoneyMovements.Kind? {

@@ -11,12 +11,18 @@ public struct Telemetry: Sendable {
     /// librdkafka's `statistics.interval.ms` for the worker's consumer (lag, broker
     /// state); nil leaves statistics off.
     public var statisticsInterval: Duration?
+    /// Where each hop's span goes (`--otlp-endpoint`); nil: spans are not
+    /// exported, and the hops still write their own ids into `traceparent`.
+    public var tracer: OTLPTracer?
 
-    public init(health: WorkerHealth = WorkerHealth(), metrics: any MetricsFactory, statisticsInterval: Duration? = nil)
-    {
+    public init(
+        health: WorkerHealth = WorkerHealth(), metrics: any MetricsFactory, statisticsInterval: Duration? = nil,
+        tracer: OTLPTracer? = nil
+    ) {
         self.health = health
         self.metrics = metrics
         self.statisticsInterval = statisticsInterval
+        self.tracer = tracer
     }
 
     /// The process's telemetry; the default discards metrics and is never asked about health.

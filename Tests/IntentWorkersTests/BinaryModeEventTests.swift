@@ -59,10 +59,29 @@ struct BinaryModeEventTests {
 
             let response = try await pipeline.event(for: "good", type: IntentResponse.type)
             #expect(try response.decodeData(as: IntentResponse.self).code == .success)
-            #expect(response.extensions["traceparent"] == .string(Self.traceparent), "carried through three workers")
             #expect(response.extensions["comexamplevoice"] == .string("eu-1"))
+            // W3C Trace Context: each hop keeps the trace id and writes its own span as the parent id.
             let resolved = try await pipeline.output(for: "good", turn: 1)
-            #expect(resolved.extensions["traceparent"] == .string(Self.traceparent))
+            func parts(_ event: EventEnvelope) -> [String] {
+                guard case .string(let value)? = event.extensions["traceparent"] else { return [] }
+                return value.split(separator: "-").map(String.init)
+            }
+            let voiceParts = Self.traceparent.split(separator: "-").map(String.init)
+            #expect(parts(resolved).count == 4 && parts(response).count == 4)
+            #expect(parts(resolved)[...1] == voiceParts[...1], "the trace id, through resolve")
+            #expect(parts(response)[...1] == voiceParts[...1], "the trace id, through three workers")
+            #expect(parts(resolved)[3] == "01" && parts(response)[3] == "01", "the sampled flag is kept")
+            let spans = [voiceParts[2], parts(resolved)[2], parts(response)[2]]
+            #expect(Set(spans).count == 3, "every hop has a span of its own: \(spans)")
+            #expect(spans.allSatisfy { $0.count == 16 && $0 != String(repeating: "0", count: 16) })
+            // The same value as a plain `traceparent` Kafka header, for tools that read headers only.
+            for record in pipeline.receivedRecords() {
+                guard let event = try? EventEnvelope.decode(record.value ?? []), event.intentID == "good",
+                    event.source.hasPrefix("/workers/")
+                else { continue }
+                let header = record.headers.last { $0.key == "traceparent" }?.stringValue
+                #expect(event.extensions["traceparent"] == header.map(JSONValue.string), "\(event.type)")
+            }
 
             let letters = try await pipeline.deadLetters(count: bad.count)
             #expect(

@@ -1,0 +1,62 @@
+import Foundation
+import IntentEvents
+import Intents
+import Kafka
+import Telemetry
+import Tracing
+
+/// Continues a voice service's trace through one hop: the events one input
+/// record produced get this hop's own span id in `traceparent` (in the signed
+/// envelope, and as a `traceparent` Kafka header for tools that read headers
+/// only), and with a tracer configured the hop's span is exported with the
+/// input as its parent. Records without a valid `traceparent` cost nothing.
+struct HopTracing: Sendable {
+    /// The consumer group: stable across instances and restarts, so a redone
+    /// record gets the same span id (``TraceParent/spanID(derivedFrom:)``).
+    let group: String
+    let operation: String
+    let tracer: OTLPTracer?
+
+    /// The hop's span for the events decided for one input record, if they carry a trace.
+    func span(for events: [(destination: Destination, event: EventEnvelope)]) -> HopSpan? {
+        for (_, event) in events {
+            guard case .string(let value)? = event.extensions[TraceParent.name], let parent = TraceParent(value) else {
+                continue
+            }
+            let input = event.causationID ?? event.id
+            return HopSpan(parent: parent, spanID: TraceParent.spanID(derivedFrom: "\(group)/\(input)"))
+        }
+        return nil
+    }
+
+    /// The events with the hop's span as their `traceparent`.
+    func continuing(
+        _ events: [(destination: Destination, event: EventEnvelope)], in span: HopSpan
+    ) -> [(destination: Destination, event: EventEnvelope)] {
+        let value = JSONValue.string(span.traceParent.description)
+        return events.map { destination, event in
+            var event = event
+            if event.extensions[TraceParent.name] != nil { try? event.extensions.set(TraceParent.name, value) }
+            return (destination, event)
+        }
+    }
+
+    /// Exports the hop's span (when a tracer is configured): from when the batch
+    /// began to be decided until now, a consumer span naming the record it read.
+    func record(
+        _ span: HopSpan, input message: KafkaConsumerMessage,
+        events: [(destination: Destination, event: EventEnvelope)],
+        started: DefaultTracerClock.Instant
+    ) {
+        guard let tracer else { return }
+        var attributes: SpanAttributes = [:]
+        attributes["messaging.system"] = "kafka"
+        attributes["messaging.destination.name"] = message.topic
+        attributes["messaging.kafka.partition"] = Int64(message.partition)
+        attributes["messaging.kafka.offset"] = message.offset
+        attributes["messaging.consumer.group.name"] = group
+        if let intent = events.first?.event.intentID { attributes["intent.id"] = intent }
+        attributes["intent.published"] = events.map(\.event.type).joined(separator: ",")
+        tracer.recordHop(span, operation: operation, started: started, attributes: attributes)
+    }
+}
