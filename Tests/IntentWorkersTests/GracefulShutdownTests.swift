@@ -29,26 +29,14 @@ struct GracefulShutdownTests {
     @Test("every worker exits 0 within its grace period on SIGTERM under load; nothing lost, nothing repeated")
     func sigtermUnderLoad() async throws {
         try await withBroker { broker in
-            let topics = PipelineTopics(prefix: uniqueName("sigterm") + ".")
-            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-                try await $0.createTopics(topics.specifications(partitions: 4))
-            }
-            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            let (topics, producer) = try await CrashRecoveryTests.prepare(broker, name: "sigterm")
             defer { Task { await producer.shutdown() } }
-            try await CrashRecoveryTests.seed(topics, producer)
             var random = SplitMix64(seed: CrashRecoveryTests.seed)
             let workers = try WorkerProcesses(broker: broker, topics: topics, seed: random.next())
             let responder = try Responder(broker: broker, topics: topics, producer: producer)
             let (intents, records) = CrashRecoveryTests.makeIntents(topics, using: &random)
             let published = Counter()
-            let perSecond = max(100, records.count / 20)
-            let load = Task {
-                for batch in stride(from: 0, to: records.count, by: perSecond) {
-                    _ = try await producer.sendAll(Array(records[batch..<min(batch + perSecond, records.count)]))
-                    published.set(min(batch + perSecond, records.count))
-                    try await Task.sleep(for: .seconds(1))  // pacing the load, not synchronization
-                }
-            }
+            let load = Task { try await CrashRecoveryTests.pace(records, through: producer, counting: published) }
             let grace = try Dictionary(uniqueKeysWithValues: Self.workers.map { ($0, try Self.gracePeriod(of: $0)) })
             let stops = Task {
                 try await workers.terminations(of: Self.workers, grace: grace.values.min()!) { published.value }
