@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "Telemetry",
             dependencies: [
-                "Kafka", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "Kafka", "IntentEvents", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

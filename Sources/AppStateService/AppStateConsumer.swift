@@ -69,17 +69,10 @@ public final class AppStateConsumer: Service, Sendable {
         _ event: EventEnvelope, _ message: KafkaConsumerMessage, _ tracer: OTLPTracer,
         started: DefaultTracerClock.Instant
     ) {
-        guard case .string(let value)? = event.extensions[TraceParent.name], let parent = TraceParent(value) else {
-            return
-        }
-        var attributes: SpanAttributes = [:]
-        attributes["messaging.system"] = "kafka"
-        attributes["messaging.destination.name"] = message.topic
-        attributes["messaging.consumer.group.name"] = groupID
-        if let intent = event.intentID { attributes["intent.id"] = intent }
-        attributes["event.type"] = event.type
-        let span = HopSpan(parent: parent, spanID: TraceParent.spanID(derivedFrom: "\(groupID)/\(event.id)"))
-        tracer.recordHop(span, operation: "appstate apply", started: started, attributes: attributes)
+        guard let parent = TraceParent(of: event) else { return }
+        tracer.recordHop(
+            HopSpan(parent: parent, group: groupID, input: event.id), operation: "appstate apply", started: started,
+            topic: message.topic, group: groupID, intentID: event.intentID, attributes: ["event.type": "\(event.type)"])
     }
 
     /// True once the consumer has partitions assigned (for the readiness probe).

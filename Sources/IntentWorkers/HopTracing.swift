@@ -20,11 +20,9 @@ struct HopTracing: Sendable {
     /// The hop's span for the events decided for one input record, if they carry a trace.
     func span(for events: [(destination: Destination, event: EventEnvelope)]) -> HopSpan? {
         for (_, event) in events {
-            guard case .string(let value)? = event.extensions[TraceParent.name], let parent = TraceParent(value) else {
-                continue
+            if let parent = TraceParent(of: event) {
+                return HopSpan(parent: parent, group: group, input: event.causationID ?? event.id)
             }
-            let input = event.causationID ?? event.id
-            return HopSpan(parent: parent, spanID: TraceParent.spanID(derivedFrom: "\(group)/\(input)"))
         }
         return nil
     }
@@ -50,13 +48,11 @@ struct HopTracing: Sendable {
     ) {
         guard let tracer else { return }
         var attributes: SpanAttributes = [:]
-        attributes["messaging.system"] = "kafka"
-        attributes["messaging.destination.name"] = message.topic
         attributes["messaging.kafka.partition"] = Int64(message.partition)
         attributes["messaging.kafka.offset"] = message.offset
-        attributes["messaging.consumer.group.name"] = group
-        if let intent = events.first?.event.intentID { attributes["intent.id"] = intent }
         attributes["intent.published"] = events.map(\.event.type).joined(separator: ",")
-        tracer.recordHop(span, operation: operation, started: started, attributes: attributes)
+        tracer.recordHop(
+            span, operation: operation, started: started, topic: message.topic, group: group,
+            intentID: events.first?.event.intentID, attributes: attributes)
     }
 }

@@ -409,12 +409,11 @@ public final class StageWorker: Service, Sendable {
                 events = tracing.continuing(events, in: span)
                 tracing.record(span, input: message, events: events, started: started)
             }
+            let traceHeader = span.map { KafkaHeader(key: TraceParent.name, string: $0.traceParent.description) }
             for (destination, event) in events {
                 let topic = topics.topic(for: destination)
                 var outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: configuration.keys)
-                if let span {
-                    outgoing.headers.append(KafkaHeader(key: TraceParent.name, string: span.traceParent.description))
-                }
+                if let traceHeader { outgoing.headers.append(traceHeader) }
                 metrics.produced(destination, topic: topic, type: event.type)
                 if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }
                 logger.debug(

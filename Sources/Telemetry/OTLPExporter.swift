@@ -10,7 +10,8 @@ import Foundation
 ///
 /// At most ``maximumQueued`` spans wait; beyond that the oldest are dropped
 /// and counted (a slow collector must not grow a worker's memory). A failed
-/// POST is logged to standard error once per minute and its spans dropped:
+/// POST is logged to standard error once per minute, with the spans dropped
+/// for a full queue since the last line, and its spans dropped:
 /// tracing is best effort, the pipeline's own records are the audit trail.
 /// Plain `http://` only: in a cluster the collector is a sidecar or a node
 /// agent, and TLS to a remote one is the collector's own job.
@@ -30,7 +31,6 @@ final class OTLPExporter: @unchecked Sendable {
     private var closing = false
     private var finished = false
     private var lastComplaint: Date?
-    private var thread: Thread?
 
     init(endpoint: URL, serviceName: String) throws {
         guard endpoint.scheme == "http", let host = endpoint.host, !host.isEmpty else {
@@ -40,9 +40,9 @@ final class OTLPExporter: @unchecked Sendable {
         self.port = UInt16(endpoint.port ?? 4318)
         self.path = endpoint.path.isEmpty ? "/v1/traces" : endpoint.path
         self.serviceName = serviceName
-        let thread = Thread { [unowned self] in self.loop() }
+        // The thread holds the exporter until `close()` ends its loop.
+        let thread = Thread { self.loop() }
         thread.name = "otlp-exporter"
-        self.thread = thread
         thread.start()
     }
 
@@ -113,14 +113,17 @@ final class OTLPExporter: @unchecked Sendable {
             guard (200..<300).contains(status) else { throw OTLPExporterError.status(status) }
         } catch {
             let now = Date()
-            let complain = condition.withLock {
-                guard lastComplaint.map({ now.timeIntervalSince($0) > 60 }) ?? true else { return false }
+            let overflowed: Int? = condition.withLock {
+                guard lastComplaint.map({ now.timeIntervalSince($0) > 60 }) ?? true else { return nil }
                 lastComplaint = now
-                return true
+                defer { dropped = 0 }
+                return dropped
             }
-            if complain {
+            if let overflowed {
                 FileHandle.standardError.write(
-                    Data("otlp exporter: \(batch.count) spans to \(host):\(port)\(path) not sent: \(error)\n".utf8))
+                    Data(
+                        ("otlp exporter: \(batch.count) spans to \(host):\(port)\(path) not sent: \(error); "
+                            + "\(overflowed) dropped for a full queue since the last report\n").utf8))
             }
         }
     }

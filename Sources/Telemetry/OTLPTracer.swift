@@ -57,7 +57,7 @@ public final class OTLPTracer: Tracer, Service {
         _ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject
     ) where Inject: Injector, Inject.Carrier == Carrier {
         if let hop = context.hopSpan {
-            injector.inject(hop.parent.child(spanID: hop.spanID).description, forKey: TraceParent.name, into: &carrier)
+            injector.inject(hop.traceParent.description, forKey: TraceParent.name, into: &carrier)
         } else if let parent = context.traceParent {
             injector.inject(parent.description, forKey: TraceParent.name, into: &carrier)
         }
@@ -91,6 +91,12 @@ public struct HopSpan: Sendable, Hashable {
         self.spanID = spanID
     }
 
+    /// The span of `group` (a consumer group) handling the event `input`: its id is
+    /// derived from both (``TraceParent/spanID(derivedFrom:)``), so redone work is the same span.
+    public init(parent: TraceParent, group: String, input: String) {
+        self.init(parent: parent, spanID: TraceParent.spanID(derivedFrom: "\(group)/\(input)"))
+    }
+
     /// What the hop writes into the events it publishes.
     public var traceParent: TraceParent { parent.child(spanID: spanID) }
 }
@@ -121,14 +127,21 @@ extension InstrumentationContext {
 
 extension OTLPTracer {
     /// Exports one hop's span (a consumer span from `started` until now) with
-    /// the ids the hop wrote into what it published, for the workers and the app state.
+    /// the ids the hop wrote into what it published, for the workers and the app
+    /// state: the record it read (`topic`, and `group`'s name) and the intent, plus `attributes`.
     public func recordHop(
-        _ span: HopSpan, operation: String, started: DefaultTracerClock.Instant, attributes: SpanAttributes
+        _ span: HopSpan, operation: String, started: DefaultTracerClock.Instant, topic: String, group: String,
+        intentID: String?, attributes: SpanAttributes = [:]
     ) {
         var context = InstrumentationContext.topLevel
         context.hopSpan = span
         let exported = startSpan(operation, context: context, ofKind: .consumer, at: started)
-        exported.attributes = attributes
+        var all = attributes
+        all["messaging.system"] = "kafka"
+        all["messaging.destination.name"] = topic
+        all["messaging.consumer.group.name"] = group
+        if let intentID { all["intent.id"] = intentID }
+        exported.attributes = all
         exported.end()
     }
 }

@@ -1,3 +1,5 @@
+public import IntentEvents
+
 /// A W3C Trace Context `traceparent` value (version 00): which trace an event
 /// belongs to and which span produced it.
 ///
@@ -30,6 +32,12 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         traceID = String(decoding: parts[1], as: UTF8.self)
         spanID = String(decoding: parts[2], as: UTF8.self)
         flags = String(decoding: parts[3], as: UTF8.self)
+    }
+
+    /// The event's `traceparent` extension attribute, when it holds a valid one.
+    public init?(of event: EventEnvelope) {
+        guard case .string(let value)? = event.extensions[Self.name] else { return nil }
+        self.init(value)
     }
 
     private init(traceID: String, spanID: String, flags: String) {

@@ -15,11 +15,12 @@ struct OTLPExportTests {
         let tracer = try OTLPTracer(endpoint: receiver.endpoint, serviceName: "intent-test")
         let hop = HopSpan(parent: Self.parent, spanID: "00f067aa0ba902b7")
         var attributes: SpanAttributes = [:]
-        attributes["intent.id"] = "i-1"
         attributes["messaging.kafka.offset"] = Int64(42)
         attributes["note"] = "quotes \" and \\ and\nnew lines, 小明"
         let started = DefaultTracerClock.now
-        tracer.recordHop(hop, operation: "resolve decide", started: started, attributes: attributes)
+        tracer.recordHop(
+            hop, operation: "resolve decide", started: started, topic: "t.intents.requested", group: "intent-resolve",
+            intentID: "i-1", attributes: attributes)
         tracer.forceFlush()
         let spans = try await receiver.spans(until: "one span arrives") { !$0.isEmpty }
         tracer.shutdown()
@@ -34,6 +35,8 @@ struct OTLPExportTests {
         #expect(span.kind == 5, "SPAN_KIND_CONSUMER")
         #expect(span.service == "intent-test")
         #expect(span.attribute("intent.id") == "i-1")
+        #expect(span.attribute("messaging.destination.name") == "t.intents.requested")
+        #expect(span.attribute("messaging.consumer.group.name") == "intent-resolve")
         #expect(span.attribute("messaging.kafka.offset") == "42")
         #expect(span.attribute("note") == "quotes \" and \\ and\nnew lines, 小明")
         let start = try #require(UInt64(span.startTimeUnixNano))
@@ -52,7 +55,7 @@ struct OTLPExportTests {
         for index in 0..<2000 {
             tracer.recordHop(
                 HopSpan(parent: Self.parent, spanID: TraceParent.spanID(derivedFrom: "\(index)")),
-                operation: "x", started: DefaultTracerClock.now, attributes: [:])
+                operation: "x", started: DefaultTracerClock.now, topic: "t", group: "g", intentID: nil)
         }
         let recorded = ContinuousClock.now - started
         tracer.shutdown()
