@@ -42,13 +42,8 @@ public struct KafkaOptions: ParsableArguments {
         }
         // KAFKA_<PROPERTY>_FILE: the value from a mounted Secret, checked like the pipeline's keys.
         for (property, path) in KafkaConfiguration.propertyFiles(fromEnvironment: environment) {
-            try KeyFilePermissions.check(path)
-            do {
-                configuration.properties[property] = try String(contentsOfFile: path, encoding: .utf8)
-                    .trimmingCharacters(in: .newlines)
-            } catch {
-                throw ValidationError("Cannot read \(path) (for \(property)): \(error.localizedDescription)")
-            }
+            configuration.properties[property] = try Secrets.contents(ofFile: path, for: property)
+                .trimmingCharacters(in: .newlines)
         }
         configuration.properties.merge(try KafkaConfiguration.parseProperties(kafkaProperties)) { $1 }
         // The TLS client key librdkafka will read is held to the same rule as the pipeline's keys.

@@ -180,15 +180,20 @@ public enum Secrets {
     /// `variable`. A file others could read is refused (``KeyFilePermissions``).
     public static func read(fileVariable: String, variable: String, file: String?) throws -> String? {
         let environment = ProcessInfo.processInfo.environment
-        if let path = file ?? environment[fileVariable] {
-            try KeyFilePermissions.check(path)
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8)
-            } catch {
-                throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
-            }
-        }
+        if let path = file ?? environment[fileVariable] { return try contents(ofFile: path) }
         return environment[variable]
+    }
+
+    /// A secret file's contents; refused when others could read it (``KeyFilePermissions``).
+    /// `purpose` names what it is for in the error.
+    public static func contents(ofFile path: String, for purpose: String? = nil) throws -> String {
+        try KeyFilePermissions.check(path)
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ValidationError(
+                "Cannot read \(path)\(purpose.map { " (for \($0))" } ?? ""): \(error.localizedDescription)")
+        }
     }
 
     /// The payments binding key (hex, at least 32 bytes), shared by the confirm and payments workers.
