@@ -34,20 +34,12 @@ struct EndToEndTests {
                     Contact(id: "c-xm", displayName: "小明", handles: ["+86 138"]),
                 ], user: "alice")
             let appKey = Array(repeating: UInt8(0x61), count: 32)
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("appstate"))
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let appKeyFile = directory.appendingPathComponent("app-key")
-            try Digest.hex(appKey).write(to: appKeyFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: appKeyFile.path)
-            let port = try Loopback.freePort()
+            let appState = try AppStateLaunch(key: appKey)
             let workers = try WorkerProcesses(
                 broker: pipeline.broker, topics: pipeline.topics,
                 workers: ["resolve", "confirm", "payments", "handle", "appstate"],
-                extraEnvironment: [
-                    "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(port),
-                    "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
-                ])
-            let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
+                extraEnvironment: appState.environment)
+            let app = AppStateClient(port: appState.port, tokens: UserTokens(key: appKey))
             try await app.waitUntilReady()
 
             let simulator = try VoiceSimulator(
@@ -102,7 +94,7 @@ struct EndToEndTests {
             #expect(dom.contains("在路上"))
 
             await workers.stopAll()
-            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: appState.directory)
         }
     }
 }

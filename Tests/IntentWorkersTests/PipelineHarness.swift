@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import ContactResolution
 import Foundation
+import IntentCrypto
 import IntentEvents
 import IntentResolution
 import IntentWorkers
@@ -206,5 +207,27 @@ func withPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
             await pipeline.close()
             throw error
         }
+    }
+}
+
+/// What the app-state service needs to run as a process beside the workers:
+/// its key file (0600) and database in a directory of its own, and a free port.
+struct AppStateLaunch {
+    let directory: URL
+    let port: Int
+    /// For ``WorkerProcesses``' `extraEnvironment`.
+    let environment: [String: String]
+
+    init(key: [UInt8]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("appstate"))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyFile = directory.appendingPathComponent("app-key")
+        try Digest.hex(key).write(to: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+        port = try Loopback.freePort()
+        environment = [
+            "INTENT_APP_KEY_FILE": keyFile.path, "INTENT_APPSTATE_PORT": String(port),
+            "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
+        ]
     }
 }

@@ -1,7 +1,6 @@
 import BrokerTestSupport
 import ContactResolution
 import Foundation
-import IntentCrypto
 import IntentEvents
 import IntentResolution
 import IntentWorkers
@@ -43,20 +42,13 @@ struct TraceExportTests {
                     Contact(id: "c-xm", displayName: "小明", handles: ["+86 138"]),
                 ], user: "alice")
             let receiver = try await OTLPReceiver.start()
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("trace-app"))
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let appKeyFile = directory.appendingPathComponent("app-key")
-            try Digest.hex(Array(repeating: UInt8(0x61), count: 32)).write(
-                to: appKeyFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: appKeyFile.path)
+            let appState = try AppStateLaunch(key: Array(repeating: UInt8(0x61), count: 32))
             let workers = try WorkerProcesses(
                 broker: pipeline.broker, topics: pipeline.topics,
                 workers: ["resolve", "confirm", "payments", "handle", "appstate"],
-                extraEnvironment: [
-                    "INTENT_OTLP_ENDPOINT": receiver.endpoint.absoluteString,
-                    "INTENT_APP_KEY_FILE": appKeyFile.path, "INTENT_APPSTATE_PORT": String(try Loopback.freePort()),
-                    "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
-                ])
+                extraEnvironment: appState.environment.merging([
+                    "INTENT_OTLP_ENDPOINT": receiver.endpoint.absoluteString
+                ]) { $1 })
 
             var message = try request(
                 "trace-msg", trace: Self.messageTrace,
@@ -142,7 +134,7 @@ struct TraceExportTests {
             for span in spans(Self.paymentTrace, "intent-appstate") {
                 #expect(Set(payments.map(\.spanId)).contains(span.parentSpanId ?? ""), "app state after payments")
             }
-            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: appState.directory)
         }
     }
 }
