@@ -61,7 +61,10 @@ struct GracefulShutdownTests {
             }
             // The stops must land while there is work in flight, not after it.
             #expect(terminations.filter { $0.publishedAtSignal < intents.count }.count >= 3)
-            #expect(finals.count == intents.count, "\(intents.count - finals.count) intents without a final response")
+            #expect(
+                finals.count == intents.count,
+                "\(intents.count - finals.count) intents without a final response seen by the voice side: \(Set(intents.keys).subtracting(finals.keys).sorted().prefix(10))"
+            )
             try await CrashRecoveryTests.check(topics: topics, broker: broker, intents: intents)
             for topic in [
                 topics.resolved, topics.confirmed, topics.confirmations, topics.prompts, topics.responses,
