@@ -8,22 +8,31 @@ import Payments
 
 extension KafkaProducerMessage {
     /// A contact upsert for the compacted contacts topic, signed by a contacts service.
+    ///
+    /// The record is keyed by user and contact (compaction keeps each contact's
+    /// latest) but placed on the partition of its user, `partitions` being the
+    /// topic's partition count: the contacts are co-partitioned with the resolve
+    /// stage's input, so the member that owns a user's requests holds their book.
     public static func contact(
-        _ contact: Contact, of userID: String, topic: String, source: String, signedWith keys: EventAuthenticator,
-        time: Date = Date()
+        _ contact: Contact, of userID: String, topic: String, partitions: Int, source: String,
+        signedWith keys: EventAuthenticator, time: Date = Date()
     ) -> KafkaProducerMessage {
         let event = ContactRecord.upsertEvent(userID: userID, contact: contact, source: source, time: time)
         var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
         record.key = ContactRecord.key(userID: userID, contactID: contact.id)
+        record.partition = KafkaPartitioner.partition(forKey: userID, partitions: partitions)
         return record
     }
 
-    /// A contact's tombstone, signed over the deletion (``ContactRecord/deletionMessage(userID:contactID:)``).
+    /// A contact's tombstone, signed over the deletion (``ContactRecord/deletionMessage(userID:contactID:)``),
+    /// on its user's partition like the upsert it deletes.
     public static func contactDeletion(
-        _ contactID: String, of userID: String, topic: String, source: String, signedWith keys: EventAuthenticator
+        _ contactID: String, of userID: String, topic: String, partitions: Int, source: String,
+        signedWith keys: EventAuthenticator
     ) -> KafkaProducerMessage {
         var record = KafkaProducerMessage(
-            topic: topic, key: ContactRecord.key(userID: userID, contactID: contactID), value: nil,
+            topic: topic, partition: KafkaPartitioner.partition(forKey: userID, partitions: partitions),
+            key: ContactRecord.key(userID: userID, contactID: contactID), value: nil,
             headers: [KafkaHeader(key: ContactRecord.sourceHeader, string: source)])
         let message = ContactRecord.deletionMessage(userID: userID, contactID: contactID)
         if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }

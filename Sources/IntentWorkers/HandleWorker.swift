@@ -7,15 +7,16 @@ import Synchronization
 
 /// The handle stage for messaging as a worker: confirmed messaging intents
 /// in; message events and responses out. The messages topic is its state,
-/// read in full at start and followed while running; a tick each second
-/// delivers what slow services queued and completes those intents.
+/// co-partitioned with the input (keyed by the sender): each instance reads
+/// and follows only the partitions it owns; a tick each second delivers what
+/// slow services queued and completes those intents.
 public struct HandleWorker: Service {
     public typealias Configuration = StageConfiguration<HandleStage>
 
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let history = Mutex(MessageHistory())
+        let history = PartitionedState { MessageHistory() }
         let stage = configuration.stage
         worker = StageWorker(
             name: "handle worker",
@@ -33,13 +34,13 @@ public struct HandleWorker: Service {
                                 envelope, received: message.value, signature: message.signature,
                                 producedBy: .only(PipelineSource.handle))
                             let event = try envelope.decodeData(as: MessageEvent.self)
-                            history.withLock { $0.apply(event) }
-                        }, reject: reject)
+                            history.withValue(in: message.partition) { $0.apply(event) }
+                        }, reject: reject, forget: history.forget)
                 ]
             },
-            tick: { owns in history.withLock { stage.tick(history: &$0, owns: owns) } },
+            tick: { owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },
             process: { message in
-                history.withLock {
+                history.withValue(in: message.partition) {
                     stage.process(
                         key: message.keyString, value: message.value, signature: message.signature, history: &$0)
                 }

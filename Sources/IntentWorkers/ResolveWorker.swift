@@ -9,7 +9,10 @@ public import ServiceLifecycle
 import Synchronization
 
 /// The resolve stage as a worker: intent requests in; prompts or resolved
-/// intents out; the contacts topic materialized as a global table.
+/// intents out. The contacts topic is its state, co-partitioned with the
+/// input: a user's contacts are on their user's partition (see
+/// ``KafkaProducerMessage/contact(_:of:topic:partitions:source:signedWith:time:)``),
+/// and each instance holds the contacts of the partitions it owns.
 public struct ResolveWorker: Service {
     public struct Configuration: Sendable {
         public var kafka: KafkaConfiguration
@@ -45,7 +48,7 @@ public struct ResolveWorker: Service {
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let directory = Mutex(ContactDirectory())
+        let directory = PartitionedState { ContactDirectory() }
         let stage = Mutex(
             ResolveStage(
                 resolver: configuration.resolver, authenticator: configuration.authenticator,
@@ -74,14 +77,14 @@ public struct ResolveWorker: Service {
                             } else {
                                 record = try ContactRecord.decode(key: message.key, value: message.value)
                             }
-                            directory.withLock { $0.apply(record) }
-                        }, reject: reject)
+                            directory.withValue(in: message.partition) { $0.apply(record) }
+                        }, reject: reject, forget: directory.forget)
                 ]
             },
             process: { message in
                 let output = stage.withLock { stage in
                     stage.process(key: message.keyString, value: message.value, signature: message.signature) { user in
-                        directory.withLock { $0.book(for: user) }
+                        directory.withValue(in: message.partition) { $0.book(for: user) }
                     }
                 }
                 switch output {

@@ -56,6 +56,12 @@ final class StageMetrics: Sendable {
         counter.increment()
     }
 
+    /// Input records forwarded to their user's partition (partitioned state); rare by nature.
+    func rerouted(_ count: Int) {
+        Counter(label: "intent_records_rerouted_total", dimensions: [("topic", input)], factory: factory)
+            .increment(by: count)
+    }
+
     /// Rare by nature; the counter is looked up in the registry each time.
     func deadLettered(_ error: EventDecodingError, from topic: String) {
         Counter(

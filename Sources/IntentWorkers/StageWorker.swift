@@ -102,10 +102,12 @@ public final class StageWorker: Service, Sendable {
                     producer)
             }
             followed.withLock { $0 = followers }
+            try await checkCoPartitioning(followers)
             if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
-                for follower in followers { try await follower.caughtUp() }
+                // Partitioned state is restored as partitions are assigned (see `loop`).
+                for follower in followers where !follower.isPartitioned { try await follower.caughtUp() }
                 metrics.health.stateRestored()
                 if !followers.isEmpty {
                     logger.info(
@@ -166,20 +168,25 @@ public final class StageWorker: Service, Sendable {
             logger.info(
                 "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
             try await withThrowingDiscardingTaskGroup { group in
-                // Rebalances are counted, and tell readiness whether this member owns partitions.
+                // Rebalances are counted, tell readiness whether this member owns partitions,
+                // and tell the loop that an assignment happened (``AssignmentEpoch``).
+                let epoch = AssignmentEpoch()
                 group.addTask {
                     var owned: Set<KafkaTopicPartition> = []
                     for await event in consumer.rebalances {
                         metrics.rebalanced(event)
                         switch event {
-                        case .assigned(let partitions): owned.formUnion(partitions)
+                        case .assigned(let partitions):
+                            owned.formUnion(partitions)
+                            epoch.advance()
                         case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
                         }
                         metrics.health.assigned(partitions: owned.count)
                     }
                 }
                 try await withGracefulShutdownHandler {
-                    try await self.loop(consumer, producer, followers, metrics, deadLetterLimit: deadLetterLimit)
+                    try await self.loop(
+                        consumer, producer, followers, metrics, epoch: epoch, deadLetterLimit: deadLetterLimit)
                 } onGracefulShutdown: { [logger, name] in
                     metrics.health.stopping()
                     logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
@@ -198,7 +205,7 @@ public final class StageWorker: Service, Sendable {
     /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        deadLetterLimit: Int
+        epoch: AssignmentEpoch, deadLetterLimit: Int
     ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
@@ -214,6 +221,8 @@ public final class StageWorker: Service, Sendable {
         var uncommitted = false
         var lastCommit = ContinuousClock.now
         var assignment: Set<Int32> = []
+        var assignedEpoch = -1
+        let partitioned = followers.contains(where: \.isPartitioned)
         var lastTick = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             metrics.health.loopTurned()
@@ -236,23 +245,43 @@ public final class StageWorker: Service, Sendable {
             // Gained partitions: their previous owner's last writes must be in our state first.
             // Checked only before deciding: the loop turns every millisecond while batches are
             // in flight, and an empty poll decides nothing.
+            // Any assignment since the last check (even of partitions held before: another
+            // member may have written for their users in between) is caught up on.
             if !batch.isEmpty || tickDue {
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-                if !current.isSubset(of: assignment) {
-                    for follower in followers { try await follower.caughtUp() }
+                let currentEpoch = epoch.value
+                if current != assignment || currentEpoch != assignedEpoch {
+                    try await catchUp(followers, owning: current, gained: !current.isSubset(of: assignment), metrics)
+                    assignment = current
+                    assignedEpoch = currentEpoch
                 }
-                assignment = current
             }
             // A binary-mode record (CloudEvents Kafka binding) is decided on as its
             // structured event; a rejection dead-letters the record as it came.
             let decidingStarted = ContinuousClock.now
             let wallStarted = DefaultTracerClock.now
-            var results: [(KafkaConsumerMessage?, StageResult)] = batch.map { message in
+            var results: [(KafkaConsumerMessage?, StageResult)] = []
+            results.reserveCapacity(batch.count)
+            var rerouted: [KafkaProducerMessage] = []
+            for message in batch {
+                // Partitioned state: a record keyed to another partition than it came on (a
+                // producer with another partitioner) is forwarded, as it came, to its user's
+                // partition, whose owner holds that user's state.
+                if partitioned, let key = message.key {
+                    let home = KafkaPartitioner.partition(forKey: key, partitions: partitionCount)
+                    if home != message.partition {
+                        rerouted.append(
+                            KafkaProducerMessage(
+                                topic: message.topic, partition: home, key: key, value: message.value,
+                                headers: message.headers))
+                        continue
+                    }
+                }
                 do throws(EventDecodingError) {
-                    return (message, process(try message.structuredEvent()))
+                    results.append((message, process(try message.structuredEvent())))
                 } catch {
-                    return (message, .rejected(error))
+                    results.append((message, .rejected(error)))
                 }
             }
             if let tick, tickDue {
@@ -263,8 +292,13 @@ public final class StageWorker: Service, Sendable {
                 }
                 results.append((nil, result))
             }
-            let next = outgoing(
+            var next = outgoing(
                 batch, results, metrics, tracing, started: wallStarted, deadLetterLimit: deadLetterLimit)
+            if !rerouted.isEmpty {
+                // State round: on the broker before the input offsets move past the originals.
+                next.state.append(contentsOf: rerouted)
+                metrics.rerouted(rerouted.count)
+            }
             metrics.consumed(batch.count, processingTime: ContinuousClock.now - decidingStarted)
             if let moneyMoved {
                 let moved = moneyMoved()
@@ -492,6 +526,55 @@ public final class StageWorker: Service, Sendable {
     /// before their acknowledgement is in (``TopicFollower/publishing(_:)``).
     private func announce(_ records: [KafkaProducerMessage]) {
         for follower in followed.withLock({ $0 }) { follower.publishing(records) }
+    }
+
+    /// After an assignment: partitioned followers adopt exactly the owned
+    /// partitions and restore them, global tables catch up if partitions were
+    /// gained; no decision for a gained user is taken before.
+    private func catchUp(
+        _ followers: [TopicFollower], owning partitions: Set<Int32>, gained: Bool, _ metrics: StageMetrics
+    ) async throws {
+        let started = ContinuousClock.now
+        for follower in followers {
+            if follower.isPartitioned {
+                try await follower.caughtUp(owning: partitions)
+            } else if gained {
+                try await follower.caughtUp()
+            }
+        }
+        if followers.contains(where: \.isPartitioned) {
+            metrics.health.stateRestored()
+            logger.info(
+                "state restored for the assigned partitions",
+                metadata: [
+                    "partitions": "\(partitions.sorted())", "elapsed": "\(ContinuousClock.now - started)",
+                    "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))",
+                ])
+        }
+    }
+
+    /// Partitioned state must be co-partitioned with the input (same key, same
+    /// partition count): otherwise a user's input and state would land on
+    /// partitions owned by different members. Checked before the first decision.
+    private func checkCoPartitioning(_ followers: [TopicFollower]) async throws {
+        let partitioned = followers.filter(\.isPartitioned)
+        guard !partitioned.isEmpty else { return }
+        let input = configuration.input
+        let counts = try await RetryPolicy.current.retrying("look up partition counts", logger: logger) {
+            try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) { lookup in
+                var counts: [String: Int] = [input: try await lookup.partitions(of: input).count]
+                for follower in partitioned {
+                    counts[follower.topic] = try await lookup.partitions(of: follower.topic).count
+                }
+                return counts
+            }
+        }
+        let mismatched = partitioned.filter { counts[$0.topic] != counts[input] }
+        guard mismatched.isEmpty else {
+            throw StatePartitioningError(
+                input: input, inputPartitions: counts[input] ?? 0,
+                stateTopics: mismatched.map { ($0.topic, counts[$0.topic] ?? 0) })
+        }
     }
 
     private func inputPartitionCount() async throws -> Int {

@@ -4,11 +4,18 @@ public import Kafka
 public import Logging
 import Synchronization
 
-/// Materializes a whole topic into in-memory state (a global table): reads
-/// every partition from the beginning, then follows new records, handing each
-/// to `apply`. Each worker instance holds all of it, whatever input
-/// partitions it is assigned, and nothing is kept on local disk, so a restart
-/// or a move to another machine rebuilds the same state.
+/// Materializes a topic into in-memory state: reads from the beginning, then
+/// follows new records, handing each to `apply`. Nothing is kept on local
+/// disk, so a restart or a move to another machine rebuilds the same state.
+///
+/// Two scopes:
+/// - a **global table** (``init(configuration:topic:logger:apply:reject:)``):
+///   every partition, whatever input partitions the worker owns;
+/// - **partitioned state** (with `forget`): only the partitions the worker
+///   owns of its co-partitioned input (``caughtUp(owning:)``). A partition the
+///   worker loses is unassigned and its state handed to `forget`, so an
+///   instance's memory and restart cost follow the partitions it owns, not
+///   the history of every user.
 ///
 /// ``caughtUp()`` waits until everything the topic held when it was called
 /// has been applied: a worker calls it at start (never decide on a
@@ -27,14 +34,19 @@ public final class TopicFollower: Sendable {
     private let configuration: KafkaConfiguration
     private let apply: @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void
     private let reject: @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+    /// Drops the state of a partition the worker no longer owns; nil for a global table.
+    private let forget: (@Sendable (Int32) -> Void)?
     private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
         /// Next offset to apply, per partition.
         var positions: [KafkaTopicPartition: Int64] = [:]
-        var waiters: [(targets: [KafkaTopicPartition: Int64], continuation: CheckedContinuation<Void, any Error>)] =
-            []
+        var waiters: [Waiter] = []
+        /// The partitions followed (partitioned state), and those the worker asked for
+        /// and the follow loop has not adopted yet.
+        var owned: Set<Int32> = []
+        var wanted: Set<Int32>?
         var applied = 0
         /// Records this process published here itself, passed over unread (``OwnRecords``).
         var own = OwnRecords()
@@ -43,19 +55,33 @@ public final class TopicFollower: Sendable {
         var failure: (any Error)?
     }
 
+    private struct Waiter {
+        var targets: [KafkaTopicPartition: Int64]
+        /// Partitioned state: the partitions that must have been adopted first.
+        var partitions: Set<Int32>?
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// Whether this follower holds only the partitions its worker owns (``caughtUp(owning:)``).
+    public var isPartitioned: Bool { forget != nil }
+
     /// - Parameters:
     ///   - apply: Applies one record to the caller's state; throws for a record it cannot read.
     ///   - reject: Parks an unreadable record (the dead-letter topic).
+    ///   - forget: For partitioned state: drops what was applied from a partition the
+    ///     worker no longer owns. Nil follows every partition (a global table).
     public init(
         configuration: KafkaConfiguration, topic: String, logger: Logger,
         apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
-        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
+        forget: (@Sendable (Int32) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
         self.topic = topic
         self.logger = logger
         self.apply = apply
         self.reject = reject
+        self.forget = forget
         // A group id librdkafka requires but never joins: partitions are assigned, not subscribed.
         var consumerConfiguration = KafkaConsumerConfiguration(
             client: configuration, groupID: "follower-\(UUID().uuidString)")
@@ -81,14 +107,28 @@ public final class TopicFollower: Sendable {
     }
 
     private func applyRecords() async throws {
-        let partitions = try await endOffsets().keys
-        try consumer.assign(
-            partitions.map {
-                KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
-            })
+        if !isPartitioned {
+            let partitions = try await endOffsets().keys
+            state.withLock { $0.owned = Set(partitions.map(\.partition)) }
+            try consumer.assign(
+                partitions.map {
+                    KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+                })
+        }
         while !Task.isCancelled {
-            let batch = try await consumer.poll(timeout: .milliseconds(100))
-            let own = state.withLock { state in state.own.isEmpty ? [] : batch.map { state.own.take($0) } }
+            try adoptWantedPartitions()
+            var batch = try await consumer.poll(timeout: .milliseconds(100))
+            let own = state.withLock { state in
+                // A record fetched before a reassignment: of a partition dropped since, or
+                // already applied (a kept partition is reassigned at its position).
+                if isPartitioned {
+                    batch.removeAll { message in
+                        !state.owned.contains(message.partition)
+                            || message.offset < state.positions[message.topicPartition] ?? 0
+                    }
+                }
+                return state.own.isEmpty ? [] : batch.map { state.own.take($0) }
+            }
             for (index, message) in batch.enumerated() where own.isEmpty || !own[index] {
                 do throws(EventDecodingError) {
                     // Binary-mode records (CloudEvents Kafka binding) are applied as their structured event.
@@ -122,14 +162,30 @@ public final class TopicFollower: Sendable {
         }
     }
 
-    /// Returns once every record the topic holds now has been applied.
+    /// Partitioned state: follows exactly `partitions` from now on (the input
+    /// partitions the worker owns), dropping the state of those it no longer
+    /// owns, and returns once every record those partitions hold now has been
+    /// applied. A worker calls it whenever its assignment changes, before it
+    /// decides for any user of a partition it gained.
+    public func caughtUp(owning partitions: Set<Int32>) async throws {
+        precondition(isPartitioned, "a global table follows every partition")
+        state.withLock { $0.wanted = partitions }
+        try await caughtUp(partitions: partitions)
+    }
+
+    /// Returns once every record the topic holds now has been applied (for
+    /// partitioned state: of the partitions the worker owns).
     public func caughtUp() async throws {
+        try await caughtUp(partitions: isPartitioned ? state.withLock { $0.wanted ?? $0.owned } : nil)
+    }
+
+    private func caughtUp(partitions: Set<Int32>?) async throws {
         let started = ContinuousClock.now
-        let targets = try await endOffsets().filter { $0.value > 0 }
+        let targets = try await endOffsets().filter { $0.value > 0 && partitions?.contains($0.key.partition) ?? true }
         try await withCheckedThrowingContinuation { continuation in
             let (ready, failure): ([CheckedContinuation<Void, any Error>], (any Error)?) = state.withLock { state in
                 if let failure = state.failure { return ([], failure) }
-                state.waiters.append((targets, continuation))
+                state.waiters.append(Waiter(targets: targets, partitions: partitions, continuation: continuation))
                 return (Self.takeSatisfiedWaiters(&state), nil)
             }
             if let failure { continuation.resume(throwing: failure) }
@@ -175,6 +231,11 @@ public final class TopicFollower: Sendable {
                     state.own.withdraw(OwnRecords.Fingerprint(key: message.key, value: value, headers: message.headers))
                     continue
                 }
+                // Partitioned state: a record for a partition another member owns is that member's to read.
+                if isPartitioned && !state.owned.contains(report.partition) {
+                    state.own.withdraw(OwnRecords.Fingerprint(key: message.key, value: value, headers: message.headers))
+                    continue
+                }
                 let partition = KafkaTopicPartition(topic: topic, partition: report.partition)
                 state.own.confirm(
                     OwnRecords.Entry(offset: report.offset, key: message.key, value: value, headers: message.headers),
@@ -187,10 +248,56 @@ public final class TopicFollower: Sendable {
         await consumer.close()
     }
 
+    /// Adopts the partitions the worker asked for (``caughtUp(owning:)``): forgets
+    /// the state of those it lost, and reads the kept ones on from their
+    /// positions and the gained ones from the beginning. Runs in the follow
+    /// loop, between polls, so no record of a forgotten partition is applied after it.
+    private func adoptWantedPartitions() throws(KafkaError) {
+        let change = state.withLock { state -> (lost: Set<Int32>, assignment: [KafkaPartitionOffset])? in
+            guard let wanted = state.wanted else { return nil }
+            state.wanted = nil
+            let lost = state.owned.subtracting(wanted)
+            for partition in lost {
+                state.positions[KafkaTopicPartition(topic: topic, partition: partition)] = nil
+                state.own.drop(below: .max, in: partition)
+            }
+            state.owned = wanted
+            return (
+                lost,
+                wanted.sorted().map { partition in
+                    let position = state.positions[KafkaTopicPartition(topic: topic, partition: partition)] ?? 0
+                    return KafkaPartitionOffset(
+                        topic: topic, partition: partition, offset: position > 0 ? position : KafkaConsumer.beginning)
+                }
+            )
+        }
+        guard let change else { return }
+        if let forget { for partition in change.lost { forget(partition) } }
+        try consumer.assign(change.assignment)
+        if !change.lost.isEmpty || !change.assignment.isEmpty {
+            logger.debug(
+                "following partitions",
+                metadata: [
+                    "topic": "\(topic)", "partitions": "\(change.assignment.map(\.topicPartition.partition))",
+                    "forgotten": "\(change.lost.sorted())",
+                ])
+        }
+        let ready = state.withLock { Self.takeSatisfiedWaiters(&$0) }
+        for continuation in ready { continuation.resume() }
+    }
+
     private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
         var ready: [CheckedContinuation<Void, any Error>] = []
         state.waiters.removeAll { waiter in
-            let done = waiter.targets.allSatisfy { (state.positions[$0.key] ?? 0) >= $0.value }
+            // Partitioned: once the latest wanted set is adopted, the owned partitions'
+            // targets (one the worker has given up since is no longer waited for).
+            let done =
+                waiter.partitions == nil
+                ? waiter.targets.allSatisfy { (state.positions[$0.key] ?? 0) >= $0.value }
+                : state.wanted == nil
+                    && waiter.targets.allSatisfy {
+                        !state.owned.contains($0.key.partition) || (state.positions[$0.key] ?? 0) >= $0.value
+                    }
             if done { ready.append(waiter.continuation) }
             return done
         }

@@ -45,4 +45,10 @@ public struct StageResult: Sendable {
     }
 
     public static func ignored(_ note: String) -> StageResult { StageResult(note: note) }
+
+    /// The events of several decisions that reject nothing (a periodic tick run
+    /// over each partition's state), in order.
+    public static func merged(_ results: [StageResult]) -> StageResult {
+        StageResult(events: results.flatMap(\.events))
+    }
 }

@@ -81,6 +81,13 @@ public final class KafkaOffsetLookup: Sendable {
         }
     }
 
+    /// How many partitions `topic` has (publishers that place records by user need it).
+    public static func partitionCount(
+        of topic: String, configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> Int {
+        try await with(configuration: configuration, logger: logger) { try await $0.partitions(of: topic).count }
+    }
+
     /// Destroys the librdkafka instance. Safe to call twice.
     public func close() async {
         let handle = self.handle

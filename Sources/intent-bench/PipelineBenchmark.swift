@@ -128,7 +128,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
         let payments = (records + 1) / 2
         let total = payments * 3
         let messages = total - payments
-        let seed = load.seed(topics)
+        let seed = load.seed(topics, partitions: partitions)
         _ = try await producer.sendAll(seed.ledger + seed.contacts)
         let loadStarted = ContinuousClock.now
         for chunk in stride(from: 0, to: total, by: 10_000) {
@@ -272,7 +272,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
         let admin = try KafkaAdminClient(configuration: client, logger: logger)
         try await admin.createTopics(topics.specifications(partitions: partitions))
         await admin.close()
-        let seed = load.seed(topics)
+        let seed = load.seed(topics, partitions: partitions)
         _ = try await producer.sendAll(seed.ledger + seed.contacts)
         let launcher = try load.launcher(
             broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("latency"),

@@ -40,7 +40,9 @@ struct PipelineLoad: Sendable {
     }
 
     /// Accounts with a billion CNY each, opened by the ledger operator; every user has every other as a contact.
-    func seed(_ topics: PipelineTopics) -> (ledger: [KafkaProducerMessage], contacts: [KafkaProducerMessage]) {
+    func seed(_ topics: PipelineTopics, partitions: Int) -> (
+        ledger: [KafkaProducerMessage], contacts: [KafkaProducerMessage]
+    ) {
         var ledger: [KafkaProducerMessage] = []
         var book: [KafkaProducerMessage] = []
         let money = CurrencyAmount(amount: DecimalAmount("1000000000")!, currency: "CNY")
@@ -51,7 +53,8 @@ struct PipelineLoad: Sendable {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 book.append(
                     KafkaProducerMessage.contact(
-                        contact, of: user, topic: topics.contacts, source: Self.contactsSource, signedWith: contacts))
+                        contact, of: user, topic: topics.contacts, partitions: partitions,
+                        source: Self.contactsSource, signedWith: contacts))
             }
         }
         return (ledger, book)

@@ -93,10 +93,18 @@ struct ContactsCommand: AsyncParsableCommand {
             guard keys.hasKey(for: source) else {
                 throw ValidationError("The source keys have no key for \(source), which these records are signed with.")
             }
+            // Each record goes to its user's partition: the resolve stage's member for that user reads only it.
+            let partitions = try await KafkaOffsetLookup.partitionCount(
+                of: topic, configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.contacts")
+            )
             let records =
-                book.map { KafkaProducerMessage.contact($0, of: user, topic: topic, source: source, signedWith: keys) }
+                book.map {
+                    KafkaProducerMessage.contact(
+                        $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                }
                 + deletions.map {
-                    KafkaProducerMessage.contactDeletion($0, of: user, topic: topic, source: source, signedWith: keys)
+                    KafkaProducerMessage.contactDeletion(
+                        $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
                 }
             try await publish(records, kafka: kafka, logging: logging)
             output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")

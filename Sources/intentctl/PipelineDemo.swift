@@ -175,9 +175,12 @@ final class PipelineDemo: Service, Sendable {
         }
         let contacts = try BatchResolution.contacts(
             from: Data(contentsOf: root.appendingPathComponent("scripts/demo/contacts-alice.json")))
+        let partitions = try await KafkaOffsetLookup.partitionCount(
+            of: topics.contacts, configuration: client, logger: logger)
         records += contacts.map {
             KafkaProducerMessage.contact(
-                $0, of: "alice", topic: topics.contacts, source: "/contacts/demo", signedWith: contactsKeys)
+                $0, of: "alice", topic: topics.contacts, partitions: partitions, source: "/contacts/demo",
+                signedWith: contactsKeys)
         }
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         _ = try await producer.sendAll(records)

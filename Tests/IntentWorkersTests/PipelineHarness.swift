@@ -31,6 +31,8 @@ extension EventAuthenticator {
 /// producer standing in for the voice service and the contacts service, a
 /// reader of everything the worker publishes, and the worker under test.
 final class PipelineHarness: Sendable {
+    /// Every topic's partition count: the contacts go to their user's partition.
+    static let partitions = 2
     let broker: LocalBroker
     let topics: PipelineTopics
     let groupID = uniqueName("resolve")
@@ -44,7 +46,7 @@ final class PipelineHarness: Sendable {
         let topics = PipelineTopics(prefix: uniqueName("t") + ".")
         self.topics = topics
         try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-            try await $0.createTopics(topics.specifications(partitions: 2))
+            try await $0.createTopics(topics.specifications(partitions: Self.partitions))
         }
         producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
         reader = try KafkaConsumer(
@@ -99,14 +101,16 @@ final class PipelineHarness: Sendable {
         _ = try await producer.sendAll(
             contacts.map {
                 KafkaProducerMessage.contact(
-                    $0, of: user, topic: topics.contacts, source: "/contacts/test", signedWith: testContactsKeys)
+                    $0, of: user, topic: topics.contacts, partitions: Self.partitions, source: "/contacts/test",
+                    signedWith: testContactsKeys)
             })
     }
 
     func deleteContact(_ contactID: String, user: String) async throws {
         _ = try await producer.send(
             KafkaProducerMessage.contactDeletion(
-                contactID, of: user, topic: topics.contacts, source: "/contacts/test", signedWith: testContactsKeys))
+                contactID, of: user, topic: topics.contacts, partitions: Self.partitions, source: "/contacts/test",
+                signedWith: testContactsKeys))
     }
 
     func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {
