@@ -110,7 +110,8 @@ enum AppStateUpdates {
             if let requester = event.counterpartyUserID {
                 updates.append(.item(user: requester, kind: .paymentRequest, id: id, body: ["status": status]))
             }
-        case .accountOpened, .deposit, .requestProposed, .proposalClosed:
+        case .accountOpened, .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived:
+            // A credit's balance is in its entries; the payee's "received" item comes with the post.
             break
         }
         return updates

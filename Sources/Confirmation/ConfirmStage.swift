@@ -39,7 +39,12 @@ public struct ConfirmStage: Sendable {
     /// One resolved intent. Everything it publishes is derived from the input
     /// (ids, times, the expiry and so the binding), so redoing it after a crash
     /// publishes the same bytes, never a second, different proposal.
-    public func process(key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger) -> StageResult {
+    /// `ledger` is the state of the record's partition (the user's balances and
+    /// the requests they were sent); `directory` finds accounts (nil: the
+    /// ledger's own, when one ledger holds every user).
+    public func process(
+        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger, directory: AccountDirectory? = nil
+    ) -> StageResult {
         let envelope: EventEnvelope
         let intentID: String
         let report: IntentResolutionReport
@@ -54,7 +59,8 @@ public struct ConfirmStage: Sendable {
             return .rejected(error)
         }
         let now = envelope.time
-        let verdict = confirm(report.intent, userID: envelope.userID, ledger: ledger)
+        let verdict = confirm(
+            report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)
         guard verdict.code == .ready else {
             let response = IntentResponse(
                 kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message)
@@ -101,7 +107,7 @@ public struct ConfirmStage: Sendable {
         var message: String
     }
 
-    func confirm(_ intent: Intent, userID: String, ledger: Ledger) -> Verdict {
+    func confirm(_ intent: Intent, userID: String, ledger: Ledger, directory: AccountDirectory) -> Verdict {
         switch intent {
         case .sendMessage(let message):
             if let service = message.serviceName, unavailableServices.contains(service.lowercased()) {
@@ -121,20 +127,23 @@ public struct ConfirmStage: Sendable {
         case .sendPayment(let payment):
             return confirmPayment(
                 userID: userID, counterparty: payment.payee, amount: payment.currencyAmount, ledger: ledger,
+                directory: directory,
                 paysRequestID: payment.paymentRequestID, isRequest: false)
         case .requestPayment(let request):
             return confirmPayment(
                 userID: userID, counterparty: request.payer, amount: request.currencyAmount, ledger: ledger,
+                directory: directory,
                 paysRequestID: nil, isRequest: true)
         }
     }
 
     private func confirmPayment(
-        userID: String, counterparty: Person?, amount: CurrencyAmount?, ledger: Ledger, paysRequestID: String?,
+        userID: String, counterparty: Person?, amount: CurrencyAmount?, ledger: Ledger, directory: AccountDirectory,
+        paysRequestID: String?,
         isRequest: Bool
     ) -> Verdict {
         guard let amount else { return Verdict(code: .failure, reason: "amountMissing", message: "How much?") }
-        guard let account = ledger.accounts[userID] else {
+        guard let account = directory.accounts[userID] else {
             return Verdict(code: .failureNoBankAccount, message: "Set up payments in the app first.")
         }
         guard account.verified else {
@@ -156,7 +165,7 @@ public struct ConfirmStage: Sendable {
             return Verdict(code: code, reason: violation.reason, message: message)
         }
         let name = counterparty?.displayName ?? counterparty?.spoken ?? "them"
-        guard let handle = counterparty?.handle, let other = ledger.account(handle: handle) else {
+        guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", message: "\(name) cannot receive payments.")
         }
         guard other.userID != userID else {

@@ -10,15 +10,17 @@ import Synchronization
 /// The confirm stage as a worker: resolved intents in; messaging intents to
 /// the handle stage; financial ones to the payments stage and then (once the
 /// broker has them) a confirmation request to the voice service; what cannot
-/// be done to the responses. Reads the ledger (accounts, balances, payment
-/// requests) as a global table; the payments stage checks again when it reserves.
+/// be done to the responses. Reads the ledger partitions of the input
+/// partitions it owns (the users' balances and the requests they were sent)
+/// and the accounts directory whole; the payments stage checks again when it
+/// reserves.
 public struct ConfirmWorker: Service {
     public typealias Configuration = StageConfiguration<ConfirmStage>
 
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let ledger = SharedLedger()
+        let state = PaymentsState()
         let stage = configuration.stage
         worker = StageWorker(
             name: "confirm worker",
@@ -26,17 +28,19 @@ public struct ConfirmWorker: Service {
             logger: logger,
             followers: { reject in
                 [
-                    try ledger.follower(
+                    try state.ledgerFollower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger, reject: reject)
+                        keys: configuration.keys, logger: logger, reject: reject),
+                    try state.directoryFollower(
+                        configuration: configuration.kafka, topic: configuration.topics.accounts,
+                        keys: configuration.keys, logger: logger, reject: reject),
                 ]
             },
             process: { message in
-                // Decide under the lock: a copy taken out of it would make the follower's next
-                // write duplicate the whole ledger (copy on write), once per record.
-                ledger.withLock {
+                state.withLedger(in: message.partition) { ledger, directory in
                     stage.process(
-                        key: message.keyString, value: message.value, signature: message.signature, ledger: $0)
+                        key: message.keyString, value: message.value, signature: message.signature, ledger: ledger,
+                        directory: directory)
                 }
             })
     }

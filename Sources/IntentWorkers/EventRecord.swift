@@ -5,6 +5,7 @@ import IntentResolution
 public import Intents
 public import Kafka
 import Payments
+public import PipelineTopics
 
 extension KafkaProducerMessage {
     /// A contact upsert for the compacted contacts topic, signed by a contacts service.
@@ -41,16 +42,23 @@ extension KafkaProducerMessage {
 }
 
 extension KafkaProducerMessage {
-    /// A payment account's opening (and opening deposits) for the ledger topic, signed as
-    /// the ledger operator: the one way accounts enter the ledger from outside.
+    /// A payment account's opening (and opening deposits) for the ledger topic, and the
+    /// opening again for the accounts directory, signed as the ledger operator: the one
+    /// way accounts enter the ledger from outside.
     public static func accountOpening(
-        _ userID: String, handles: [String], verified: Bool = true, deposits: [CurrencyAmount] = [], topic: String,
-        signedWith keys: EventAuthenticator, time: Date = Date()
+        _ userID: String, handles: [String], verified: Bool = true, deposits: [CurrencyAmount] = [],
+        topics: PipelineTopics, signedWith keys: EventAuthenticator, time: Date = Date()
     ) -> [KafkaProducerMessage] {
-        LedgerEvent.opening(userID: userID, handles: handles, verified: verified, deposits: deposits).map {
+        let events = LedgerEvent.opening(userID: userID, handles: handles, verified: verified, deposits: deposits)
+        func record(_ event: LedgerEvent, _ topic: String) -> KafkaProducerMessage {
             KafkaProducerMessage(
-                topic: topic, event: $0.envelope(source: PipelineSource.ledgerOperator, time: time), signedWith: keys)
+                topic: topic, event: event.envelope(source: PipelineSource.ledgerOperator, time: time), signedWith: keys
+            )
         }
+        return events.map { record($0, topics.ledger) }
+            + events.filter { $0.kind == .accountOpened }.map {
+                record($0, topics.accounts)
+            }
     }
 }
 

@@ -7,19 +7,22 @@ public import ServiceLifecycle
 import Synchronization
 
 /// The payments stage as a worker, the only place money moves: confirmed
-/// financial intents and the users' signed answers in (one topic, keyed by
-/// user, so each user's proposals and answers arrive in order at one member);
-/// ledger events, confirmation requests and responses out. The ledger topic
-/// is the state: read in full at start, followed while running, and written
-/// before anything else a decision publishes. A sweep every second releases
-/// the expired holds of the users this member owns.
+/// financial intents, the users' signed answers and other members' effects
+/// in (one topic, keyed by user, so each user's proposals and answers arrive
+/// in order at one member); ledger events, effects for other users,
+/// confirmation requests and responses out. The ledger topic is the state,
+/// co-partitioned with the input: each member restores and follows only the
+/// ledger partitions of the input partitions it owns, and writes ledger
+/// events only for its own users (a payee's credit goes to the payee's
+/// member as an effect). A sweep every second releases the expired holds of
+/// the users this member owns.
 public struct PaymentsWorker: Service {
     public typealias Configuration = StageConfiguration<PaymentsStage>
 
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let ledger = SharedLedger()
+        let state = PaymentsState()
         let stage = configuration.stage
         worker = StageWorker(
             name: "payments worker",
@@ -27,17 +30,22 @@ public struct PaymentsWorker: Service {
             logger: logger,
             followers: { reject in
                 [
-                    try ledger.follower(
+                    try state.ledgerFollower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger, reject: reject)
+                        keys: configuration.keys, logger: logger, reject: reject),
+                    try state.directoryFollower(
+                        configuration: configuration.kafka, topic: configuration.topics.accounts,
+                        keys: configuration.keys, logger: logger, reject: reject),
                 ]
             },
-            tick: { owns in ledger.withLock { stage.sweep(ledger: &$0, owns: owns) } },
-            moneyMoved: { ledger.withLock { $0.movements.take() } },
+            tick: { owns in .merged(state.withEachLedger { stage.sweep(ledger: &$0, owns: owns) }) },
+            moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
             process: { message in
                 let signature = message.signature
-                return ledger.withLock {
-                    stage.process(key: message.keyString, value: message.value, signature: signature, ledger: &$0)
+                return state.withLedger(in: message.partition) { ledger, directory in
+                    stage.process(
+                        key: message.keyString, value: message.value, signature: signature, ledger: &ledger,
+                        directory: directory)
                 }
             })
     }

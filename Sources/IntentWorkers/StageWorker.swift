@@ -247,10 +247,12 @@ public final class StageWorker: Service, Sendable {
             // in flight, and an empty poll decides nothing.
             // Any assignment since the last check (even of partitions held before: another
             // member may have written for their users in between) is caught up on.
-            if !batch.isEmpty || tickDue {
+            // A new assignment is adopted at once (state restored before its first record, and
+            // readiness says so); otherwise the assignment is only read before deciding.
+            let currentEpoch = epoch.value
+            if !batch.isEmpty || tickDue || (partitioned && currentEpoch != assignedEpoch) {
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-                let currentEpoch = epoch.value
                 if current != assignment || currentEpoch != assignedEpoch {
                     try await catchUp(followers, owning: current, gained: !current.isSubset(of: assignment), metrics)
                     assignment = current

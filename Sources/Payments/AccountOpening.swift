@@ -27,15 +27,14 @@ extension LedgerEvent {
             }
     }
 
-    /// The event as the ledger topic carries it: keyed by `partitionUser`
-    /// (the writer unless said otherwise), its id the event's own.
+    /// The event as the ledger topic carries it: keyed by its user, whose
+    /// partition holds that user's state, its id the event's own.
     public func envelope(
-        source: String, time: Date, partitionUser: String? = nil, conversationID: String = "ledger",
-        causationID: String? = nil
+        source: String, time: Date, conversationID: String = "ledger", causationID: String? = nil
     ) -> EventEnvelope {
         EventEnvelope(
             id: id, source: source, type: Self.type, time: time, subject: transferID ?? requestID,
-            dataSchema: Self.dataSchema, userID: partitionUser ?? userID, conversationID: conversationID,
+            dataSchema: Self.dataSchema, userID: userID, conversationID: conversationID,
             intentID: intentID, causationID: causationID, payload: self)
     }
 }

@@ -6,11 +6,7 @@ import Intents
 /// event twice changes nothing (events carry unique ids), so replaying the
 /// ledger topic after a crash rebuilds exactly the state before it.
 public struct Ledger: Sendable {
-    public struct Account: Sendable, Hashable {
-        public var userID: String
-        public var handles: [String]
-        public var verified: Bool
-    }
+    public typealias Account = AccountDirectory.Account
 
     public enum TransferStatus: String, Sendable, Hashable { case held, posted, voided }
 
@@ -77,7 +73,11 @@ public struct Ledger: Sendable {
         public var decidedAt: Timestamp?
     }
 
-    public private(set) var accounts: [String: Account] = [:]
+    /// The accounts opened in this ledger's events. A partition's ledger has
+    /// only its own users'; deciding workers look counterparts up in the
+    /// global ``AccountDirectory`` instead.
+    public private(set) var directory = AccountDirectory()
+    public var accounts: [String: Account] { directory.accounts }
     public private(set) var transfers: [String: Transfer] = [:]
     public private(set) var requests: [String: PaymentRequest] = [:]
     /// Posts and voids this worker decided (not those replayed), for its metrics.
@@ -92,7 +92,6 @@ public struct Ledger: Sendable {
     }
     private var balances: [BalanceKey: Int64] = [:]
     private var applied: Set<String> = []
-    private var accountByHandle: [String: String] = [:]
 
     private struct BalanceKey: Hashable {
         var account: String
@@ -104,6 +103,10 @@ public struct Ledger: Sendable {
     public static func available(_ userID: String) -> String { "users/\(userID)/available" }
     public static func held(_ userID: String) -> String { "users/\(userID)/held" }
     public static let funding = "external/funding"
+    /// Where a posted payment waits between the payer's partition and the
+    /// payee's: the post moves the payer's hold here, the payee's credit takes
+    /// it out. Zero once every post is credited (the audit checks).
+    public static let clearing = "clearing/payments"
 
     // MARK: Reading
 
@@ -122,9 +125,7 @@ public struct Ledger: Sendable {
             .sorted { ($0.account, $0.money.currency) < ($1.account, $1.money.currency) }
     }
 
-    public func account(handle: String) -> Account? {
-        accountByHandle[Person.normalizedHandle(handle)].flatMap { accounts[$0] }
-    }
+    public func account(handle: String) -> Account? { directory.account(handle: handle) }
 
     public func contains(eventID: String) -> Bool { applied.contains(eventID) }
 
@@ -285,9 +286,12 @@ public struct Ledger: Sendable {
         case .hold(let hold):
             expected = Set(
                 LedgerEntry.move(hold.amount, from: Self.available(event.userID), to: Self.held(event.userID)))
+        case .credit(let credit):
+            expected = Set(LedgerEntry.move(credit.amount, from: Self.clearing, to: Self.available(event.userID)))
         case .post, .void:
             expected = nil
-        case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
+        case .accountOpened, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
+            .proposalClosed:
             expected = []
         }
         if let expected, event.entries.count != expected.count || Set(event.entries) != expected {
@@ -318,10 +322,8 @@ public struct Ledger: Sendable {
     private mutating func record(_ payload: LedgerEvent.Payload, of event: LedgerEvent) throws(ApplyError) {
         switch payload {
         case .accountOpened(let handles, let verified):
-            let account = Account(userID: event.userID, handles: handles, verified: verified)
-            accounts[event.userID] = account
-            for handle in account.handles { accountByHandle[Person.normalizedHandle(handle)] = event.userID }
-        case .deposit:
+            directory.open(event.userID, handles: handles, verified: verified)
+        case .deposit, .credit:
             break
         case .hold(let hold):
             transfers[hold.transferID] = Transfer(
@@ -332,12 +334,12 @@ public struct Ledger: Sendable {
             let id = decision.transferID
             guard let transfer = transfers[id], transfer.status == .held else { throw .unknownTransfer(id) }
             let posting = event.kind == .post
-            // Exactly the held amount leaves the payer's held account, to the payee (post) or
-            // back to the payer (void): a writer cannot pay someone else or another amount.
-            let receiver = posting ? transfer.payee : transfer.payer
+            // Exactly the held amount leaves the payer's held account: to clearing, whence the
+            // payee's credit takes it (post), or back to the payer (void). A writer cannot pay
+            // someone else or another amount.
+            let receiver = posting ? Self.clearing : Self.available(transfer.payer)
             let expected = Set(
-                LedgerEntry.move(
-                    transfer.money.currencyAmount, from: Self.held(transfer.payer), to: Self.available(receiver)))
+                LedgerEntry.move(transfer.money.currencyAmount, from: Self.held(transfer.payer), to: receiver))
             guard event.entries.count == 2, Set(event.entries) == expected else {
                 throw .transferMismatch(event: event.id, transfer: id)
             }
@@ -345,11 +347,25 @@ public struct Ledger: Sendable {
             transfers[id]?.decidedBy = decision.decidedBy
             transfers[id]?.decidedAt = decision.decidedAt
             if !posting { transfers[id]?.voidReason = decision.reason }
+            // The payer's side of the request it pays (the requester's is told by an effect).
+            if posting, let requestID = transfer.paysRequestID, requests[requestID]?.status == .pending {
+                requests[requestID]?.status = .paid
+            }
         case .requestProposed(let proposal):
             requests[proposal.requestID] = PaymentRequest(
                 id: proposal.requestID, intentID: proposal.intentID, requester: event.userID, payer: proposal.payer,
                 payerContactID: proposal.payerContactID, payerAccount: proposal.payerAccount,
                 money: Money(proposal.amount), note: proposal.note, expiresAt: proposal.expiresAt, status: .proposed)
+        case .requestReceived(let received):
+            // The payer's side of a request created on the requester's partition (on the same
+            // partition, the requester's entry is already there, and stays as it is).
+            if requests[received.requestID] == nil {
+                requests[received.requestID] = PaymentRequest(
+                    id: received.requestID, intentID: received.intentID, requester: received.requester,
+                    payer: event.userID, payerContactID: nil, payerAccount: nil, money: Money(received.amount),
+                    note: received.note, expiresAt: nil, status: .pending, decidedBy: received.decidedBy,
+                    decidedAt: received.decidedAt)
+            }
         case .requestCreated(let decision):
             guard requests[decision.requestID] != nil else { throw .unknownRequest(decision.requestID) }
             requests[decision.requestID]?.decidedBy = decision.decidedBy

@@ -28,7 +28,7 @@ public struct LedgerEntry: Codable, Sendable, Hashable {
 }
 
 /// What the payments worker appends to the ledger topic: its whole state,
-/// replayable. Money moves only in `deposit`, `hold`, `void` and `post`,
+/// replayable. Money moves only in `deposit`, `hold`, `void`, `post` and `credit`,
 /// each a balanced set of entries; the others record accounts, proposals and
 /// payment requests.
 public struct LedgerEvent: Codable, Sendable, Hashable {
@@ -44,12 +44,18 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         case hold
         /// A held amount is released (declined, mismatched, expired): held → available.
         case void
-        /// A confirmed payment moves: payer's held → payee's available.
+        /// A confirmed payment leaves the payer: payer's held → clearing (on the payer's partition).
         case post
+        /// A posted payment reaches the payee: clearing → payee's available (on the payee's
+        /// partition, written by its owner when the post's effect arrives).
+        case credit
         /// A payment request waits for the user's confirmation.
         case requestProposed
         /// A confirmed payment request is pending for the payer.
         case requestCreated
+        /// The payer's side of a created request (on the payer's partition), so the payer's
+        /// member can check a payment or a decline of it.
+        case requestReceived
         /// The payer declined a pending request.
         case requestDeclined
         /// The payer paid a pending request (with the transfer in `transferID`).

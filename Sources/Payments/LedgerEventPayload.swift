@@ -15,8 +15,10 @@ extension LedgerEvent {
         case hold(Hold)
         case void(TransferDecision)
         case post(TransferDecision)
+        case credit(Credit)
         case requestProposed(RequestProposal)
         case requestCreated(RequestDecision)
+        case requestReceived(RequestReceipt)
         case requestDeclined(RequestDecision)
         case requestPaid(RequestDecision)
         case proposalClosed(ProposalClosing)
@@ -44,6 +46,24 @@ extension LedgerEvent {
         public var decidedAt: Timestamp?
         /// Why a void released the money.
         public var reason: String?
+    }
+
+    /// A posted payment arriving at its payee.
+    public struct Credit: Sendable, Hashable {
+        public var transferID: String
+        public var payer: String
+        public var amount: CurrencyAmount
+    }
+
+    /// A created payment request, as its payer's partition records it.
+    public struct RequestReceipt: Sendable, Hashable {
+        public var requestID: String
+        public var intentID: String
+        public var requester: String
+        public var amount: CurrencyAmount
+        public var note: String?
+        public var decidedBy: String?
+        public var decidedAt: Timestamp?
     }
 
     /// A payment request waiting for the requester's confirmation.
@@ -103,6 +123,22 @@ extension LedgerEvent {
             let decision = TransferDecision(
                 transferID: transferID, decidedBy: decidedBy, decidedAt: decidedAt, reason: reason)
             return kind == .post ? .post(decision) : .void(decision)
+        case .credit:
+            let transferID = require(transferID, "transferID", &missing)
+            let payer = require(counterpartyUserID, "counterpartyUserID", &missing)
+            let amount = require(amount, "amount", &missing)
+            guard let transferID, let payer, let amount else { break }
+            return .credit(Credit(transferID: transferID, payer: payer, amount: amount))
+        case .requestReceived:
+            let requestID = require(requestID, "requestID", &missing)
+            let intentID = require(intentID, "intentID", &missing)
+            let requester = require(counterpartyUserID, "counterpartyUserID", &missing)
+            let amount = require(amount, "amount", &missing)
+            guard let requestID, let intentID, let requester, let amount else { break }
+            return .requestReceived(
+                RequestReceipt(
+                    requestID: requestID, intentID: intentID, requester: requester, amount: amount, note: note,
+                    decidedBy: decidedBy, decidedAt: decidedAt))
         case .requestProposed:
             let requestID = require(requestID, "requestID", &missing)
             let intentID = require(intentID, "intentID", &missing)

@@ -15,6 +15,12 @@ public enum LedgerRecord {
             key: key, value: value, types: [LedgerEvent.type])
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try envelope.decodeData(as: LedgerEvent.self)
+        // Each user's state is on that user's partition: a record keyed by anyone else is
+        // another member's to write, and would be applied where nobody decides for its user.
+        guard event.userID == envelope.userID else {
+            throw EventDecodingError(
+                .wrongUser, field: "$.data.userID", "a ledger event is keyed by its own user, not \(envelope.userID)")
+        }
         try checkWriter(envelope.source, of: event)
         // A kind without the fields it needs is malformed, not a ledger decision:
         // dead-lettered with what it lacks, never applied.

@@ -29,6 +29,18 @@ public struct MoneyMovements: Sendable, Hashable {
         totals[Key(kind: kind, currency: money.currency)]!.micros &+= money.micros
     }
 
+    /// Several tallies as one (each partition's ledger keeps its own).
+    public static func merged(_ tallies: [MoneyMovements]) -> MoneyMovements {
+        var merged = MoneyMovements()
+        for tally in tallies {
+            for (key, total) in tally.totals {
+                merged.totals[key, default: Total(count: 0, micros: 0)].count += total.count
+                merged.totals[key]!.micros &+= total.micros
+            }
+        }
+        return merged
+    }
+
     /// The tally so far, leaving it empty.
     public mutating func take() -> MoneyMovements {
         defer { totals = [:] }

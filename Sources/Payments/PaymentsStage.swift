@@ -36,14 +36,29 @@ public struct PaymentsStage: Sendable {
 
     /// One record of the confirmations topic. `signature` is the record's signature headers;
     /// `now` decides only whether an answer came in time.
+    ///
+    /// `ledger` is the state of the record's partition: the users whose records
+    /// arrive there. `directory` finds counterparts' accounts (nil: the ledger's
+    /// own accounts, when one ledger holds every user). What a decision does to
+    /// another user's state (a payee's credit, the payer's side of a request) is
+    /// not written here: it goes as an effect, a ledger event on the
+    /// confirmations topic keyed by that user, which that user's member records
+    /// (``recordEffect(_:_:_:)``).
     public func process(
-        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger, now: Date = Date()
+        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger,
+        directory: AccountDirectory? = nil, now: Date = Date()
     ) -> StageResult {
         let envelope: EventEnvelope
+        let accounts = directory ?? ledger.directory
         do throws(EventDecodingError) {
             envelope = try IncomingEvent.decode(
                 key: key, value: value,
-                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type])
+                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type])
+            if envelope.type == LedgerEvent.type {
+                try stages.verify(
+                    envelope, received: value, signature: signature, producedBy: .only(PipelineSource.payments))
+                return recordEffect(try envelope.decodeData(as: LedgerEvent.self), envelope, &ledger)
+            }
             if envelope.type == PaymentRequestDecline.type {
                 try authenticator.verify(
                     envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
@@ -55,21 +70,62 @@ public struct PaymentsStage: Sendable {
                 try authenticator.verify(
                     envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
                 let answer = try envelope.decodeData(as: ConfirmationAnswer.self)
-                return answered(answer, envelope, intentID, &ledger, now)
+                return answered(answer, envelope, intentID, &ledger, accounts, now)
             }
             try stages.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
             let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
-            return propose(confirmation, envelope, intentID, &ledger)
+            return propose(confirmation, envelope, intentID, &ledger, accounts)
         } catch {
             return .rejected(error)
+        }
+    }
+
+    // MARK: Effects
+
+    /// The ledger kinds one user's decision writes for another user, on that user's partition.
+    public static let effectKinds: Set<LedgerEvent.Kind> = [.credit, .requestReceived, .requestPaid, .requestDeclined]
+
+    /// A decision's effect on another user's state, sent to that user's
+    /// partition of the confirmations topic: the ledger event that user's
+    /// member is to record, in an envelope of its own id.
+    private func effect(_ event: LedgerEvent, _ cause: EventEnvelope) -> (Destination, EventEnvelope) {
+        var envelope = event.envelope(
+            source: source, time: cause.time, conversationID: cause.conversationID, causationID: cause.id)
+        envelope.id = EventID.derived("effect", event.id)
+        envelope.extensions = cause.extensions
+        return (.confirmations, envelope)
+    }
+
+    /// Records an effect another member's decision sent to this user (only the
+    /// payments stage's, only of the effect kinds, only for the user it is keyed
+    /// by). Recorded once: a redelivered effect finds its event applied.
+    private func recordEffect(_ event: LedgerEvent, _ envelope: EventEnvelope, _ ledger: inout Ledger)
+        -> StageResult
+    {
+        guard Self.effectKinds.contains(event.kind) else {
+            return .rejected(
+                EventDecodingError(.schemaInvalid, field: "$.data.kind", "a \(event.kind.rawValue) is not an effect"))
+        }
+        guard event.userID == envelope.userID else {
+            return .rejected(
+                EventDecodingError(
+                    .wrongUser, field: "$.data.userID", "an effect is recorded for the user it is sent to"))
+        }
+        guard !ledger.contains(eventID: event.id) else { return .ignored("effect \(event.id) already recorded") }
+        switch record(event, envelope, &ledger) {
+        case .success(let recorded): return StageResult(events: [recorded])
+        case .failure(let refusal):
+            return .rejected(
+                EventDecodingError(.schemaInvalid, field: "$.data", "the ledger refuses this effect: \(refusal)"))
         }
     }
 
     // MARK: Proposals
 
     private func propose(
-        _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger
+        _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger,
+        _ accounts: AccountDirectory
     ) -> StageResult {
         let userID = envelope.userID
         guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
@@ -102,8 +158,8 @@ public struct PaymentsStage: Sendable {
             return close(intentID, nil, kind, "expiryTooLong", envelope, &ledger)
         }
         // Check again what the confirm stage checked: its view of the ledger may be behind.
-        guard ledger.accounts[userID] != nil, let account = terms.account,
-            let other = ledger.account(handle: account), other.userID != userID
+        guard accounts.accounts[userID] != nil, let account = terms.account,
+            let other = accounts.account(handle: account), other.userID != userID
         else {
             return close(intentID, nil, kind, "counterpartyNoAccount", envelope, &ledger)
         }
@@ -140,11 +196,11 @@ public struct PaymentsStage: Sendable {
 
     private func answered(
         _ answer: ConfirmationAnswer, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger,
-        _ now: Date
+        _ accounts: AccountDirectory, _ now: Date
     ) -> StageResult {
         let userID = envelope.userID
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
-            return answeredPayment(answer, transfer, envelope, &ledger, now)
+            return answeredPayment(answer, transfer, envelope, &ledger, accounts, now)
         }
         if let proposal = ledger.request(forIntent: intentID, of: userID) {
             return answeredRequest(answer, proposal, envelope, &ledger, now)
@@ -165,7 +221,7 @@ public struct PaymentsStage: Sendable {
 
     private func answeredPayment(
         _ answer: ConfirmationAnswer, _ transfer: Ledger.Transfer, _ envelope: EventEnvelope, _ ledger: inout Ledger,
-        _ now: Date
+        _ accounts: AccountDirectory, _ now: Date
     ) -> StageResult {
         switch transfer.status {
         case .posted, .voided:
@@ -185,32 +241,42 @@ public struct PaymentsStage: Sendable {
             return release(transfer, failure, envelope, &ledger)
         }
         // The account confirmed is the account paid: its handle must still belong to the payee.
-        guard let account = transfer.payeeAccount, ledger.account(handle: account)?.userID == transfer.payee else {
+        guard let account = transfer.payeeAccount, accounts.account(handle: account)?.userID == transfer.payee else {
             return release(transfer, "payeeAccountChanged", envelope, &ledger)
         }
+        let decidedAt = Timestamp(envelope.time)
         let post = LedgerEvent(
             id: EventID.derived("ledger", "post", transfer.id), kind: .post, userID: transfer.payer,
             intentID: transfer.intentID, transferID: transfer.id, requestID: transfer.paysRequestID,
             entries: LedgerEntry.move(
-                transfer.money.currencyAmount, from: Ledger.held(transfer.payer), to: Ledger.available(transfer.payee)),
+                transfer.money.currencyAmount, from: Ledger.held(transfer.payer), to: Ledger.clearing),
             counterpartyUserID: transfer.payee, counterpartyContactID: transfer.payeeContactID,
             counterpartyAccount: account, amount: transfer.money.currencyAmount, decidedBy: envelope.id,
-            decidedAt: Timestamp(envelope.time))
+            decidedAt: decidedAt)
+        // The request this pays, as the payer's side knows it (the post marks it paid).
+        let paidRequest = transfer.paysRequestID.flatMap { ledger.requests[$0] }.flatMap {
+            $0.status == .pending ? $0 : nil
+        }
         var events: [(Destination, EventEnvelope)] = []
         switch record(post, envelope, &ledger) {
         case .success(let posted): events.append(posted)
         case .failure(let refusal): return release(transfer, refusal.responseReason, envelope, &ledger)
         }
-        if let requestID = transfer.paysRequestID, ledger.requests[requestID]?.status == .pending {
-            let paidRequest = LedgerEvent(
-                id: EventID.derived("ledger", "requestPaid", requestID), kind: .requestPaid, userID: transfer.payer,
-                intentID: transfer.intentID, transferID: transfer.id, requestID: requestID, decidedBy: envelope.id,
-                decidedAt: Timestamp(envelope.time))
-            // Keyed by the requester: it follows the request's creation on the same partition.
-            let requester = ledger.requests[requestID]?.requester
-            if case .success(let recorded) = record(paidRequest, envelope, &ledger, partitionUser: requester) {
-                events.append(recorded)
-            }
+        // The payee's credit, recorded by the payee's member: the money is in clearing until then.
+        let credit = LedgerEvent(
+            id: EventID.derived("ledger", "credit", transfer.id), kind: .credit, userID: transfer.payee,
+            intentID: transfer.intentID, transferID: transfer.id,
+            entries: LedgerEntry.move(
+                transfer.money.currencyAmount, from: Ledger.clearing, to: Ledger.available(transfer.payee)),
+            counterpartyUserID: transfer.payer, counterpartyAccount: account, amount: transfer.money.currencyAmount,
+            decidedBy: envelope.id, decidedAt: decidedAt)
+        events.append(effect(credit, envelope))
+        if let request = paidRequest {
+            let settled = LedgerEvent(
+                id: EventID.derived("ledger", "requestPaid", request.id), kind: .requestPaid, userID: request.requester,
+                intentID: request.intentID, transferID: transfer.id, requestID: request.id,
+                counterpartyUserID: transfer.payer, decidedBy: envelope.id, decidedAt: decidedAt)
+            events.append(effect(settled, envelope))
         }
         events.append((.responses, paid(transfer, envelope)))
         return StageResult(events: events)
@@ -250,9 +316,16 @@ public struct PaymentsStage: Sendable {
             userID: proposal.requester, intentID: proposal.intentID, requestID: proposal.id,
             counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note,
             decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
+        // The payer's side of the request, recorded by the payer's member.
+        let received = LedgerEvent(
+            id: EventID.derived("ledger", "requestReceived", proposal.id), kind: .requestReceived,
+            userID: proposal.payer, intentID: proposal.intentID, requestID: proposal.id,
+            counterpartyUserID: proposal.requester, amount: proposal.money.currencyAmount, note: proposal.note,
+            decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
         switch record(created, envelope, &ledger) {
         case .success(let recorded):
-            return StageResult(events: [recorded, (.responses, requested(proposal, envelope))])
+            return StageResult(
+                events: [recorded, effect(received, envelope), (.responses, requested(proposal, envelope))])
         case .failure(let refusal):
             return close(proposal.intentID, proposal.id, .requestPayment, refusal.responseReason, envelope, &ledger)
         }
@@ -283,8 +356,8 @@ public struct PaymentsStage: Sendable {
         return nil
     }
 
-    /// The payer declines a pending request: recorded on the requester's
-    /// partition, after the request's creation. Nothing moves.
+    /// The payer declines a pending request: recorded on the payer's
+    /// partition, and sent to the requester's as an effect. Nothing moves.
     private func declined(
         _ decline: PaymentRequestDecline, _ envelope: EventEnvelope, _ ledger: inout Ledger
     ) -> StageResult {
@@ -299,13 +372,19 @@ public struct PaymentsStage: Sendable {
         guard request.status == .pending else {
             return .ignored("payment request \(request.id) is \(request.status.rawValue)")
         }
-        let event = LedgerEvent(
-            id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
+        let decidedAt = Timestamp(envelope.time)
+        let payerSide = LedgerEvent(
+            id: EventID.derived("ledger", "requestDeclined", request.id, "payer"), kind: .requestDeclined,
             userID: envelope.userID, intentID: request.intentID, requestID: request.id,
             counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id,
-            decidedAt: Timestamp(envelope.time))
-        switch record(event, envelope, &ledger, partitionUser: request.requester) {
-        case .success(let recorded): return StageResult(events: [recorded])
+            decidedAt: decidedAt)
+        let requesterSide = LedgerEvent(
+            id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
+            userID: request.requester, intentID: request.intentID, requestID: request.id,
+            counterpartyUserID: envelope.userID, amount: request.money.currencyAmount, decidedBy: envelope.id,
+            decidedAt: decidedAt)
+        switch record(payerSide, envelope, &ledger) {
+        case .success(let recorded): return StageResult(events: [recorded, effect(requesterSide, envelope)])
         case .failure(let refusal): return .ignored("the ledger refused the decline of \(request.id): \(refusal)")
         }
     }
@@ -387,7 +466,7 @@ public struct PaymentsStage: Sendable {
 
     /// Applies a ledger event and wraps it for the ledger topic, or says why the ledger refused it.
     private func record(
-        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger, partitionUser: String? = nil
+        _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger
     ) -> Result<(Destination, EventEnvelope), Ledger.ApplyError> {
         do throws(Ledger.ApplyError) {
             try ledger.apply(event)
@@ -400,8 +479,7 @@ public struct PaymentsStage: Sendable {
         // Like every derived event, a ledger event carries its cause's extension attributes
         // (a voice service's traceparent: the hold and the post are part of its trace).
         var envelope = event.envelope(
-            source: source, time: cause.time, partitionUser: partitionUser, conversationID: cause.conversationID,
-            causationID: cause.id)
+            source: source, time: cause.time, conversationID: cause.conversationID, causationID: cause.id)
         envelope.extensions = cause.extensions
         return .success((.ledger, envelope))
     }

@@ -18,12 +18,18 @@ enum EntryShape {
             expected = Set(
                 LedgerEntry.move(amount, from: Ledger.available(event.userID), to: Ledger.held(event.userID)))
         case .post, .void:
-            guard let hold, let amount = hold.amount, let payee = hold.counterpartyUserID else {
+            guard let hold, let amount = hold.amount else {
                 return "\(event.kind.rawValue) of a transfer without a hold"
             }
-            let receiver = event.kind == .post ? payee : hold.userID
-            expected = Set(LedgerEntry.move(amount, from: Ledger.held(hold.userID), to: Ledger.available(receiver)))
-        case .accountOpened, .requestProposed, .requestCreated, .requestDeclined, .requestPaid, .proposalClosed:
+            let receiver = event.kind == .post ? Ledger.clearing : Ledger.available(hold.userID)
+            expected = Set(LedgerEntry.move(amount, from: Ledger.held(hold.userID), to: receiver))
+        case .credit:
+            // Its payee and amount are checked against the transfer's hold once the whole ledger
+            // is read (the hold is on the payer's partition, read side by side with this one).
+            guard let amount = event.amount else { return "credit without an amount" }
+            expected = Set(LedgerEntry.move(amount, from: Ledger.clearing, to: Ledger.available(event.userID)))
+        case .accountOpened, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
+            .proposalClosed:
             expected = []
         }
         guard event.entries.count == expected.count, Set(event.entries) == expected else {

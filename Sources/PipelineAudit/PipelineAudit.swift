@@ -18,6 +18,9 @@ public enum PipelineAudit {
         public var postedTransfers = 0
         public var voidedTransfers = 0
         public var heldTransfers = 0
+        /// Posted transfers whose credit is on its way to the payee's member (its effect
+        /// is on the confirmations topic, not yet recorded): money in clearing, not lost.
+        public var creditsInTransit = 0
         public var messagesDelivered = 0
         /// Every broken rule, one sentence each; empty when all holds.
         public var findings: [String] = []
@@ -51,9 +54,9 @@ public enum PipelineAudit {
     ) -> Report {
         var report = Report()
         checkResponses(responses, &report)
-        let (ledger, posts) = checkLedger(ledgerRecords, &report)
+        let (ledger, posts, credits) = checkLedger(ledgerRecords, creditsSent(confirmations), &report)
         checkConfirmations(ledger, confirmations, bindingKey, &report)
-        checkPayees(ledger, posts, confirmations, &report)
+        checkPayees(ledger, posts, credits, confirmations, &report)
         checkMessages(messages, &report)
         return report
     }
@@ -81,7 +84,22 @@ public enum PipelineAudit {
         }
     }
 
-    private static func checkLedger(_ records: [EventEnvelope], _ report: inout Report) -> (Ledger, [LedgerEvent]) {
+    /// The transfers whose credit effect the payer's member sent (on the confirmations topic).
+    private static func creditsSent(_ confirmations: [EventEnvelope]) -> Set<String> {
+        var sent: Set<String> = []
+        for record in confirmations where record.type == LedgerEvent.type {
+            if let event = try? record.decodeData(as: LedgerEvent.self), event.kind == .credit,
+                let transferID = event.transferID
+            {
+                sent.insert(transferID)
+            }
+        }
+        return sent
+    }
+
+    private static func checkLedger(
+        _ records: [EventEnvelope], _ creditsSent: Set<String>, _ report: inout Report
+    ) -> (Ledger, [LedgerEvent], [String: LedgerEvent]) {
         var unique: [String: LedgerEvent] = [:]
         var holds: [String: LedgerEvent] = [:]
         var ledger = Ledger()
@@ -99,7 +117,9 @@ public enum PipelineAudit {
             unique[event.id] = event
             if event.kind == .hold, let transferID = event.transferID { holds[transferID] = event }
             // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
-            if let violation = EntryShape.violation(of: event, hold: event.transferID.flatMap { holds[$0] }) {
+            if let violation = EntryShape.violation(
+                of: event, hold: event.kind == .credit ? nil : event.transferID.flatMap { holds[$0] })
+            {
                 report.findings.append("ledger event \(event.id): \(violation)")
             }
             for entry in event.entries {
@@ -117,12 +137,40 @@ public enum PipelineAudit {
             }
         }
         let byTransfer = Dictionary(grouping: unique.values.filter { $0.transferID != nil }) { $0.transferID! }
+        var inTransit: [String: Int64] = [:]
         for (transferID, events) in byTransfer.sorted(by: { $0.key < $1.key }) {
             let kinds = events.map(\.kind)
             let holds = kinds.filter { $0 == .hold }.count
             let ends = kinds.filter { $0 == .post || $0 == .void }.count
-            if holds != 1 || ends > 1 {
+            let posts = kinds.filter { $0 == .post }.count
+            let credits = kinds.filter { $0 == .credit }.count
+            // Posted, its credit sent and not yet recorded: on its way, not lost.
+            let travelling = posts == 1 && credits == 0 && creditsSent.contains(transferID)
+            if travelling, let amount = events.first(where: { $0.kind == .hold })?.amount {
+                report.creditsInTransit += 1
+                inTransit[amount.currency, default: 0] &+= Money(amount).micros
+            }
+            if holds != 1 || ends > 1 || (credits != posts && !travelling) {
                 report.findings.append("transfer \(transferID): \(kinds.map(\.rawValue).sorted())")
+            }
+            // The credit reaches exactly the payee the hold named, with the held amount.
+            if let hold = events.first(where: { $0.kind == .hold }),
+                let credit = events.first(where: { $0.kind == .credit }),
+                credit.userID != hold.counterpartyUserID || credit.amount != hold.amount
+            {
+                report.findings.append(
+                    "transfer \(transferID) credited \(credit.userID) \(credit.amount.map(\.description) ?? "nothing") but its hold names \(hold.counterpartyUserID ?? "nobody") \(hold.amount.map(\.description) ?? "nothing")"
+                )
+            }
+        }
+        // Posted money waits in clearing until its payee's member credits it: only the credits
+        // on their way may be there.
+        for (key, micros) in sums.sorted(by: { $0.key < $1.key }) where key.hasPrefix(Ledger.clearing) {
+            let currency = String(key.split(separator: " ").last ?? "")
+            if micros != inTransit[currency, default: 0] {
+                report.findings.append(
+                    "\(key) holds \(micros) micro-units posted but never credited to a payee (\(inTransit[currency, default: 0]) on their way)"
+                )
             }
         }
         // Balances from the raw entries (the auditor's), compared with the ledger's own.
@@ -141,6 +189,7 @@ public enum PipelineAudit {
         for (key, micros) in sums where key.hasPrefix("users/") {
             held[String(key.split(separator: " ").last ?? ""), default: 0] &+= micros
         }
+        for (currency, micros) in inTransit { held[currency, default: 0] &+= micros }
         for currency in Set(deposited.keys).union(held.keys).sorted()
         where deposited[currency, default: 0] != held[currency, default: 0] {
             report.findings.append(
@@ -157,14 +206,24 @@ public enum PipelineAudit {
             }
         }
         report.postedIntents.sort()
-        return (ledger, unique.values.filter { $0.kind == .post }.sorted { $0.id < $1.id })
+        return (ledger, unique.values.filter { $0.kind == .post }.sorted { $0.id < $1.id }, credits(unique.values))
     }
 
-    /// The account confirmed is the account paid: each post credits exactly the
-    /// account the payer's proposal named (the resolved contact's handle), with
-    /// the proposal's amount, and nothing else.
+    /// Each transfer's credit, by transfer id.
+    private static func credits(_ events: some Sequence<LedgerEvent>) -> [String: LedgerEvent] {
+        var credits: [String: LedgerEvent] = [:]
+        for event in events where event.kind == .credit {
+            if let transferID = event.transferID { credits[transferID] = event }
+        }
+        return credits
+    }
+
+    /// The account confirmed is the account paid: each post's credit reaches
+    /// exactly the account the payer's proposal named (the resolved contact's
+    /// handle), with the proposal's amount, and nothing else.
     private static func checkPayees(
-        _ ledger: Ledger, _ posts: [LedgerEvent], _ records: [EventEnvelope], _ report: inout Report
+        _ ledger: Ledger, _ posts: [LedgerEvent], _ credits: [String: LedgerEvent], _ records: [EventEnvelope],
+        _ report: inout Report
     ) {
         var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
         for record in records where record.type == IntentConfirmation.type {
@@ -186,7 +245,8 @@ public enum PipelineAudit {
                 report.findings.append("transfer \(transferID) was posted, but its proposal names no payee account")
                 continue
             }
-            let credits = post.entries.filter { $0.side == .credit }
+            guard let credit = credits[transferID] else { continue }  // reported with the transfer's events
+            let credits = credit.entries.filter { $0.side == .credit }
             if credits != [LedgerEntry(account: Ledger.available(owner), side: .credit, amount: amount)] {
                 report.findings.append(
                     "transfer \(transferID) credited \(credits.map { "\($0.account) \($0.amount)" }) instead of \(account) (\(owner)) \(amount)"

@@ -24,6 +24,10 @@ public struct PipelineTopics: Sendable, Hashable {
     public var ledger: String
     /// The messaging history.
     public var messages: String
+    /// Who has a payment account and by which handles (the `accountOpened`
+    /// ledger events again), compacted by user: the one table payments and
+    /// confirm members hold whole, since a payee may be anyone's.
+    public var accounts: String
 
     /// What every name starts with.
     public let prefix: String
@@ -40,6 +44,7 @@ public struct PipelineTopics: Sendable, Hashable {
         responses = prefix + "intents.responses"
         ledger = prefix + "payments.ledger"
         messages = prefix + "messages.history"
+        accounts = prefix + "payments.accounts"
     }
 
     public func topic(for destination: Destination) -> String {
@@ -70,6 +75,7 @@ public struct PipelineTopics: Sendable, Hashable {
             // Logs that are the state itself: never deleted by retention.
             KafkaTopicSpecification(name: ledger, partitions: partitions, config: ["retention.ms": "-1"]),
             KafkaTopicSpecification(name: messages, partitions: partitions, config: ["retention.ms": "-1"]),
+            KafkaTopicSpecification.compacted(name: accounts, partitions: partitions),
         ]
     }
 }

@@ -48,7 +48,7 @@ struct PipelineLoad: Sendable {
         let money = CurrencyAmount(amount: DecimalAmount("1000000000")!, currency: "CNY")
         for user in users {
             ledger += KafkaProducerMessage.accountOpening(
-                user, handles: ["\(user)@example.com"], deposits: [money], topic: topics.ledger, signedWith: stageKeys)
+                user, handles: ["\(user)@example.com"], deposits: [money], topics: topics, signedWith: stageKeys)
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 book.append(

@@ -20,7 +20,8 @@ struct AuditCommand: AsyncParsableCommand {
             has its payer's confirmation (and, with the binding key, a matching binding); every message was \
             sent once. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
-            listed, not counted as broken.
+            listed, and posted payments whose credit is on its way to the payee's partition are counted \
+            (creditsInTransit), not as broken.
             """)
 
     /// Given, bindings are checked too.

@@ -42,11 +42,11 @@ struct LedgerCommand: AsyncParsableCommand {
                 }
                 return amount
             }
-            let topic = topicOptions.topics.ledger
             // Signed as the ledger's operator: the workers accept accounts and deposits from it, nothing else.
             let keys = try stageKeys.keys(signingAs: PipelineSource.ledgerOperator)
             let records = KafkaProducerMessage.accountOpening(
-                user, handles: handles, verified: !unverified, deposits: deposits, topic: topic, signedWith: keys)
+                user, handles: handles, verified: !unverified, deposits: deposits, topics: topicOptions.topics,
+                signedWith: keys)
             try await publish(records, kafka: kafka, logging: logging)
             output(
                 "account of \(user) opened (\(handles.joined(separator: ", ")))\(deposit.isEmpty ? "" : " with \(deposit.joined(separator: ", "))")"

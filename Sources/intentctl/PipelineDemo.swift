@@ -170,7 +170,7 @@ final class PipelineDemo: Service, Sendable {
         for account in Self.accounts {
             records += KafkaProducerMessage.accountOpening(
                 account.user, handles: [account.handle],
-                deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)), topic: topics.ledger,
+                deposits: account.deposits.compactMap(CurrencyAmount.init(parsing:)), topics: topics,
                 signedWith: operatorKeys)
         }
         let contacts = try BatchResolution.contacts(

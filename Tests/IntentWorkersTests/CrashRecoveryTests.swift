@@ -82,7 +82,7 @@ struct CrashRecoveryTests {
         for user in users {
             let money = CurrencyAmount(amount: DecimalAmount("\(deposit)")!, currency: "CNY")
             records += KafkaProducerMessage.accountOpening(
-                user, handles: ["\(user)@example.com"], deposits: [money], topic: topics.ledger,
+                user, handles: ["\(user)@example.com"], deposits: [money], topics: topics,
                 signedWith: testStageKeys)
             for other in users where other != user {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])

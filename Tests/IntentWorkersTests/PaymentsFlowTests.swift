@@ -104,7 +104,7 @@ extension PipelineHarness {
     /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
         for record in KafkaProducerMessage.accountOpening(
-            user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topic: topics.ledger,
+            user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topics: topics,
             signedWith: testStageKeys)
         {
             _ = try await send(record)

@@ -84,13 +84,14 @@ struct TraceExportTests {
             }
 
             // Message: resolve, confirm, handle, and the app state (the response and the message event).
-            // Payment: resolve, confirm, payments twice (proposal, answer), and the app state.
+            // Payment: resolve, confirm, payments three times (proposal, answer, the payee's credit),
+            // and the app state.
             let received = try await receiver.spans(until: "both traces reach the app state") { spans in
                 let services = { (trace: String) in spans.filter { $0.traceId == trace }.compactMap(\.service) }
                 return Set(services(Self.messageTrace)).isSuperset(of: [
                     "intent-resolve", "intent-confirm", "intent-handle", "intent-appstate",
                 ])
-                    && services(Self.paymentTrace).filter { $0 == "intent-payments" }.count >= 2
+                    && services(Self.paymentTrace).filter { $0 == "intent-payments" }.count >= 3
                     && services(Self.paymentTrace).contains("intent-appstate")
             }
             await workers.stopAll()
@@ -119,18 +120,22 @@ struct TraceExportTests {
             #expect(resolved.extensions["traceparent"] == .string("00-\(Self.messageTrace)-\(resolve.spanId)-01"))
 
             // The payment's chain: the payments worker decides twice, on the proposal and on the
-            // answer; confirm asked the question, so both continue from confirm's span.
+            // answer; confirm asked the question, so both continue from confirm's span. The
+            // payee's member then records the credit the decision sent it: a third span, its child.
             let paymentResolve = try #require(spans(Self.paymentTrace, "intent-resolve").first)
             let paymentConfirm = try #require(spans(Self.paymentTrace, "intent-confirm").first)
             let payments = spans(Self.paymentTrace, "intent-payments")
             #expect(paymentResolve.parentSpanId == Self.voiceSpan)
             #expect(paymentConfirm.parentSpanId == paymentResolve.spanId)
-            #expect(payments.count == 2 && payments.allSatisfy { $0.parentSpanId == paymentConfirm.spanId })
+            let decisions = payments.filter { $0.parentSpanId == paymentConfirm.spanId }
+            #expect(payments.count == 3 && decisions.count == 2, "\(payments.map(\.parentSpanId))")
             #expect(
                 question.extensions["traceparent"] == .string("00-\(Self.paymentTrace)-\(paymentConfirm.spanId)-01"))
-            let proposal = try #require(payments.first { $0.attribute("intent.published") == LedgerEvent.type })
-            let decision = try #require(payments.first { $0.spanId != proposal.spanId })
+            let proposal = try #require(decisions.first { $0.attribute("intent.published") == LedgerEvent.type })
+            let decision = try #require(decisions.first { $0.spanId != proposal.spanId })
             #expect(decision.attribute("intent.published")?.contains(IntentResponse.type) == true)
+            let credit = try #require(payments.first { $0.parentSpanId == decision.spanId })
+            #expect(credit.attribute("intent.published") == LedgerEvent.type)
             for span in spans(Self.paymentTrace, "intent-appstate") {
                 #expect(Set(payments.map(\.spanId)).contains(span.parentSpanId ?? ""), "app state after payments")
             }

@@ -36,15 +36,23 @@ struct AuditTests {
             id: "post-\(intent)", kind: .post, userID: "alice", intentID: intent, transferID: "t-\(intent)",
             entries: [
                 LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: cny("100")),
-                LedgerEntry(account: Ledger.available(payee), side: .credit, amount: cny("100")),
+                LedgerEntry(account: Ledger.clearing, side: .credit, amount: cny("100")),
             ], counterpartyUserID: payee)
         let deposit = LedgerEvent.deposit(id: "deposit", userID: "alice", amount: cny("1000"))
         let (answer, _) = answerEvent(.confirmed, binding: binding, intentID: intent)
         let proposal = confirmedEvent(pay("100"), intentID: intent)
         return (
-            (accounts + [deposit, hold, post]).map(wrap), [proposal, answer],
+            (accounts + [deposit, hold, post, credit(payee: payee, intent: intent)]).map(wrap), [proposal, answer],
             [response("r-\(intent)", intent: intent, .success)]
         )
+    }
+
+    /// The payee's member's credit of a transfer (on the payee's partition).
+    func credit(payee: String, intent: String, amount: String = "100") -> LedgerEvent {
+        LedgerEvent(
+            id: "credit-\(intent)", kind: .credit, userID: payee, intentID: intent, transferID: "t-\(intent)",
+            entries: LedgerEntry.move(cny(amount), from: Ledger.clearing, to: Ledger.available(payee)),
+            counterpartyUserID: "alice", amount: cny(amount))
     }
 
     @Test("a clean history passes")
@@ -112,6 +120,34 @@ struct AuditTests {
         let tampered = audit(first.answers + [proposal, forged], bindingKey)
         #expect(tampered.bindingKeyCheck == .mismatches)
         #expect(tampered.findings == ["transfer t-i2 was posted on a confirmation that does not match it"])
+    }
+
+    @Test(
+        "a post never credited, a credit to another user than the hold's payee, a credit without a post: each is found")
+    func credits() throws {
+        let (ledger, answers, responses) = history()
+        func findings(_ records: [EventEnvelope]) -> [String] {
+            PipelineAudit.audit(responses: responses, ledger: records, confirmations: answers, messages: []).findings
+        }
+        // The credit lost: the money stays in clearing, and the transfer lacks it.
+        let uncredited = findings(Array(ledger.dropLast()))
+        #expect(uncredited.contains { $0.contains("posted but never credited") }, "\(uncredited)")
+        #expect(uncredited.contains("transfer t-i1: [\"hold\", \"post\"]"), "\(uncredited)")
+        // The credit sent (its effect on the confirmations topic) and not yet recorded: on its way.
+        let effect = credit(payee: "bob", intent: "i1").envelope(source: PipelineSource.payments, time: t0)
+        let travelling = PipelineAudit.audit(
+            responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [])
+        #expect(travelling.findings == [])
+        #expect(travelling.creditsInTransit == 1)
+        // Credited to Mallory instead of Bob, balanced and well-formed.
+        let diverted = findings(Array(ledger.dropLast()) + [wrap(credit(payee: "mallory", intent: "i1"))])
+        #expect(
+            diverted.contains { $0.contains("transfer t-i1 credited mallory 100 CNY but its hold names bob") },
+            "\(diverted)")
+        // A credit with no post behind it creates money.
+        let unposted = findings(ledger + [wrap(credit(payee: "bob", intent: "i9"))])
+        #expect(unposted.contains("transfer t-i9: [\"credit\"]"), "\(unposted)")
+        #expect(unposted.contains { $0.contains("money was created or lost") }, "\(unposted)")
     }
 
     @Test("a post that credits another account than the one the user confirmed is found")

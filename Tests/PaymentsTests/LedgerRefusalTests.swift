@@ -18,10 +18,11 @@ struct LedgerRefusalTests {
         return ledger
     }
 
-    static func post(_ amount: String, to receiver: String, id: String = "p1") -> LedgerEvent {
+    /// A post of t1 moving `amount` from Alice's hold to `account` (a post moves it to clearing).
+    static func post(_ amount: String, to account: String = Ledger.clearing, id: String = "p1") -> LedgerEvent {
         LedgerEvent(
             id: id, kind: .post, userID: "alice", transferID: "t1",
-            entries: LedgerEntry.move(cny(amount), from: Ledger.held("alice"), to: Ledger.available(receiver)))
+            entries: LedgerEntry.move(cny(amount), from: Ledger.held("alice"), to: account))
     }
 
     static func rub(_ amount: String) -> CurrencyAmount {
@@ -60,18 +61,18 @@ struct LedgerRefusalTests {
             .unknownTransfer("nope"), "unknownTransfer"
         ),
         (
-            "post of another amount", post("99", to: "bob"), .transferMismatch(event: "p1", transfer: "t1"),
+            "post of another amount", post("99"), .transferMismatch(event: "p1", transfer: "t1"),
             "transferMismatch"
         ),
         (
-            "post to another payee", post("100", to: "mallory"), .transferMismatch(event: "p1", transfer: "t1"),
-            "transferMismatch"
+            "post straight to someone's account, past clearing", post("100", to: Ledger.available("mallory")),
+            .transferMismatch(event: "p1", transfer: "t1"), "transferMismatch"
         ),
         (
             "post in another currency",
             LedgerEvent(
                 id: "p1", kind: .post, userID: "alice", transferID: "t1",
-                entries: LedgerEntry.move(rub("100"), from: Ledger.held("alice"), to: Ledger.available("bob"))),
+                entries: LedgerEntry.move(rub("100"), from: Ledger.held("alice"), to: Ledger.clearing)),
             .transferMismatch(event: "p1", transfer: "t1"), "transferMismatch"
         ),
         (
@@ -142,8 +143,9 @@ struct LedgerRefusalTests {
     @Test("the exact post goes through after all of them")
     func exactPost() throws {
         var ledger = try Self.ledgerWithHold()
-        try ledger.apply(Self.post("100", to: "bob"))
+        try ledger.apply(Self.post("100"))
         #expect(ledger.transfers["t1"]?.status == .posted)
-        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        #expect(ledger.balance(Ledger.clearing, "CNY") == Money(cny("100")))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"), "Bob's member credits him")
     }
 }

@@ -23,11 +23,27 @@ struct LedgerTests {
                 id: "p1", kind: .post, userID: "alice", transferID: "t1",
                 entries: [
                     LedgerEntry(account: Ledger.held("alice"), side: .debit, amount: cny("100.50")),
-                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("100.50")),
+                    LedgerEntry(account: Ledger.clearing, side: .credit, amount: cny("100.50")),
                 ]))
-        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100.5")))
+        #expect(ledger.balance(Ledger.clearing, "CNY") == Money(cny("100.5")))
         #expect(ledger.balance(Ledger.held("alice"), "CNY") == Money.zero("CNY"))
         #expect(ledger.transfers["t1"]?.status == .posted)
+        // Bob's side: the credit takes it out of clearing.
+        try ledger.apply(
+            LedgerEvent(
+                id: "c1", kind: .credit, userID: "bob", transferID: "t1",
+                entries: LedgerEntry.move(cny("100.50"), from: Ledger.clearing, to: Ledger.available("bob")),
+                counterpartyUserID: "alice", amount: cny("100.50")))
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100.5")))
+        #expect(ledger.balance(Ledger.clearing, "CNY") == Money.zero("CNY"))
+        // A credit may only take money out of clearing, into its own user's account.
+        #expect(throws: Ledger.ApplyError.movementNotAllowed(event: "c2", kind: "credit")) {
+            try ledger.apply(
+                LedgerEvent(
+                    id: "c2", kind: .credit, userID: "bob", transferID: "t1",
+                    entries: LedgerEntry.move(cny("1"), from: Ledger.clearing, to: Ledger.available("mallory")),
+                    counterpartyUserID: "alice", amount: cny("1")))
+        }
         // Money is neither created nor lost: all balances sum to zero.
         #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
     }

@@ -13,7 +13,9 @@ struct MoneySafetyTests {
     func run(_ event: EventEnvelope, signature: EventSignature?, _ ledger: inout Ledger, at now: Date = t0)
         -> StageResult
     {
-        stage.process(key: event.userID, value: event.encoded(), signature: signature, ledger: &ledger, now: now)
+        withEffectsDelivered(
+            stage.process(key: event.userID, value: event.encoded(), signature: signature, ledger: &ledger, now: now),
+            stage, &ledger, now: now)
     }
 
     /// A proposal for 900 CNY to Bob that expires in 2099, as an attacker would write it.

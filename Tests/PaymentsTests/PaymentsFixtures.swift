@@ -80,10 +80,30 @@ func answerEvent(
     return (event, authenticator.signature(for: event))
 }
 
+/// Delivers a result's effects (ledger events for other users, sent on the confirmations topic)
+/// back through the stage, as those users' members would record them, with one ledger for
+/// everyone; returns the result with what recording them published appended.
+func withEffectsDelivered(_ result: StageResult, _ stage: PaymentsStage, _ ledger: inout Ledger, now: Date = t0)
+    -> StageResult
+{
+    var combined = result
+    for effect in result.effects {
+        let recorded = stage.process(
+            key: effect.userID, value: effect.encoded(), signature: signature(effect), ledger: &ledger, now: now)
+        combined.events += withEffectsDelivered(recorded, stage, &ledger, now: now).events
+    }
+    return combined
+}
+
 extension StageResult {
     func events(to destination: Destination) -> [EventEnvelope] {
         events.filter { $0.destination == destination }.map(\.event)
     }
+
+    /// Ledger events for other users' members (``PaymentsStage/effectKinds``).
+    var effects: [EventEnvelope] { events(to: .confirmations).filter { $0.type == LedgerEvent.type } }
+
+    var effectKinds: [LedgerEvent.Kind] { effects.compactMap { try? $0.decodeData(as: LedgerEvent.self).kind } }
 
     var response: IntentResponse? {
         events(to: .responses).first.flatMap { try? $0.decodeData(as: IntentResponse.self) }

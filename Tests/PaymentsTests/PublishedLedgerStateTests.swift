@@ -17,9 +17,10 @@ struct PublishedLedgerStateTests {
         var ledger = try fundedLedger()
         var published: [EventEnvelope] = []
         func run(_ event: EventEnvelope, signature given: EventSignature? = nil, at now: Date = t0) {
-            let result = stage.process(
-                key: event.userID, value: event.encoded(), signature: given ?? signature(event), ledger: &ledger,
-                now: now)
+            let result = withEffectsDelivered(
+                stage.process(
+                    key: event.userID, value: event.encoded(), signature: given ?? signature(event), ledger: &ledger,
+                    now: now), stage, &ledger, now: now)
             published += result.events.filter { $0.destination == .ledger }.map(\.event)
         }
         func answer(_ intent: Intent, _ decision: ConfirmationAnswer.Decision, user: String = "alice", _ id: String) {
@@ -58,8 +59,8 @@ struct PublishedLedgerStateTests {
 
         let kinds = try published.map { try $0.decodeData(as: LedgerEvent.self).kind }
         for kind in [
-            LedgerEvent.Kind.hold, .post, .void, .proposalClosed, .requestProposed, .requestCreated, .requestDeclined,
-            .requestPaid,
+            LedgerEvent.Kind.hold, .post, .credit, .void, .proposalClosed, .requestProposed, .requestCreated,
+            .requestReceived, .requestDeclined, .requestPaid,
         ] {
             #expect(kinds.contains(kind), "covers \(kind)")
         }

@@ -146,8 +146,19 @@ struct PaymentsStageTests {
         let (answer, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
         let result = run(answer, signature: signature, &ledger, at: t0.addingTimeInterval(30))
         #expect(result.ledgerKinds == [.post])
+        #expect(result.effectKinds == [.credit])
+        #expect(result.effects.first?.userID == "bob", "sent to Bob's partition")
         #expect(result.response?.code == .success)
+        #expect(ledger.balance(Ledger.clearing, "CNY") == Money(cny("100")), "on its way to Bob")
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+        // Bob's member records the credit, once.
+        let credited = withEffectsDelivered(result, stage, &ledger)
+        #expect(credited.ledgerKinds == [.post, .credit])
+        #expect(credited.events(to: .ledger).last?.userID == "bob")
         #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        #expect(ledger.balance(Ledger.clearing, "CNY") == Money.zero("CNY"))
+        #expect(
+            withEffectsDelivered(result, stage, &ledger).ledgerKinds == [.post], "a redelivered effect changes nothing")
         let again = run(answer, signature: signature, &ledger, at: t0.addingTimeInterval(31))
         #expect(again.ledgerKinds.isEmpty)
         #expect(again.events(to: .responses).map(\.id) == result.events(to: .responses).map(\.id))
@@ -236,6 +247,8 @@ struct PaymentsStageTests {
         let (answer, signature) = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "r1")
         let created = run(answer, signature: signature, &ledger)
         #expect(created.ledgerKinds == [.requestCreated])
+        #expect(created.effectKinds == [.requestReceived])
+        #expect(created.effects.first?.userID == "alice", "the payer's side, on the payer's partition")
         let requestID = try #require(created.response?.paymentRequestID)
         #expect(ledger.requests[requestID]?.status == .pending)
         #expect(ledger.requests[requestID]?.payer == "alice")
@@ -259,12 +272,49 @@ struct PaymentsStageTests {
         let payBinding = bindingFor(payment, intentID: "p1")
         let payAnswer = answerEvent(.confirmed, binding: payBinding, intentID: "p1")
         let paid = run(payAnswer.0, signature: payAnswer.1, &ledger)
-        #expect(paid.ledgerKinds == [.post, .requestPaid])
+        #expect(paid.ledgerKinds == [.post])
+        #expect(paid.effectKinds == [.credit, .requestPaid])
+        #expect(paid.effects.map(\.userID) == ["bob", "bob"])
         #expect(ledger.requests[requestID]?.status == .paid)
+        #expect(withEffectsDelivered(paid, stage, &ledger).ledgerKinds == [.post, .credit, .requestPaid])
         #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("50")))
         // A paid request can no longer be declined.
         #expect(decline(by: "alice").ledgerKinds.isEmpty)
         #expect(ledger.requests[requestID]?.status == .paid)
+    }
+
+    @Test("effects are recorded only from the payments stage, only of effect kinds, only for the user they are sent to")
+    func forgedEffects() throws {
+        var ledger = try fundedLedger()
+        func credit(_ user: String, id: String = "credit-x") -> LedgerEvent {
+            LedgerEvent(
+                id: id, kind: .credit, userID: user, transferID: "t-x",
+                entries: LedgerEntry.move(cny("500"), from: Ledger.clearing, to: Ledger.available(user)),
+                counterpartyUserID: "alice", amount: cny("500"))
+        }
+        let honest = credit("bob").envelope(source: PipelineSource.payments, time: t0)
+        // Signed with another key than the payments stage's, or by another stage: not its effect.
+        let forger = EventAuthenticator(keys: [PipelineSource.payments: Array(repeating: 0xEE, count: 32)])
+        #expect(run(honest, signature: forger.signature(for: honest), &ledger).rejected?.reason == .unauthenticated)
+        let byConfirm = credit("bob").envelope(source: PipelineSource.confirm, time: t0)
+        #expect(run(byConfirm, &ledger).rejected?.reason == .wrongProducer)
+        // Keyed by Bob, crediting Mallory.
+        var misdirected = credit("mallory").envelope(source: PipelineSource.payments, time: t0)
+        misdirected.userID = "bob"
+        #expect(run(misdirected, &ledger).rejected?.reason == .wrongUser)
+        // A hold is no effect: one member never reserves another user's money.
+        let hold = LedgerEvent(
+            id: "hold-x", kind: .hold, userID: "alice", intentID: "x", transferID: "t-x",
+            entries: LedgerEntry.move(cny("5"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+            counterpartyUserID: "bob", amount: cny("5"))
+        #expect(
+            run(hold.envelope(source: PipelineSource.payments, time: t0), &ledger).rejected?.reason == .schemaInvalid)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+        #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
+        // The honest one is recorded once.
+        #expect(run(honest, &ledger).ledgerKinds == [.credit])
+        #expect(run(honest, &ledger).ledgerKinds.isEmpty)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("500")))
     }
 
     @Test("the payer declines a pending request: recorded, nothing moves")
@@ -283,7 +333,10 @@ struct PaymentsStageTests {
         #expect(run(event, unsigned: true, &ledger).rejected?.reason == .unauthenticated)
         let declined = run(event, signature: authenticator.signature(for: event), &ledger)
         #expect(declined.ledgerKinds == [.requestDeclined])
-        #expect(declined.events(to: .ledger).first?.userID == "bob", "recorded on the requester's partition")
+        #expect(declined.events(to: .ledger).first?.userID == "alice", "recorded on the payer's partition")
+        #expect(declined.effectKinds == [.requestDeclined])
+        #expect(declined.effects.first?.userID == "bob", "and sent to the requester's")
+        #expect(withEffectsDelivered(declined, stage, &ledger).ledgerKinds == [.requestDeclined, .requestDeclined])
         #expect(ledger.requests[requestID]?.status == .declined)
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
