@@ -84,6 +84,7 @@ public struct WorkerOptions: ParsableArguments {
                 (trimmed.dropLast(2), 0.001)
             } else {
                 switch trimmed.last {
+                case "h": (trimmed.dropLast(), 3600)
                 case "m": (trimmed.dropLast(), 60)
                 case "s": (trimmed.dropLast(), 1)
                 default: (Substring(trimmed), 1)

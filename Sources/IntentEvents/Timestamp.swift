@@ -11,6 +11,10 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         milliseconds = EventTime.milliseconds(date)
     }
 
+    public init(milliseconds: Int64) {
+        self.milliseconds = milliseconds
+    }
+
     public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     public init(from decoder: any Decoder) throws {

@@ -20,7 +20,7 @@ public struct ConfirmWorker: Service {
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let state = PaymentsState()
+        let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
         worker = StageWorker(
             name: "confirm worker",
@@ -30,7 +30,11 @@ public struct ConfirmWorker: Service {
                 [
                     try state.ledgerFollower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger, reject: reject),
+                        keys: configuration.keys, logger: logger,
+                        snapshots: state.snapshots(
+                            configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
+                            writes: false, interval: configuration.snapshotInterval),
+                        reject: reject),
                     try state.directoryFollower(
                         configuration: configuration.kafka, topic: configuration.topics.accounts,
                         keys: configuration.keys, logger: logger, reject: reject),

@@ -28,6 +28,16 @@ final class PartitionedState<Value: Sendable>: Sendable {
         }
     }
 
+    /// A copy of partition p's state (copy on write: cheap now, paid by the next write), or nil.
+    func value(in partition: Int32) -> Value? {
+        values.withLock { $0[partition] }
+    }
+
+    /// Replaces partition p's state (a restored snapshot).
+    func install(_ value: Value, in partition: Int32) {
+        values.withLock { $0[partition] = value }
+    }
+
     func forget(_ partition: Int32) {
         _ = values.withLock { $0.removeValue(forKey: partition) }
     }

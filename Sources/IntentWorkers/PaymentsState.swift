@@ -2,6 +2,7 @@ import IntentEvents
 import Kafka
 import Logging
 import Payments
+import PipelineTopics
 import Synchronization
 
 /// What a payments or confirm member holds: the ledger of each input
@@ -9,8 +10,32 @@ import Synchronization
 /// partitions of the ledger topic, and the accounts directory whole, fed by
 /// the compacted accounts topic (a payee may be anyone's).
 final class PaymentsState: Sendable {
-    private let ledgers = PartitionedState { Ledger() }
+    private let ledgers: PartitionedState<Ledger>
     private let directory = Mutex(AccountDirectory())
+
+    init(idempotencyHorizon: Duration) {
+        ledgers = PartitionedState { Ledger(idempotencyHorizon: idempotencyHorizon) }
+    }
+
+    /// The ledger partitions' snapshots: written by the payments worker, read by both.
+    func snapshots(
+        configuration: KafkaConfiguration, topics: PipelineTopics, keys: EventAuthenticator, writes: Bool,
+        interval: Duration
+    ) -> StateSnapshots {
+        let ledgers = self.ledgers
+        let store = SnapshotStore(
+            topic: topics.ledgerSnapshots, stateTopic: topics.ledger, writer: PipelineSource.payments, keys: keys,
+            configuration: configuration)
+        return StateSnapshots(
+            store: store, writes: writes, interval: interval,
+            capture: { (partition: Int32) -> (@Sendable () throws -> [UInt8])? in
+                guard let ledger = ledgers.value(in: partition) else { return nil }
+                return { try ledger.snapshotBytes() }
+            },
+            install: { (partition: Int32, bytes: [UInt8]) throws in
+                ledgers.install(try Ledger(snapshotBytes: bytes), in: partition)
+            })
+    }
 
     /// Decides under both locks (directory, then ledger; followers take one each):
     /// a copy taken out of them would make a follower's next write duplicate the
@@ -34,16 +59,17 @@ final class PaymentsState: Sendable {
     /// (``LedgerRecord``) dead-lettered.
     func ledgerFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
+        snapshots: StateSnapshots?,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in
-                let event = try LedgerRecord.decode(
+                let (event, time) = try LedgerRecord.read(
                     key: message.keyString, value: message.value, signature: message.signature, keys: keys)
                 let refusal = self.ledgers.withValue(in: message.partition) { ledger -> Ledger.ApplyError? in
                     do throws(Ledger.ApplyError) {
-                        try ledger.apply(event, checkingBalances: false)
+                        try ledger.apply(event, at: time, checkingBalances: false)
                         return nil
                     } catch {
                         return error
@@ -53,7 +79,7 @@ final class PaymentsState: Sendable {
                     logger.error(
                         "ledger event refused on replay", metadata: ["event": "\(event.id)", "error": "\(refusal)"])
                 }
-            }, reject: reject, forget: ledgers.forget)
+            }, reject: reject, forget: ledgers.forget, snapshots: snapshots)
     }
 
     /// Follows the whole accounts topic: account openings signed by the ledger operator.

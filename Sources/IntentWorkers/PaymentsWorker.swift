@@ -22,7 +22,7 @@ public struct PaymentsWorker: Service {
     private let worker: StageWorker
 
     public init(configuration: Configuration, logger: Logger) {
-        let state = PaymentsState()
+        let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
         worker = StageWorker(
             name: "payments worker",
@@ -32,7 +32,11 @@ public struct PaymentsWorker: Service {
                 [
                     try state.ledgerFollower(
                         configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger, reject: reject),
+                        keys: configuration.keys, logger: logger,
+                        snapshots: state.snapshots(
+                            configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
+                            writes: true, interval: configuration.snapshotInterval),
+                        reject: reject),
                     try state.directoryFollower(
                         configuration: configuration.kafka, topic: configuration.topics.accounts,
                         keys: configuration.keys, logger: logger, reject: reject),

@@ -15,6 +15,10 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var sessionTimeout: Duration
     /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
     public var deadLetterMaximumBytes: Int?
+    /// How long decided things are remembered (``Ledger/idempotencyHorizon``).
+    public var idempotencyHorizon: Duration = .seconds(24 * 3600)
+    /// How often partitioned state is snapshotted (``StateSnapshots``).
+    public var snapshotInterval: Duration = .seconds(30)
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,

@@ -184,13 +184,22 @@ public final class StageWorker: Service, Sendable {
                         metrics.health.assigned(partitions: owned.count)
                     }
                 }
+                // Snapshots of the partitioned state are written beside the loop.
+                let snapshotted = followers.first { $0.snapshots?.writes == true }
+                let writer = snapshotted?.snapshots.map {
+                    SnapshotWriter(snapshots: $0, producer: producer, logger: logger)
+                }
+                if let writer { group.addTask { await writer.run() } }
                 try await withGracefulShutdownHandler {
                     try await self.loop(
-                        consumer, producer, followers, metrics, epoch: epoch, deadLetterLimit: deadLetterLimit)
+                        consumer, producer, followers, metrics, epoch: epoch,
+                        snapshots: snapshotted.flatMap { follower in writer.map { (follower, $0) } },
+                        deadLetterLimit: deadLetterLimit)
                 } onGracefulShutdown: { [logger, name] in
                     metrics.health.stopping()
                     logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
                 }
+                await writer?.finish()
                 group.cancelAll()
             }
             await consumer.close()
@@ -205,7 +214,7 @@ public final class StageWorker: Service, Sendable {
     /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        epoch: AssignmentEpoch, deadLetterLimit: Int
+        epoch: AssignmentEpoch, snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
     ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
@@ -224,6 +233,7 @@ public final class StageWorker: Service, Sendable {
         var assignedEpoch = -1
         let partitioned = followers.contains(where: \.isPartitioned)
         var lastTick = ContinuousClock.now
+        var lastSnapshot = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             metrics.health.loopTurned()
             // A follower that failed leaves the state stale: stop rather than decide on it
@@ -316,12 +326,44 @@ public final class StageWorker: Service, Sendable {
                 uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 lastCommit = ContinuousClock.now
             }
+            if let snapshots, !assignment.isEmpty,
+                ContinuousClock.now - lastSnapshot >= snapshots.writer.snapshots.interval
+            {
+                while !pipeline.isEmpty {
+                    if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { uncommitted = true }
+                }
+                try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
+                lastSnapshot = ContinuousClock.now
+            }
         }
         // Shutting down: finish what is in flight, then commit it.
         while !pipeline.isEmpty {
             if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { uncommitted = true }
         }
         if uncommitted { _ = try await consumer.commit() }
+        // And leave a snapshot, so the next start (here or elsewhere) reads little.
+        if let snapshots, !assignment.isEmpty {
+            try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
+        }
+    }
+
+    /// Captures the owned partitions whose state moved, for the writer. Called with
+    /// nothing in flight: once the follower has read this worker's own records back,
+    /// the state is exactly its state topic up to the follower's positions.
+    private func snapshot(_ follower: TopicFollower, _ writer: SnapshotWriter, owning partitions: Set<Int32>)
+        async throws
+    {
+        guard let snapshots = follower.snapshots else { return }
+        try await follower.caughtUp(owning: partitions)
+        let captured = await follower.capture { positions in
+            partitions.sorted().compactMap { partition -> SnapshotWriter.Captured? in
+                guard let position = positions[partition], position > 0, writer.hasMoved(partition, to: position),
+                    let encode = snapshots.capture(partition)
+                else { return nil }
+                return SnapshotWriter.Captured(partition: partition, position: position, encode: encode)
+            }
+        }
+        for snapshot in captured { writer.submit(snapshot) }
     }
 
     /// Moves the pipeline on as far as the acknowledgements received allow:
@@ -562,20 +604,22 @@ public final class StageWorker: Service, Sendable {
         let partitioned = followers.filter(\.isPartitioned)
         guard !partitioned.isEmpty else { return }
         let input = configuration.input
+        // The snapshots of a state partition are on the same partition of their topic.
+        let stateTopics = partitioned.flatMap { [$0.topic] + ($0.snapshots.map { [$0.store.topic] } ?? []) }
         let counts = try await RetryPolicy.current.retrying("look up partition counts", logger: logger) {
             try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) { lookup in
                 var counts: [String: Int] = [input: try await lookup.partitions(of: input).count]
-                for follower in partitioned {
-                    counts[follower.topic] = try await lookup.partitions(of: follower.topic).count
+                for topic in stateTopics {
+                    counts[topic] = try await lookup.partitions(of: topic).count
                 }
                 return counts
             }
         }
-        let mismatched = partitioned.filter { counts[$0.topic] != counts[input] }
+        let mismatched = stateTopics.filter { counts[$0] != counts[input] }
         guard mismatched.isEmpty else {
             throw StatePartitioningError(
                 input: input, inputPartitions: counts[input] ?? 0,
-                stateTopics: mismatched.map { ($0.topic, counts[$0.topic] ?? 0) })
+                stateTopics: mismatched.map { ($0, counts[$0] ?? 0) })
         }
     }
 

@@ -36,6 +36,8 @@ public final class TopicFollower: Sendable {
     private let reject: @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     /// Drops the state of a partition the worker no longer owns; nil for a global table.
     private let forget: (@Sendable (Int32) -> Void)?
+    /// Partitioned state with snapshots: a gained partition starts from its latest one.
+    public let snapshots: StateSnapshots?
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -47,6 +49,10 @@ public final class TopicFollower: Sendable {
         /// and the follow loop has not adopted yet.
         var owned: Set<Int32> = []
         var wanted: Set<Int32>?
+        /// Work to run between polls, with the positions (``capture(_:)``).
+        var captures: [@Sendable ([Int32: Int64]) -> Void] = []
+        /// The follow loop has ended: captures run at once.
+        var stopped = false
         var applied = 0
         /// Records this process published here itself, passed over unread (``OwnRecords``).
         var own = OwnRecords()
@@ -74,14 +80,16 @@ public final class TopicFollower: Sendable {
         configuration: KafkaConfiguration, topic: String, logger: Logger,
         apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
-        forget: (@Sendable (Int32) -> Void)? = nil
+        forget: (@Sendable (Int32) -> Void)? = nil, snapshots: StateSnapshots? = nil
     ) throws(KafkaError) {
+        precondition(snapshots == nil || forget != nil, "snapshots are of partitioned state")
         self.configuration = configuration
         self.topic = topic
         self.logger = logger
         self.apply = apply
         self.reject = reject
         self.forget = forget
+        self.snapshots = snapshots
         // A group id librdkafka requires but never joins: partitions are assigned, not subscribed.
         var consumerConfiguration = KafkaConsumerConfiguration(
             client: configuration, groupID: "follower-\(UUID().uuidString)")
@@ -102,6 +110,7 @@ public final class TopicFollower: Sendable {
                 return state.waiters
             }
             for waiter in waiters { waiter.continuation.resume(throwing: error) }
+            runCaptures(stopping: true)
             throw error
         }
     }
@@ -116,7 +125,8 @@ public final class TopicFollower: Sendable {
                 })
         }
         while !Task.isCancelled {
-            try adoptWantedPartitions()
+            try await adoptWantedPartitions()
+            runCaptures()
             var batch = try await consumer.poll(timeout: .milliseconds(100))
             let own = state.withLock { state in
                 // A record fetched before a reassignment: of a partition dropped since, or
@@ -153,6 +163,7 @@ public final class TopicFollower: Sendable {
             }
             for continuation in ready { continuation.resume() }
         }
+        runCaptures(stopping: true)
         // Release anyone still waiting: the worker is stopping.
         for waiter in state.withLock({ state in
             defer { state.waiters = [] }
@@ -252,38 +263,91 @@ public final class TopicFollower: Sendable {
     /// the state of those it lost, and reads the kept ones on from their
     /// positions and the gained ones from the beginning. Runs in the follow
     /// loop, between polls, so no record of a forgotten partition is applied after it.
-    private func adoptWantedPartitions() throws(KafkaError) {
-        let change = state.withLock { state -> (lost: Set<Int32>, assignment: [KafkaPartitionOffset])? in
+    private func adoptWantedPartitions() async throws {
+        // `wanted` stays set until the partitions are adopted (restores can take a while):
+        // a waiter must not see the old partitions as the adopted ones meanwhile.
+        let change = state.withLock { state -> (lost: Set<Int32>, gained: Set<Int32>, wanted: Set<Int32>)? in
             guard let wanted = state.wanted else { return nil }
-            state.wanted = nil
             let lost = state.owned.subtracting(wanted)
+            let gained = wanted.subtracting(state.owned)
             for partition in lost {
                 state.positions[KafkaTopicPartition(topic: topic, partition: partition)] = nil
                 state.own.drop(below: .max, in: partition)
             }
-            state.owned = wanted
-            return (
-                lost,
-                wanted.sorted().map { partition in
-                    let position = state.positions[KafkaTopicPartition(topic: topic, partition: partition)] ?? 0
-                    return KafkaPartitionOffset(
-                        topic: topic, partition: partition, offset: position > 0 ? position : KafkaConsumer.beginning)
-                }
-            )
+            return (lost, gained, wanted)
         }
         guard let change else { return }
-        if let forget { for partition in change.lost { forget(partition) } }
-        try consumer.assign(change.assignment)
-        if !change.lost.isEmpty || !change.assignment.isEmpty {
-            logger.debug(
-                "following partitions",
-                metadata: [
-                    "topic": "\(topic)", "partitions": "\(change.assignment.map(\.topicPartition.partition))",
-                    "forgotten": "\(change.lost.sorted())",
-                ])
+        guard !change.lost.isEmpty || !change.gained.isEmpty else {
+            // The same partitions: nothing to reassign (that would fetch again what is buffered).
+            let ready = state.withLock { state in
+                if state.wanted == change.wanted { state.wanted = nil }
+                return Self.takeSatisfiedWaiters(&state)
+            }
+            for continuation in ready { continuation.resume() }
+            return
         }
+        if let forget { for partition in change.lost { forget(partition) } }
+        // A gained partition starts from its latest snapshot (else from the beginning).
+        var restored: [Int32: Int64] = [:]
+        if let snapshots {
+            for partition in change.gained.sorted() {
+                restored[partition] = await snapshots.restore(partition, logger: logger)
+            }
+        }
+        let assignment = state.withLock { state in
+            for (partition, position) in restored where position > 0 {
+                state.positions[KafkaTopicPartition(topic: topic, partition: partition)] = position
+            }
+            state.owned = change.wanted
+            // A newer set asked for meanwhile is adopted on the next turn.
+            if state.wanted == change.wanted { state.wanted = nil }
+            return change.wanted.sorted().map { partition in
+                let position = state.positions[KafkaTopicPartition(topic: topic, partition: partition)] ?? 0
+                return KafkaPartitionOffset(
+                    topic: topic, partition: partition, offset: position > 0 ? position : KafkaConsumer.beginning)
+            }
+        }
+        try consumer.assign(assignment)
+        logger.debug(
+            "following partitions",
+            metadata: [
+                "topic": "\(topic)", "partitions": "\(assignment.map(\.topicPartition.partition))",
+                "forgotten": "\(change.lost.sorted())", "from snapshots": "\(restored.filter { $0.value > 0 })",
+            ])
         let ready = state.withLock { Self.takeSatisfiedWaiters(&$0) }
         for continuation in ready { continuation.resume() }
+    }
+
+    /// Runs `body` between two polls of the follow loop, with the position of each
+    /// followed partition: no record is applied meanwhile, so the caller's state and
+    /// the positions agree (a snapshot is taken this way).
+    public func capture<Result: Sendable>(_ body: @escaping @Sendable ([Int32: Int64]) -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            let stopped = state.withLock { state in
+                if !state.stopped {
+                    state.captures.append { positions in continuation.resume(returning: body(positions)) }
+                }
+                return state.stopped
+            }
+            // No loop to run it: nothing is applied any more, so now is as good.
+            if stopped { continuation.resume(returning: body(currentPositions)) }
+        }
+    }
+
+    private var currentPositions: [Int32: Int64] {
+        state.withLock { Dictionary(uniqueKeysWithValues: $0.positions.map { ($0.key.partition, $0.value) }) }
+    }
+
+    private func runCaptures(stopping: Bool = false) {
+        let (captures, positions) = state.withLock { state in
+            defer { state.captures = [] }
+            if stopping { state.stopped = true }
+            return (
+                state.captures,
+                Dictionary(uniqueKeysWithValues: state.positions.map { ($0.key.partition, $0.value) })
+            )
+        }
+        for capture in captures { capture(positions) }
     }
 
     private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {

@@ -8,9 +8,9 @@ import Intents
 public struct Ledger: Sendable {
     public typealias Account = AccountDirectory.Account
 
-    public enum TransferStatus: String, Sendable, Hashable { case held, posted, voided }
+    public enum TransferStatus: String, Codable, Sendable, Hashable { case held, posted, voided }
 
-    public struct Transfer: Sendable, Hashable {
+    public struct Transfer: Codable, Sendable, Hashable {
         public var id: String
         public var intentID: String
         public var payer: String
@@ -38,9 +38,9 @@ public struct Ledger: Sendable {
         }
     }
 
-    public enum RequestStatus: String, Sendable, Hashable { case proposed, pending, declined, paid, closed }
+    public enum RequestStatus: String, Codable, Sendable, Hashable { case proposed, pending, declined, paid, closed }
 
-    public struct PaymentRequest: Sendable, Hashable {
+    public struct PaymentRequest: Codable, Sendable, Hashable {
         public var id: String
         public var intentID: String
         public var requester: String
@@ -55,6 +55,8 @@ public struct Ledger: Sendable {
         /// The event that created or closed it, and its time.
         public var decidedBy: String?
         public var decidedAt: Timestamp?
+        /// When it was paid or declined (the idempotency horizon counts from then).
+        public var endedAt: Timestamp?
 
         /// What the requester's confirmation is bound to.
         public var bindingTerms: BindingTerms? {
@@ -67,7 +69,7 @@ public struct Ledger: Sendable {
     }
 
     /// A proposal that ended without money moving: why, and which event decided it.
-    public struct ClosedProposal: Sendable, Hashable {
+    public struct ClosedProposal: Codable, Sendable, Hashable {
         public var reason: String
         public var decidedBy: String?
         public var decidedAt: Timestamp?
@@ -76,29 +78,47 @@ public struct Ledger: Sendable {
     /// The accounts opened in this ledger's events. A partition's ledger has
     /// only its own users'; deciding workers look counterparts up in the
     /// global ``AccountDirectory`` instead.
-    public private(set) var directory = AccountDirectory()
+    public internal(set) var directory = AccountDirectory()
     public var accounts: [String: Account] { directory.accounts }
-    public private(set) var transfers: [String: Transfer] = [:]
-    public private(set) var requests: [String: PaymentRequest] = [:]
+    public internal(set) var transfers: [String: Transfer] = [:]
+    public internal(set) var requests: [String: PaymentRequest] = [:]
     /// Posts and voids this worker decided (not those replayed), for its metrics.
     public var movements = MoneyMovements()
     /// Proposals closed without money moving, by user and intent id.
-    private var closedProposals: [ProposalKey: ClosedProposal] = [:]
+    var closedProposals: [ProposalKey: ClosedProposal] = [:]
 
     /// A user's intent, as a key: two strings, so "a" + "b/c" and "a/b" + "c" never collide.
-    private struct ProposalKey: Hashable {
+    struct ProposalKey: Codable, Hashable {
         var userID: String
         var intentID: String
     }
-    private var balances: [BalanceKey: Int64] = [:]
-    private var applied: Set<String> = []
+    var balances: [BalanceKey: Int64] = [:]
+    /// The ids of the events applied, each with the hour it was dated (``undated`` when
+    /// applied without a time), for idempotency within ``idempotencyHorizon``.
+    var applied: [String: Int64] = [:]
+    /// The same ids by hour, so the oldest hours are forgotten without a scan.
+    var appliedByHour: [Int64: [String]] = [:]
+    /// The latest event time applied: the ledger's own clock, so forgetting is the same
+    /// live and on replay (never the wall clock).
+    public internal(set) var watermark: Timestamp?
+    var prunedThroughHour: Int64 = .min
+    static let undated = Int64.max
 
-    private struct BalanceKey: Hashable {
+    struct BalanceKey: Codable, Hashable {
         var account: String
         var currency: String
     }
 
-    public init() {}
+    /// How long decided transfers, ended requests, closed proposals and applied event
+    /// ids are remembered after they are decided (by the ledger's own clock): the bound
+    /// on idempotency memory. Nil remembers everything (audits, tests). A worker
+    /// refuses inputs older than half of it (``PaymentsStage``), so nothing it has
+    /// forgotten can come back to be decided again.
+    public var idempotencyHorizon: Duration?
+
+    public init(idempotencyHorizon: Duration? = nil) {
+        self.idempotencyHorizon = idempotencyHorizon
+    }
 
     public static func available(_ userID: String) -> String { "users/\(userID)/available" }
     public static func held(_ userID: String) -> String { "users/\(userID)/held" }
@@ -127,7 +147,7 @@ public struct Ledger: Sendable {
 
     public func account(handle: String) -> Account? { directory.account(handle: handle) }
 
-    public func contains(eventID: String) -> Bool { applied.contains(eventID) }
+    public func contains(eventID: String) -> Bool { applied[eventID] != nil }
 
     public func transfer(forIntent intentID: String, of userID: String) -> Transfer? {
         transfers[Self.transferID(userID: userID, intentID: intentID)]
@@ -237,16 +257,21 @@ public struct Ledger: Sendable {
     /// before the payment that funded it (from another partition). Each
     /// writer checked balances when it decided; on replay only the order is
     /// different, and the final state is the same.
+    ///
+    /// `time` is the event's envelope time: it dates the event for the
+    /// idempotency horizon and moves the ledger's ``watermark``.
     @discardableResult
-    public mutating func apply(_ event: LedgerEvent, checkingBalances: Bool = true) throws(ApplyError) -> Bool {
-        guard !applied.contains(event.id) else { return false }
+    public mutating func apply(_ event: LedgerEvent, at time: Timestamp? = nil, checkingBalances: Bool = true)
+        throws(ApplyError) -> Bool
+    {
+        guard applied[event.id] == nil else { return false }
         try checkBalanced(event)
         let payload = try event.payload()
         try checkShape(event, payload)
         let updated = try updatedBalances(event, checkingBalances: checkingBalances)
         try record(payload, of: event)
         for (key, balance) in updated { balances[key] = balance }
-        applied.insert(event.id)
+        remember(event.id, at: time)
         return true
     }
 
@@ -350,6 +375,7 @@ public struct Ledger: Sendable {
             // The payer's side of the request it pays (the requester's is told by an effect).
             if posting, let requestID = transfer.paysRequestID, requests[requestID]?.status == .pending {
                 requests[requestID]?.status = .paid
+                requests[requestID]?.endedAt = decision.decidedAt
             }
         case .requestProposed(let proposal):
             requests[proposal.requestID] = PaymentRequest(
@@ -374,6 +400,7 @@ public struct Ledger: Sendable {
         case .requestDeclined(let decision), .requestPaid(let decision):
             guard requests[decision.requestID] != nil else { throw .unknownRequest(decision.requestID) }
             requests[decision.requestID]?.status = event.kind == .requestDeclined ? .declined : .paid
+            requests[decision.requestID]?.endedAt = decision.decidedAt
         case .proposalClosed(let closing):
             if let intentID = closing.intentID {
                 closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(

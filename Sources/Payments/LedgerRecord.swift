@@ -11,6 +11,14 @@ public enum LedgerRecord {
     public static func decode(
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> LedgerEvent {
+        try read(key: key, value: value, signature: signature, keys: keys).event
+    }
+
+    /// ``decode(key:value:signature:keys:)`` with the record's envelope time, which dates
+    /// the event for the ledger's idempotency horizon.
+    public static func read(
+        key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
+    ) throws(EventDecodingError) -> (event: LedgerEvent, time: Timestamp) {
         let envelope = try IncomingEvent.decode(
             key: key, value: value, types: [LedgerEvent.type])
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
@@ -30,7 +38,7 @@ public enum LedgerRecord {
             throw EventDecodingError(
                 .schemaInvalid, field: "$.data", "a \(event.kind.rawValue) ledger event needs \(error.missingFields)")
         }
-        return event
+        return (event, Timestamp(envelope.time))
     }
 
     /// What an operator may write: accounts and deposits, never holds, posts or requests.

@@ -54,6 +54,11 @@ public struct PaymentsStage: Sendable {
             envelope = try IncomingEvent.decode(
                 key: key, value: value,
                 types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type])
+            // Past half the idempotency horizon, what was decided about it may be forgotten:
+            // refused, so nothing can be decided twice (``Ledger/idempotencyHorizon``).
+            if let horizon = ledger.idempotencyHorizon {
+                try FreshnessWindow(past: horizon / 2, future: horizon / 2).check(envelope, now: now)
+            }
             if envelope.type == LedgerEvent.type {
                 try stages.verify(
                     envelope, received: value, signature: signature, producedBy: .only(PipelineSource.payments))
@@ -469,7 +474,7 @@ public struct PaymentsStage: Sendable {
         _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger
     ) -> Result<(Destination, EventEnvelope), Ledger.ApplyError> {
         do throws(Ledger.ApplyError) {
-            try ledger.apply(event)
+            try ledger.apply(event, at: Timestamp(cause.time))
         } catch {
             return .failure(error)
         }

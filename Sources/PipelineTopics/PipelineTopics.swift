@@ -28,6 +28,9 @@ public struct PipelineTopics: Sendable, Hashable {
     /// ledger events again), compacted by user: the one table payments and
     /// confirm members hold whole, since a payee may be anyone's.
     public var accounts: String
+    /// Snapshots of each ledger partition's state (``SnapshotStore``), compacted,
+    /// co-partitioned with the ledger: what a restart reads instead of the whole ledger.
+    public var ledgerSnapshots: String
 
     /// What every name starts with.
     public let prefix: String
@@ -45,6 +48,7 @@ public struct PipelineTopics: Sendable, Hashable {
         ledger = prefix + "payments.ledger"
         messages = prefix + "messages.history"
         accounts = prefix + "payments.accounts"
+        ledgerSnapshots = prefix + "payments.snapshots"
     }
 
     public func topic(for destination: Destination) -> String {
@@ -76,6 +80,7 @@ public struct PipelineTopics: Sendable, Hashable {
             KafkaTopicSpecification(name: ledger, partitions: partitions, config: ["retention.ms": "-1"]),
             KafkaTopicSpecification(name: messages, partitions: partitions, config: ["retention.ms": "-1"]),
             KafkaTopicSpecification.compacted(name: accounts, partitions: partitions),
+            KafkaTopicSpecification.compacted(name: ledgerSnapshots, partitions: partitions),
         ]
     }
 }

@@ -33,6 +33,7 @@ struct IntentConfirm: AsyncParsableCommand {
     @OptionGroup var amounts: AmountOptions
     @OptionGroup var bindingKey: BindingKeyOptions
     @OptionGroup var stageKeys: StageKeyOptions
+    @OptionGroup var state: LedgerStateOptions
 
     @Option(
         help: ArgumentHelp(
@@ -55,16 +56,15 @@ struct IntentConfirm: AsyncParsableCommand {
         let stage = ConfirmStage(
             bindingKey: BindingKey(try bindingKey.key()), authenticator: keys, amounts: try amounts.policy(),
             unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))
-        let confirm = ConfirmWorker(
-            configuration: ConfirmWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage,
-                keys: keys),
-            logger: logger)
+        var configuration = ConfirmWorker.Configuration(
+            kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage, keys: keys)
+        try state.apply(to: &configuration)
+        let confirm = ConfirmWorker(configuration: configuration, logger: logger)
         try await worker.run(
             confirm,
             needs: [
                 topics.resolved, topics.confirmed, topics.confirmations, topics.responses, topics.ledger,
-                topics.deadLetter,
+                topics.accounts, topics.ledgerSnapshots, topics.deadLetter,
             ],
             client: client, logger: logger)
     }

@@ -19,12 +19,17 @@ struct IntentPayments: AsyncParsableCommand {
             echoes the binding of exactly that proposal before it expires; otherwise the hold is released. \
             Writes every decision to <prefix>payments.ledger first, and the outcome to <prefix>intents.responses.
 
+            State: each instance holds the ledger of the users of the input partitions it is assigned \
+            (<prefix>payments.ledger is co-partitioned with the input), restored from the latest snapshot in \
+            <prefix>payments.snapshots plus the ledger records after it; payees' accounts come from \
+            <prefix>payments.accounts. A payee's credit goes to the payee's partition of the input as an effect.
+
             Secrets, from files or the environment: the binding key (INTENT_BINDING_KEY_FILE or \
             INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \
             (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY"), and the stage keys \
             (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS): proposals must be signed by /workers/confirm, \
             ledger events by their writers, and what this worker publishes is signed as /workers/payments.
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """)
 
     @OptionGroup var kafka: KafkaOptions
@@ -33,6 +38,7 @@ struct IntentPayments: AsyncParsableCommand {
     @OptionGroup var bindingKey: BindingKeyOptions
     @OptionGroup var sourceKeys: SourceKeyOptions
     @OptionGroup var stageKeys: StageKeyOptions
+    @OptionGroup var state: LedgerStateOptions
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
@@ -41,14 +47,16 @@ struct IntentPayments: AsyncParsableCommand {
         let keys = try stageKeys.keys(signingAs: PipelineSource.payments)
         let stage = PaymentsStage(
             bindingKey: BindingKey(try bindingKey.key()), authenticator: try sourceKeys.authenticator(), stages: keys)
-        let payments = PaymentsWorker(
-            configuration: PaymentsWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage,
-                keys: keys),
-            logger: logger)
+        var configuration = PaymentsWorker.Configuration(
+            kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
+        try state.apply(to: &configuration)
+        let payments = PaymentsWorker(configuration: configuration, logger: logger)
         try await worker.run(
             payments,
-            needs: [topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.deadLetter],
+            needs: [
+                topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.accounts,
+                topics.ledgerSnapshots, topics.deadLetter,
+            ],
             client: client, logger: logger)
     }
 }

@@ -72,6 +72,11 @@ final class LogCapture: Sendable {
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 
+    /// Whether a line logged so far contains `text`.
+    func contains(_ text: String) -> Bool {
+        lines.withLock { $0.contains { $0.contains(text) } }
+    }
+
     func waitFor(_ text: String, timeout: Duration) async throws {
         try await waitUntil("a log line with \"\(text)\"", timeout: timeout) {
             lines.withLock { $0.contains { $0.contains(text) } }

@@ -21,8 +21,8 @@ func signature(_ event: EventEnvelope) -> EventSignature? {
 func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
 
 /// Alice and Bob have accounts (Alice with 1,000 CNY); Carol's are unverified; Dave has none.
-func fundedLedger() throws -> Ledger {
-    var ledger = Ledger()
+func fundedLedger(idempotencyHorizon: Duration? = nil) throws -> Ledger {
+    var ledger = Ledger(idempotencyHorizon: idempotencyHorizon)
     for (user, handle, verified) in [
         ("alice", "+1 555 0100", true), ("bob", "bob@example.com", true), ("carol", "carol@example.com", false),
     ] {
@@ -40,7 +40,7 @@ func pay(_ amount: String, to person: Person = bob, requestID: String? = nil) ->
 }
 
 /// What a proposal made at t0 (120 s to answer) binds the user's answer to.
-func termsFor(_ intent: Intent, user: String = "alice", intentID: String) -> BindingTerms {
+func termsFor(_ intent: Intent, user: String = "alice", intentID: String, time: Date = t0) -> BindingTerms {
     let (person, amount, note): (Person?, CurrencyAmount?, String?) =
         switch intent {
         case .sendPayment(let payment): (payment.payee, payment.currencyAmount, payment.note)
@@ -50,31 +50,31 @@ func termsFor(_ intent: Intent, user: String = "alice", intentID: String) -> Bin
     return BindingTerms(
         kind: intent.kind, intentID: intentID, userID: user, counterpartyContactID: person?.contactID,
         counterpartyAccount: person?.handle, money: Money(amount!), note: note,
-        expiresAt: Timestamp(t0.addingTimeInterval(120)))
+        expiresAt: Timestamp(time.addingTimeInterval(120)))
 }
 
 /// The binding the confirm stage gives a proposal made at t0 (120 s to answer).
-func bindingFor(_ intent: Intent, user: String = "alice", intentID: String) -> ConfirmationBinding {
-    bindingKey.binding(termsFor(intent, user: user, intentID: intentID))
+func bindingFor(_ intent: Intent, user: String = "alice", intentID: String, time: Date = t0) -> ConfirmationBinding {
+    bindingKey.binding(termsFor(intent, user: user, intentID: intentID, time: time))
 }
 
 /// A confirm-stage result as the payments stage receives it, with its binding.
-func confirmedEvent(_ intent: Intent, user: String = "alice", intentID: String) -> EventEnvelope {
+func confirmedEvent(_ intent: Intent, user: String = "alice", intentID: String, time: Date = t0) -> EventEnvelope {
     EventEnvelope(
-        id: "confirmed-\(intentID)", source: "/workers/confirm", type: IntentConfirmation.type, time: t0,
+        id: "confirmed-\(intentID)", source: "/workers/confirm", type: IntentConfirmation.type, time: time,
         dataSchema: IntentConfirmation.dataSchema, userID: user, conversationID: "c", intentID: intentID,
         payload: IntentConfirmation(
             turn: 1, intent: intent, code: .ready, proposedResponse: "OK?",
-            binding: bindingFor(intent, user: user, intentID: intentID)))
+            binding: bindingFor(intent, user: user, intentID: intentID, time: time)))
 }
 
 /// The user's answer, signed by the voice service.
 func answerEvent(
     _ decision: ConfirmationAnswer.Decision, binding: ConfirmationBinding, user: String = "alice", intentID: String,
-    id: String? = nil
+    id: String? = nil, time: Date = t0
 ) -> (EventEnvelope, EventSignature?) {
     let event = EventEnvelope(
-        id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type, time: t0,
+        id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type, time: time,
         dataSchema: ConfirmationAnswer.dataSchema, userID: user, conversationID: "c", intentID: intentID,
         payload: ConfirmationAnswer(decision: decision, binding: binding))
     return (event, authenticator.signature(for: event))

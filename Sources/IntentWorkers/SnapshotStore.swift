@@ -1,0 +1,202 @@
+import Foundation
+import IntentCrypto
+public import IntentEvents
+public import Kafka
+import Logging
+import PipelineTopics
+
+/// Snapshots of a worker's partitioned state in a topic co-partitioned with
+/// the state topic: partition p holds snapshots of state partition p. A
+/// snapshot is its state's bytes in chunks, then a signed manifest naming
+/// the chunks' offsets, the bytes' digest and the state-topic position the
+/// state is at. A restore reads the partition's last manifest (from the end:
+/// the cost is the snapshot, never the topic's history), checks it, and the
+/// follower reads the state topic on from that position only.
+///
+/// Keys are unique per snapshot (`<position>/<chunk>`), so compaction keeps a
+/// manifest's chunks; the writer tombstones the previous snapshot's chunks
+/// once the next manifest is acknowledged, and the compacted topic keeps
+/// about one snapshot per partition. A snapshot that cannot be read or
+/// verified is never used: the partition is rebuilt from its state topic,
+/// which stays the truth.
+public struct SnapshotStore: Sendable {
+    public let topic: String
+    /// The state topic the snapshots are of.
+    public let stateTopic: String
+    /// Who writes the snapshots (their manifests are signed with its key).
+    public let writer: String
+    public let keys: EventAuthenticator
+    public let configuration: KafkaConfiguration
+    /// Chunks stay well below the producer's and the broker's record limits.
+    public static let chunkBytes = 512 * 1024
+    static let manifestKey = "manifest"
+
+    public init(
+        topic: String, stateTopic: String, writer: String, keys: EventAuthenticator, configuration: KafkaConfiguration
+    ) {
+        self.topic = topic
+        self.stateTopic = stateTopic
+        self.writer = writer
+        self.keys = keys
+        self.configuration = configuration
+    }
+
+    /// What a manifest says; signed by the writer over its canonical JSON bytes.
+    struct Manifest: Codable, Hashable {
+        var stateTopic: String
+        var partition: Int32
+        /// The state-topic offset the state has read up to (the next record to apply).
+        var position: Int64
+        var chunkOffsets: [Int64]
+        var bytes: Int
+        var sha256: String
+    }
+
+    /// A snapshot read back: the state's bytes and the state-topic position after them.
+    public struct Restored: Sendable {
+        public var position: Int64
+        public var bytes: [UInt8]
+    }
+
+    /// Why a snapshot was not used (logged; the partition is rebuilt from the state topic).
+    public struct Unusable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    // MARK: Writing
+
+    /// Writes one partition's snapshot: the chunks, then (once they are acknowledged,
+    /// so the manifest names their offsets) the manifest; then tombstones the chunks of
+    /// the snapshot before it, whose keys `previous` names. Returns this snapshot's chunk keys.
+    func write(
+        partition: Int32, position: Int64, bytes: [UInt8], previous: [[UInt8]], producer: KafkaProducer
+    ) async throws -> [[UInt8]] {
+        var chunks: [KafkaProducerMessage] = []
+        var start = 0
+        repeat {
+            let end = min(start + Self.chunkBytes, bytes.count)
+            chunks.append(
+                KafkaProducerMessage(
+                    topic: topic, partition: partition, key: Array("\(position)/\(chunks.count)".utf8),
+                    value: Array(bytes[start..<end])))
+            start = end
+        } while start < bytes.count
+        let reports = try await producer.sendAll(chunks)
+        let manifest = Manifest(
+            stateTopic: stateTopic, partition: partition, position: position, chunkOffsets: reports.map(\.offset),
+            bytes: bytes.count, sha256: Digest.hex(Digest.sha256(bytes)))
+        let value = CanonicalJSON.encode(manifest)
+        var record = KafkaProducerMessage(
+            topic: topic, partition: partition, key: Array(Self.manifestKey.utf8), value: value)
+        if let signature = keys.signature(forCanonical: value, source: writer) { record.append(signature) }
+        _ = try await producer.send(record)
+        if !previous.isEmpty {
+            _ = try await producer.sendAll(
+                previous.map { KafkaProducerMessage(topic: topic, partition: partition, key: $0, value: nil) })
+        }
+        return chunks.compactMap(\.key)
+    }
+
+    // MARK: Reading
+
+    /// The latest usable snapshot of `partition`, or nil when there is none.
+    /// Throws ``Unusable`` for one that is there but cannot be trusted or read.
+    func latest(partition: Int32, logger: Logger) async throws -> Restored? {
+        let tp = KafkaTopicPartition(topic: topic, partition: partition)
+        let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
+            try await $0.watermarks([tp])
+        }
+        guard let mark = marks[tp], mark.high > mark.low else { return nil }
+        let consumer = try KafkaConsumer(
+            configuration: KafkaConsumerConfiguration(client: configuration, groupID: "snapshot-\(UUID().uuidString)"),
+            logger: logger)
+        do {
+            let restored = try await read(consumer, tp, low: mark.low, high: mark.high)
+            await consumer.close()
+            return restored
+        } catch {
+            await consumer.close()
+            throw error
+        }
+    }
+
+    private func read(_ consumer: KafkaConsumer, _ tp: KafkaTopicPartition, low: Int64, high: Int64) async throws
+        -> Restored?
+    {
+        // The last manifest: normally the last record; after an interrupted write, a few
+        // chunks follow it, so the window back from the end grows until one is found.
+        var window: Int64 = 16
+        var found: (manifest: Manifest, offset: Int64)?
+        while found == nil {
+            let from = max(low, high - window)
+            for message in try await records(consumer, tp, from: from, to: high) {
+                guard message.key.map({ String(decoding: $0, as: UTF8.self) }) == Self.manifestKey,
+                    let value = message.value
+                else { continue }
+                found = (try verifiedManifest(value, message), message.offset)
+            }
+            if from == low { break }
+            window *= 4
+        }
+        guard let (manifest, _) = found else { return nil }
+        guard manifest.stateTopic == stateTopic, manifest.partition == tp.partition,
+            let first = manifest.chunkOffsets.min(), let last = manifest.chunkOffsets.max()
+        else {
+            throw Unusable(description: "the manifest is for \(manifest.stateTopic) partition \(manifest.partition)")
+        }
+        guard first >= low else {
+            throw Unusable(description: "its chunks from offset \(first) are no longer retained")
+        }
+        var byOffset: [Int64: [UInt8]] = [:]
+        let wanted = Set(manifest.chunkOffsets)
+        for message in try await records(consumer, tp, from: first, to: last + 1) where wanted.contains(message.offset)
+        {
+            byOffset[message.offset] = message.value ?? []
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(manifest.bytes)
+        for offset in manifest.chunkOffsets {
+            guard let chunk = byOffset[offset] else { throw Unusable(description: "chunk at offset \(offset) missing") }
+            bytes += chunk
+        }
+        guard bytes.count == manifest.bytes, Digest.hex(Digest.sha256(bytes)) == manifest.sha256 else {
+            throw Unusable(description: "its chunks do not match the manifest's digest")
+        }
+        return Restored(position: manifest.position, bytes: bytes)
+    }
+
+    private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws -> Manifest {
+        do throws(EventDecodingError) {
+            try keys.verify(canonical: value, source: writer, what: "a snapshot manifest", signature: message.signature)
+        } catch {
+            throw Unusable(description: "its manifest at offset \(message.offset) is not \(writer)'s: \(error)")
+        }
+        do {
+            return try JSONDecoder().decode(Manifest.self, from: Data(value))
+        } catch {
+            throw Unusable(description: "its manifest at offset \(message.offset) cannot be read: \(error)")
+        }
+    }
+
+    /// The records of `tp` in [from, to), read outside any group.
+    private func records(_ consumer: KafkaConsumer, _ tp: KafkaTopicPartition, from: Int64, to: Int64) async throws
+        -> [KafkaConsumerMessage]
+    {
+        guard to > from else { return [] }
+        try consumer.assign([KafkaPartitionOffset(topic: tp.topic, partition: tp.partition, offset: from)])
+        var records: [KafkaConsumerMessage] = []
+        var next = from
+        let deadline = ContinuousClock.now + .seconds(60)
+        while next < to {
+            guard ContinuousClock.now < deadline else {
+                throw Unusable(description: "reading \(tp) from \(from) to \(to) timed out at \(next)")
+            }
+            for message in try await consumer.poll(maxMessages: 1000, timeout: .milliseconds(500))
+            where message.topicPartition == tp && message.offset >= next && message.offset < to {
+                records.append(message)
+                next = message.offset + 1
+            }
+        }
+        return records
+    }
+}

@@ -1,0 +1,59 @@
+import IntentEvents
+
+/// Bounded idempotency memory: what the ledger remembers of decided things,
+/// and for how long (``Ledger/idempotencyHorizon``).
+///
+/// The ledger's clock is the latest event time it applied (its
+/// ``Ledger/watermark``), never the wall clock, so a ledger rebuilt from a
+/// snapshot and the topic forgets exactly what the live one forgot. Open
+/// things are never forgotten: a held transfer, a proposal awaiting its
+/// answer, a pending request.
+extension Ledger {
+    static let secondsPerHour: Int64 = 3600
+
+    static func hour(of time: Timestamp) -> Int64 {
+        time.milliseconds / 1000 / secondsPerHour
+    }
+
+    /// Records an applied event id under its hour, moves the watermark, and
+    /// forgets what fell behind the horizon once an hour of ledger time passed.
+    mutating func remember(_ eventID: String, at time: Timestamp?) {
+        guard let time else {
+            applied[eventID] = Self.undated
+            return
+        }
+        let hour = Self.hour(of: time)
+        applied[eventID] = hour
+        appliedByHour[hour, default: []].append(eventID)
+        if watermark.map({ time > $0 }) ?? true { watermark = time }
+        if let watermark, Self.hour(of: watermark) > prunedThroughHour { forgetBeyondHorizon() }
+    }
+
+    /// Forgets the event ids, decided transfers, ended requests and closed
+    /// proposals decided before the watermark minus the horizon.
+    mutating func forgetBeyondHorizon() {
+        guard let horizon = idempotencyHorizon, let watermark else { return }
+        let currentHour = Self.hour(of: watermark)
+        prunedThroughHour = currentHour
+        let horizonSeconds = horizon.components.seconds
+        let oldestHour = currentHour - (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
+        for hour in appliedByHour.keys where hour < oldestHour {
+            for id in appliedByHour.removeValue(forKey: hour) ?? [] where applied[id] == hour {
+                applied[id] = nil
+            }
+        }
+        let cutoff = Timestamp(milliseconds: watermark.milliseconds - horizonSeconds * 1000)
+        func decidedBefore(_ decidedAt: Timestamp?) -> Bool { decidedAt.map { $0 < cutoff } ?? false }
+        transfers = transfers.filter { $0.value.status == .held || !decidedBefore($0.value.decidedAt) }
+        requests = requests.filter { request in
+            switch request.value.status {
+            case .proposed, .pending: true
+            case .declined, .paid, .closed: !decidedBefore(request.value.endedAt ?? request.value.decidedAt)
+            }
+        }
+        closedProposals = closedProposals.filter { !decidedBefore($0.value.decidedAt) }
+    }
+
+    /// How many event ids the ledger remembers (the idempotency memory).
+    public var rememberedEventCount: Int { applied.count }
+}

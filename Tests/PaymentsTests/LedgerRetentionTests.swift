@@ -1,0 +1,100 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import Testing
+
+/// Idempotency memory is bounded by a horizon of ledger time, and a ledger
+/// rebuilt from its snapshot decides exactly as the one that wrote it.
+@Suite("Ledger: bounded idempotency memory and snapshots")
+struct LedgerRetentionTests {
+    let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
+
+    /// Alice pays Bob 1 CNY an hour for `hours` hours, each proposal answered at once.
+    func payHourly(_ hours: Int, _ ledger: inout Ledger) {
+        for hour in 0..<hours {
+            let time = t0.addingTimeInterval(Double(hour) * 3600)
+            let intentID = "h\(hour)"
+            let proposal = confirmedEvent(pay("1"), intentID: intentID, time: time)
+            _ = stage.process(
+                key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: time)
+            let (answer, answerSignature) = answerEvent(
+                .confirmed, binding: bindingFor(pay("1"), intentID: intentID, time: time), intentID: intentID,
+                time: time)
+            _ = stage.process(
+                key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: time)
+        }
+    }
+
+    @Test("with a horizon, what was decided before it is forgotten; open holds and balances are not")
+    func boundedMemory() throws {
+        var bounded = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        var unbounded = try fundedLedger()
+        payHourly(72, &bounded)
+        payHourly(72, &unbounded)
+        #expect(unbounded.transfers.count == 72)
+        // About a day (and the hour in progress) of decided transfers is remembered.
+        #expect((24...26).contains(bounded.transfers.count), "\(bounded.transfers.count)")
+        #expect(bounded.transfer(forIntent: "h0", of: "alice") == nil)
+        #expect(bounded.transfer(forIntent: "h71", of: "alice")?.status == .posted)
+        #expect(bounded.rememberedEventCount < unbounded.rememberedEventCount / 2)
+        // Forgetting never touches money.
+        #expect(bounded.availableBalance(of: "alice", "CNY") == unbounded.availableBalance(of: "alice", "CNY"))
+        #expect(bounded.availableBalance(of: "alice", "CNY") == Money(cny("928")))
+        // An open hold from the first hour is kept however old it gets.
+        var held = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        let proposal = confirmedEvent(pay("5"), intentID: "open", time: t0)
+        _ = stage.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &held, now: t0)
+        payHourly(72, &held)
+        #expect(held.transfer(forIntent: "open", of: "alice")?.status == .held)
+    }
+
+    @Test("an input older than half the horizon is refused as stale: nothing forgotten can be decided again")
+    func staleInputRefused() throws {
+        var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        payHourly(72, &ledger)
+        // The first hour's proposal, replayed three days later: its transfer is forgotten, so it is refused.
+        let replayed = confirmedEvent(pay("1"), intentID: "h0", time: t0)
+        let result = stage.process(
+            key: "alice", value: replayed.encoded(), signature: signature(replayed), ledger: &ledger,
+            now: t0.addingTimeInterval(72 * 3600))
+        #expect(result.rejected?.reason == .stale)
+        #expect(ledger.transfer(forIntent: "h0", of: "alice") == nil, "no second hold")
+    }
+
+    @Test("a ledger restored from its snapshot bytes holds the same state and decides the same")
+    func snapshotRoundTrip() throws {
+        var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        payHourly(30, &ledger)
+        let open = confirmedEvent(pay("7"), intentID: "open", time: t0.addingTimeInterval(30 * 3600))
+        _ = stage.process(
+            key: "alice", value: open.encoded(), signature: signature(open), ledger: &ledger,
+            now: t0.addingTimeInterval(30 * 3600))
+        var restored = try Ledger(snapshotBytes: try ledger.snapshotBytes())
+        #expect(restored.transfers == ledger.transfers)
+        #expect(restored.requests == ledger.requests)
+        #expect(restored.allBalances.map(\.money) == ledger.allBalances.map(\.money))
+        #expect(restored.rememberedEventCount == ledger.rememberedEventCount)
+        #expect(restored.watermark == ledger.watermark)
+        #expect(restored.idempotencyHorizon == ledger.idempotencyHorizon)
+        #expect(restored.accounts == ledger.accounts)
+        // The same next decisions, byte for byte, on both.
+        let later = t0.addingTimeInterval(31 * 3600)
+        let (answer, answerSignature) = answerEvent(
+            .confirmed, binding: bindingFor(pay("7"), intentID: "open", time: t0.addingTimeInterval(30 * 3600)),
+            intentID: "open", time: later)
+        let first = stage.process(
+            key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: later)
+        let second = stage.process(
+            key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &restored, now: later)
+        #expect(!first.events.isEmpty)
+        #expect(first.events.map { $0.event.encoded() } == second.events.map { $0.event.encoded() })
+        // Snapshot bytes of another format version are refused, not misread.
+        var bytes = try ledger.snapshotBytes()
+        let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+            of: "\"version\":1", with: "\"version\":9")
+        bytes = Array(text.utf8)
+        #expect(throws: Ledger.SnapshotError.unsupportedVersion(9)) { try Ledger(snapshotBytes: bytes) }
+    }
+}
