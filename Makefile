@@ -38,6 +38,7 @@ bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact re
 	$(SWIFT) run -c release intent-bench contacts
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release intent-bench pipeline
+	$(SWIFT) run -c release intent-bench restart
 
 eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval

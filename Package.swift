@@ -53,6 +53,8 @@ let package = Package(
             pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]
         ),
+        /// glibc's malloc.h (malloc_trim): part of the C library, so nothing to install or link.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -132,7 +134,7 @@ let package = Package(
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
                 "Messaging", "PipelineAudit", "Telemetry",
-                "IntentCrypto",
+                "IntentCrypto", "CMalloc",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import CMalloc
 import Synchronization
 
 /// A worker's state, one value per input partition it owns: records of a
@@ -40,6 +41,14 @@ final class PartitionedState<Value: Sendable>: Sendable {
 
     func forget(_ partition: Int32) {
         _ = values.withLock { $0.removeValue(forKey: partition) }
+        Self.returnFreedMemory()
+    }
+
+    /// Hands the heap's free pages back to the system: a partition's state is freed
+    /// in many small blocks, which the allocator would otherwise keep, so an
+    /// instance that lost half its partitions would still look as big as before.
+    static func returnFreedMemory() {
+        _ = malloc_trim(0)
     }
 
     /// The partitions with state, for tests and logs.

@@ -30,7 +30,7 @@ final class PaymentsState: Sendable {
             store: store, writes: writes, interval: interval,
             capture: { (partition: Int32) -> (@Sendable () throws -> [UInt8])? in
                 guard let ledger = ledgers.value(in: partition) else { return nil }
-                return { try ledger.snapshotBytes() }
+                return { ledger.snapshotBytes() }
             },
             install: { (partition: Int32, bytes: [UInt8]) throws in
                 ledgers.install(try Ledger(snapshotBytes: bytes), in: partition)

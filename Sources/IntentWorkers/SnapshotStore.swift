@@ -99,19 +99,24 @@ public struct SnapshotStore: Sendable {
 
     // MARK: Reading
 
-    /// The latest usable snapshot of `partition`, or nil when there is none.
-    /// Throws ``Unusable`` for one that is there but cannot be trusted or read.
-    func latest(partition: Int32, logger: Logger) async throws -> Restored? {
-        let tp = KafkaTopicPartition(topic: topic, partition: partition)
+    /// The latest snapshot of each of `partitions` that has one, read with one
+    /// consumer: per partition the restored bytes, or why its snapshot is not
+    /// usable (``Unusable``). Partitions without a snapshot are absent.
+    func latest(partitions: [Int32], logger: Logger) async throws -> [Int32: Result<Restored, Unusable>] {
+        let wanted = partitions.map { KafkaTopicPartition(topic: topic, partition: $0) }
         let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
-            try await $0.watermarks([tp])
+            try await $0.watermarks(wanted)
         }
-        guard let mark = marks[tp], mark.high > mark.low else { return nil }
-        let consumer = try KafkaConsumer(
-            configuration: KafkaConsumerConfiguration(client: configuration, groupID: "snapshot-\(UUID().uuidString)"),
-            logger: logger)
+        let present = wanted.filter { (marks[$0]?.high ?? 0) > (marks[$0]?.low ?? 0) }
+        guard !present.isEmpty else { return [:] }
+        // Snapshots are read whole: large fetches, few round trips (a partition's state is megabytes).
+        var consumerConfiguration = KafkaConsumerConfiguration(
+            client: configuration, groupID: "snapshot-\(UUID().uuidString)")
+        consumerConfiguration.maximumPartitionFetchBytes = 16 * 1024 * 1024
+        consumerConfiguration.maximumFetchBytes = 64 * 1024 * 1024
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
         do {
-            let restored = try await read(consumer, tp, low: mark.low, high: mark.high)
+            let restored = try await read(consumer, present, marks)
             await consumer.close()
             return restored
         } catch {
@@ -120,39 +125,68 @@ public struct SnapshotStore: Sendable {
         }
     }
 
-    private func read(_ consumer: KafkaConsumer, _ tp: KafkaTopicPartition, low: Int64, high: Int64) async throws
-        -> Restored?
-    {
-        // The last manifest: normally the last record; after an interrupted write, a few
-        // chunks follow it, so the window back from the end grows until one is found.
+    private func read(
+        _ consumer: KafkaConsumer, _ partitions: [KafkaTopicPartition], _ marks: [KafkaTopicPartition: KafkaWatermarks]
+    ) async throws -> [Int32: Result<Restored, Unusable>] {
+        var results: [Int32: Result<Restored, Unusable>] = [:]
+        // Each partition's last manifest: normally its last record; after an interrupted
+        // write, a few chunks follow it, so the window back from the end grows until one is found.
+        var manifests: [KafkaTopicPartition: Manifest] = [:]
+        var searching = Set(partitions)
         var window: Int64 = 16
-        var found: (manifest: Manifest, offset: Int64)?
-        while found == nil {
-            let from = max(low, high - window)
-            for message in try await records(consumer, tp, from: from, to: high) {
-                guard message.key.map({ String(decoding: $0, as: UTF8.self) }) == Self.manifestKey,
-                    let value = message.value
-                else { continue }
-                found = (try verifiedManifest(value, message), message.offset)
+        while !searching.isEmpty {
+            var ranges: [KafkaTopicPartition: Range<Int64>] = [:]
+            for tp in searching {
+                let (low, high) = (marks[tp]?.low ?? 0, marks[tp]?.high ?? 0)
+                ranges[tp] = max(low, high - window)..<high
             }
-            if from == low { break }
+            for (tp, messages) in try await records(consumer, ranges) {
+                for message in messages.reversed() where message.key == Array(Self.manifestKey.utf8) {
+                    do {
+                        manifests[tp] = try verifiedManifest(message.value ?? [], message)
+                    } catch {
+                        results[tp.partition] = .failure(error)
+                    }
+                    break
+                }
+            }
+            searching = searching.filter { tp in
+                manifests[tp] == nil && results[tp.partition] == nil
+                    && ranges[tp]?.lowerBound ?? 0 > marks[tp]?.low ?? 0
+            }
             window *= 4
         }
-        guard let (manifest, _) = found else { return nil }
-        guard manifest.stateTopic == stateTopic, manifest.partition == tp.partition,
-            let first = manifest.chunkOffsets.min(), let last = manifest.chunkOffsets.max()
-        else {
-            throw Unusable(description: "the manifest is for \(manifest.stateTopic) partition \(manifest.partition)")
+        // Their chunks, all partitions at once.
+        var chunkRanges: [KafkaTopicPartition: Range<Int64>] = [:]
+        for (tp, manifest) in manifests {
+            guard manifest.stateTopic == stateTopic, manifest.partition == tp.partition,
+                let first = manifest.chunkOffsets.min(), let last = manifest.chunkOffsets.max()
+            else {
+                results[tp.partition] = .failure(
+                    Unusable(description: "the manifest is for \(manifest.stateTopic) partition \(manifest.partition)"))
+                continue
+            }
+            guard first >= marks[tp]?.low ?? 0 else {
+                results[tp.partition] = .failure(
+                    Unusable(description: "its chunks from offset \(first) are no longer retained"))
+                continue
+            }
+            chunkRanges[tp] = first..<(last + 1)
         }
-        guard first >= low else {
-            throw Unusable(description: "its chunks from offset \(first) are no longer retained")
+        for (tp, messages) in try await records(consumer, chunkRanges) {
+            guard let manifest = manifests[tp] else { continue }
+            results[tp.partition] = Result { () throws(Unusable) in try Self.assemble(manifest, messages) }
         }
+        return results
+    }
+
+    /// A manifest's bytes from its chunks, checked against its length and digest.
+    private static func assemble(_ manifest: Manifest, _ messages: [KafkaConsumerMessage]) throws(Unusable)
+        -> Restored
+    {
         var byOffset: [Int64: [UInt8]] = [:]
         let wanted = Set(manifest.chunkOffsets)
-        for message in try await records(consumer, tp, from: first, to: last + 1) where wanted.contains(message.offset)
-        {
-            byOffset[message.offset] = message.value ?? []
-        }
+        for message in messages where wanted.contains(message.offset) { byOffset[message.offset] = message.value ?? [] }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(manifest.bytes)
         for offset in manifest.chunkOffsets {
@@ -165,7 +199,7 @@ public struct SnapshotStore: Sendable {
         return Restored(position: manifest.position, bytes: bytes)
     }
 
-    private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws -> Manifest {
+    private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws(Unusable) -> Manifest {
         do throws(EventDecodingError) {
             try keys.verify(canonical: value, source: writer, what: "a snapshot manifest", signature: message.signature)
         } catch {
@@ -178,23 +212,31 @@ public struct SnapshotStore: Sendable {
         }
     }
 
-    /// The records of `tp` in [from, to), read outside any group.
-    private func records(_ consumer: KafkaConsumer, _ tp: KafkaTopicPartition, from: Int64, to: Int64) async throws
-        -> [KafkaConsumerMessage]
+    /// The records of each partition in its range, read outside any group.
+    private func records(_ consumer: KafkaConsumer, _ ranges: [KafkaTopicPartition: Range<Int64>]) async throws
+        -> [KafkaTopicPartition: [KafkaConsumerMessage]]
     {
-        guard to > from else { return [] }
-        try consumer.assign([KafkaPartitionOffset(topic: tp.topic, partition: tp.partition, offset: from)])
-        var records: [KafkaConsumerMessage] = []
-        var next = from
-        let deadline = ContinuousClock.now + .seconds(60)
-        while next < to {
-            guard ContinuousClock.now < deadline else {
-                throw Unusable(description: "reading \(tp) from \(from) to \(to) timed out at \(next)")
+        let ranges = ranges.filter { !$0.value.isEmpty }
+        guard !ranges.isEmpty else { return [:] }
+        try consumer.assign(
+            ranges.map {
+                KafkaPartitionOffset(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value.lowerBound)
             }
-            for message in try await consumer.poll(maxMessages: 1000, timeout: .milliseconds(500))
-            where message.topicPartition == tp && message.offset >= next && message.offset < to {
-                records.append(message)
-                next = message.offset + 1
+        )
+        var records: [KafkaTopicPartition: [KafkaConsumerMessage]] = [:]
+        var next = ranges.mapValues(\.lowerBound)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while next.contains(where: { $0.value < ranges[$0.key]!.upperBound }) {
+            guard ContinuousClock.now < deadline else {
+                throw Unusable(description: "reading \(topic) timed out at \(next)")
+            }
+            for message in try await consumer.poll(maxMessages: 1000, timeout: .milliseconds(500)) {
+                let tp = message.topicPartition
+                guard let range = ranges[tp], let position = next[tp], message.offset >= position,
+                    message.offset < range.upperBound
+                else { continue }
+                records[tp, default: []].append(message)
+                next[tp] = message.offset + 1
             }
         }
         return records

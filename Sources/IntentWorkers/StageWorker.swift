@@ -94,6 +94,7 @@ public final class StageWorker: Service, Sendable {
             configuration.deadLetterMaximumBytes ?? producerConfiguration.effectiveMaximumMessageBytes
         let metrics = StageMetrics(input: configuration.input)
         var followers: [TopicFollower] = []
+        var consumer: KafkaConsumer?
         do {
             followers = try makeFollowers { message, error in
                 metrics.deadLettered(error, from: message.topic)
@@ -102,28 +103,25 @@ public final class StageWorker: Service, Sendable {
                     producer)
             }
             followed.withLock { $0 = followers }
+            // Subscribed before anything else that takes time: the group join (seconds on
+            // some brokers) runs while the topics are checked and the global tables load.
+            let stageConsumer = try makeConsumer(producer, followers, metrics)
+            consumer = stageConsumer
+            try stageConsumer.subscribe(topics: [configuration.input])
             try await checkCoPartitioning(followers)
             if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
-                // Partitioned state is restored as partitions are assigned (see `loop`).
-                for follower in followers where !follower.isPartitioned { try await follower.caughtUp() }
-                metrics.health.stateRestored()
-                if !followers.isEmpty {
-                    logger.info(
-                        "state loaded",
-                        metadata: [
-                            "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"
-                        ])
-                }
-                try await self.consume(producer, followers, metrics, deadLetterLimit: deadLetterLimit)
+                try await self.consume(stageConsumer, producer, followers, metrics, deadLetterLimit: deadLetterLimit)
                 group.cancelAll()
             }
         } catch {
+            await consumer?.close()
             for follower in followers { await follower.close() }
             await producer.shutdown()
             throw error
         }
+        await consumer?.close()
         for follower in followers { await follower.close() }
         await producer.shutdown()
         logger.info(
@@ -137,9 +135,10 @@ public final class StageWorker: Service, Sendable {
                 ])
     }
 
-    private func consume(
-        _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics, deadLetterLimit: Int
-    ) async throws {
+    /// The stage's group consumer, reporting librdkafka's statistics when telemetry asks for them.
+    private func makeConsumer(_ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics)
+        throws(KafkaError) -> KafkaConsumer
+    {
         let telemetry = Telemetry.current
         var client = configuration.kafka
         var statistics: (@Sendable (KafkaStatistics) -> Void)?
@@ -155,7 +154,7 @@ public final class StageWorker: Service, Sendable {
         }
         // Before partitions move, whatever this member has in flight must be on the
         // broker: the next owner catches up on the state topics from what is there.
-        let consumer = try KafkaConsumer(
+        return try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
                 client: client, groupID: configuration.groupID, sessionTimeout: configuration.sessionTimeout),
             logger: logger,
@@ -163,49 +162,58 @@ public final class StageWorker: Service, Sendable {
                 _ = producer.waitForDeliveries(timeout: configuration.kafka.requestTimeout)
             },
             statistics: statistics)
-        do {
-            try consumer.subscribe(topics: [configuration.input])
+    }
+
+    private func consume(
+        _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
+        deadLetterLimit: Int
+    ) async throws {
+        // Partitioned state is restored as partitions are assigned (see `loop`).
+        for follower in followers where !follower.isPartitioned { try await follower.caughtUp() }
+        metrics.health.stateRestored()
+        if !followers.isEmpty {
             logger.info(
-                "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
-            try await withThrowingDiscardingTaskGroup { group in
-                // Rebalances are counted, tell readiness whether this member owns partitions,
-                // and tell the loop that an assignment happened (``AssignmentEpoch``).
-                let epoch = AssignmentEpoch()
-                group.addTask {
-                    var owned: Set<KafkaTopicPartition> = []
-                    for await event in consumer.rebalances {
-                        metrics.rebalanced(event)
-                        switch event {
-                        case .assigned(let partitions):
-                            owned.formUnion(partitions)
-                            epoch.advance()
-                        case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
-                        }
-                        metrics.health.assigned(partitions: owned.count)
+                "state loaded",
+                metadata: [
+                    "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))"
+                ])
+        }
+        logger.info(
+            "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
+        try await withThrowingDiscardingTaskGroup { group in
+            // Rebalances are counted, tell readiness whether this member owns partitions,
+            // and tell the loop that an assignment happened (``AssignmentEpoch``).
+            let epoch = AssignmentEpoch()
+            group.addTask {
+                var owned: Set<KafkaTopicPartition> = []
+                for await event in consumer.rebalances {
+                    metrics.rebalanced(event)
+                    switch event {
+                    case .assigned(let partitions):
+                        owned.formUnion(partitions)
+                        epoch.advance()
+                    case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
                     }
+                    metrics.health.assigned(partitions: owned.count)
                 }
-                // Snapshots of the partitioned state are written beside the loop.
-                let snapshotted = followers.first { $0.snapshots?.writes == true }
-                let writer = snapshotted?.snapshots.map {
-                    SnapshotWriter(snapshots: $0, producer: producer, logger: logger)
-                }
-                if let writer { group.addTask { await writer.run() } }
-                try await withGracefulShutdownHandler {
-                    try await self.loop(
-                        consumer, producer, followers, metrics, epoch: epoch,
-                        snapshots: snapshotted.flatMap { follower in writer.map { (follower, $0) } },
-                        deadLetterLimit: deadLetterLimit)
-                } onGracefulShutdown: { [logger, name] in
-                    metrics.health.stopping()
-                    logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
-                }
-                await writer?.finish()
-                group.cancelAll()
             }
-            await consumer.close()
-        } catch {
-            await consumer.close()
-            throw error
+            // Snapshots of the partitioned state are written beside the loop.
+            let snapshotted = followers.first { $0.snapshots?.writes == true }
+            let writer = snapshotted?.snapshots.map {
+                SnapshotWriter(snapshots: $0, producer: producer, logger: logger)
+            }
+            if let writer { group.addTask { await writer.run() } }
+            try await withGracefulShutdownHandler {
+                try await self.loop(
+                    consumer, producer, followers, metrics, epoch: epoch,
+                    snapshots: snapshotted.flatMap { follower in writer.map { (follower, $0) } },
+                    deadLetterLimit: deadLetterLimit)
+            } onGracefulShutdown: { [logger, name] in
+                metrics.health.stopping()
+                logger.info("\(name): shutdown requested; finishing the batches in flight, then committing")
+            }
+            await writer?.finish()
+            group.cancelAll()
         }
     }
 
@@ -263,7 +271,8 @@ public final class StageWorker: Service, Sendable {
             if !batch.isEmpty || tickDue || (partitioned && currentEpoch != assignedEpoch) {
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-                if current != assignment || currentEpoch != assignedEpoch {
+                // (Nothing held and nothing assigned, as before the first assignment: nothing to do.)
+                if current != assignment || (currentEpoch != assignedEpoch && !current.isEmpty) {
                     try await catchUp(followers, owning: current, gained: !current.isSubset(of: assignment), metrics)
                     assignment = current
                     assignedEpoch = currentEpoch

@@ -30,25 +30,58 @@ public struct StateSnapshots: Sendable {
         self.install = install
     }
 
-    /// Restores partition p from its latest snapshot; returns the state-topic offset to
-    /// read on from (0, the whole partition, when there is no usable snapshot).
-    func restore(_ partition: Int32, logger: Logger) async -> Int64 {
+    /// Restores `partitions` from their latest snapshots (read with one consumer,
+    /// decoded side by side); returns for each restored one the state-topic offset
+    /// to read on from. A partition without a usable snapshot is absent (read
+    /// from the beginning), and said so in the log.
+    func restore(_ partitions: [Int32], logger: Logger) async -> [Int32: Int64] {
         let started = ContinuousClock.now
+        let found: [Int32: Result<SnapshotStore.Restored, SnapshotStore.Unusable>]
         do {
-            guard let restored = try await store.latest(partition: partition, logger: logger) else { return 0 }
-            try install(partition, restored.bytes)
-            logger.info(
-                "state restored from a snapshot",
-                metadata: [
-                    "topic": "\(store.stateTopic)", "partition": "\(partition)", "position": "\(restored.position)",
-                    "bytes": "\(restored.bytes.count)", "elapsed": "\(ContinuousClock.now - started)",
-                ])
-            return restored.position
+            found = try await store.latest(partitions: partitions, logger: logger)
         } catch {
             logger.warning(
-                "snapshot not used; the partition is rebuilt from its state topic",
-                metadata: ["topic": "\(store.stateTopic)", "partition": "\(partition)", "error": "\(error)"])
-            return 0
+                "snapshots not read; the partitions are rebuilt from their state topic",
+                metadata: ["topic": "\(store.stateTopic)", "partitions": "\(partitions)", "error": "\(error)"])
+            return [:]
         }
+        let install = self.install
+        let positions = await withTaskGroup(of: (Int32, Int64?).self) { group in
+            for (partition, result) in found {
+                group.addTask {
+                    do {
+                        let restored = try result.get()
+                        try install(partition, restored.bytes)
+                        logger.info(
+                            "state restored from a snapshot",
+                            metadata: [
+                                "topic": "\(self.store.stateTopic)", "partition": "\(partition)",
+                                "position": "\(restored.position)", "bytes": "\(restored.bytes.count)",
+                            ])
+                        return (partition, restored.position)
+                    } catch {
+                        logger.warning(
+                            "snapshot not used; the partition is rebuilt from its state topic",
+                            metadata: [
+                                "topic": "\(self.store.stateTopic)", "partition": "\(partition)", "error": "\(error)",
+                            ])
+                        return (partition, nil)
+                    }
+                }
+            }
+            var positions: [Int32: Int64] = [:]
+            for await (partition, position) in group { positions[partition] = position }
+            return positions
+        }
+        PartitionedState<Int>.returnFreedMemory()
+        if !found.isEmpty {
+            logger.info(
+                "snapshots read",
+                metadata: [
+                    "topic": "\(store.stateTopic)", "restored": "\(positions.count) of \(partitions.count)",
+                    "elapsed": "\(ContinuousClock.now - started)",
+                ])
+        }
+        return positions
     }
 }

@@ -289,10 +289,8 @@ public final class TopicFollower: Sendable {
         if let forget { for partition in change.lost { forget(partition) } }
         // A gained partition starts from its latest snapshot (else from the beginning).
         var restored: [Int32: Int64] = [:]
-        if let snapshots {
-            for partition in change.gained.sorted() {
-                restored[partition] = await snapshots.restore(partition, logger: logger)
-            }
+        if let snapshots, !change.gained.isEmpty {
+            restored = await snapshots.restore(change.gained.sorted(), logger: logger)
         }
         let assignment = state.withLock { state in
             for (partition, position) in restored where position > 0 {

@@ -8,9 +8,9 @@ import Intents
 public struct Ledger: Sendable {
     public typealias Account = AccountDirectory.Account
 
-    public enum TransferStatus: String, Codable, Sendable, Hashable { case held, posted, voided }
+    public enum TransferStatus: String, Sendable, Hashable { case held, posted, voided }
 
-    public struct Transfer: Codable, Sendable, Hashable {
+    public struct Transfer: Sendable, Hashable {
         public var id: String
         public var intentID: String
         public var payer: String
@@ -38,9 +38,9 @@ public struct Ledger: Sendable {
         }
     }
 
-    public enum RequestStatus: String, Codable, Sendable, Hashable { case proposed, pending, declined, paid, closed }
+    public enum RequestStatus: String, Sendable, Hashable { case proposed, pending, declined, paid, closed }
 
-    public struct PaymentRequest: Codable, Sendable, Hashable {
+    public struct PaymentRequest: Sendable, Hashable {
         public var id: String
         public var intentID: String
         public var requester: String
@@ -69,7 +69,7 @@ public struct Ledger: Sendable {
     }
 
     /// A proposal that ended without money moving: why, and which event decided it.
-    public struct ClosedProposal: Codable, Sendable, Hashable {
+    public struct ClosedProposal: Sendable, Hashable {
         public var reason: String
         public var decidedBy: String?
         public var decidedAt: Timestamp?
@@ -88,7 +88,7 @@ public struct Ledger: Sendable {
     var closedProposals: [ProposalKey: ClosedProposal] = [:]
 
     /// A user's intent, as a key: two strings, so "a" + "b/c" and "a/b" + "c" never collide.
-    struct ProposalKey: Codable, Hashable {
+    struct ProposalKey: Hashable {
         var userID: String
         var intentID: String
     }
@@ -104,7 +104,7 @@ public struct Ledger: Sendable {
     var prunedThroughHour: Int64 = .min
     static let undated = Int64.max
 
-    struct BalanceKey: Codable, Hashable {
+    struct BalanceKey: Hashable {
         var account: String
         var currency: String
     }

@@ -3,7 +3,7 @@ public import Intents
 /// An amount in one currency as an integer count of micro-units (10^-6), so
 /// balances add and compare exactly. Every `DecimalAmount` fits (at most 12
 /// integer and 6 fraction digits).
-public struct Money: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static let scale = DecimalAmount.maximumScale
     public var currency: String
     public var micros: Int64

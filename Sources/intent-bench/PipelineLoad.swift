@@ -28,7 +28,9 @@ struct PipelineLoad: Sendable {
     }
 
     /// The workers as production runs them, with this load's keys.
-    func launcher(broker: String, topics: PipelineTopics, directory: URL, binaries: URL) throws -> WorkerLauncher {
+    func launcher(
+        broker: String, topics: PipelineTopics, directory: URL, binaries: URL, environment: [String: String] = [:]
+    ) throws -> WorkerLauncher {
         try WorkerLauncher(
             binaries: binaries, directory: directory, bootstrapServers: broker, topicPrefix: topics.prefix,
             keys: WorkerLauncher.Keys(
@@ -36,7 +38,7 @@ struct PipelineLoad: Sendable {
                 stageKeys: stageKeys.keyFileText),
             groupSuffix: String(UUID().uuidString.prefix(8)),
             // The throughput phases run on records up to a few minutes old: not replays.
-            environment: ["INTENT_MAX_EVENT_AGE": "3600"])
+            environment: ["INTENT_MAX_EVENT_AGE": "3600"].merging(environment) { $1 })
     }
 
     /// Accounts with a billion CNY each, opened by the ledger operator; every user has every other as a contact.

@@ -233,8 +233,11 @@ final class WorkerProcesses: Sendable {
         }
         // Until the crash point has fired once (a SIGKILL may come first), each start gets it.
         let extra = selfCrashes(of: worker) == 0 ? firstStart.withLock { $0[worker] } ?? [:] : [:]
+        // "payments#2": a second instance of intent-payments, in the same group.
+        let executable = String(worker.prefix { $0 != "#" })
         let process = try launcher.launch(
-            worker, logFile: directory.appendingPathComponent("\(worker)-\(count).log"), extraEnvironment: extra)
+            executable, logFile: directory.appendingPathComponent("\(worker)-\(count).log"),
+            extraEnvironment: extra)
         running.withLock { $0[worker] = process }
         // Like an orchestrator: a worker that exits by itself (the crash point) is started again.
         Task {
@@ -302,6 +305,35 @@ final class WorkerProcesses: Sendable {
             try start(worker)
         }
         return results
+    }
+
+    /// Runs `count` instances of `worker` ("payments", "payments#2", ...): starts the missing
+    /// ones, or stops the extra ones with SIGTERM (newest first), as a scale-in does.
+    func scale(_ worker: String, to count: Int) async throws {
+        for instance in 1...max(count, 1) where running.withLock({ $0[Self.instance(worker, instance)] == nil }) {
+            try start(Self.instance(worker, instance))
+        }
+        let extra = running.withLock { running in
+            running.keys.filter {
+                $0.hasPrefix(worker + "#") && (Int($0.split(separator: "#").last ?? "") ?? 0) > count
+            }
+            .sorted(by: >).compactMap { running.removeValue(forKey: $0) }
+        }
+        for process in extra { await process.stop(grace: .seconds(30)) }
+    }
+
+    static func instance(_ worker: String, _ number: Int) -> String { number == 1 ? worker : "\(worker)#\(number)" }
+
+    /// Kills one instance (SIGKILL: no cleanup, no commit) and starts it again.
+    func kill(_ instance: String) async throws {
+        guard let process = running.withLock({ $0.removeValue(forKey: instance) }) else { return }
+        await process.kill()
+        try start(instance)
+    }
+
+    /// How many instances of `worker` run now.
+    func instances(of worker: String) -> Int {
+        running.withLock { $0.keys.filter { $0 == worker || $0.hasPrefix(worker + "#") }.count }
     }
 
     func stopAll() async {

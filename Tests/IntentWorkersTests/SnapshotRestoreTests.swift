@@ -77,7 +77,7 @@ struct SnapshotRestoreTests {
             try rich.apply(LedgerEvent(id: "open", kind: .accountOpened, userID: "u1", handles: ["+1 555 0100"]))
             try rich.apply(LedgerEvent.deposit(id: "free", userID: "u1", amount: money("1000000", "CNY")))
             let partition = KafkaPartitioner.partition(forKey: "u1", partitions: PipelineHarness.partitions)
-            let bytes = try rich.snapshotBytes()
+            let bytes = rich.snapshotBytes()
             let chunk = try await pipeline.send(
                 KafkaProducerMessage(
                     topic: pipeline.topics.ledgerSnapshots, partition: partition, key: Array("1000/0".utf8),

@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Intents
+import Kafka
+import LocalBroker
+import Logging
+import Payments
+import PipelineTopics
+
+/// What a payments worker's restart costs as the ledger grows: for each ledger
+/// size, a signed ledger of that many events over --users users, dated over
+/// --days days up to now, is written to fresh topics; then the payments worker
+/// (its own process, as production runs it) is started cold (no snapshot: it
+/// reads every ledger partition it owns), stopped with SIGTERM (it leaves a
+/// snapshot of each partition), started again (the restart: snapshot plus
+/// tail), and finally run as two instances in one group, each owning half of
+/// the partitions. Ends with one JSON line.
+struct RestartBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restart",
+        abstract: "Payments worker restart time and memory as the ledger grows (snapshot plus tail).",
+        discussion: """
+            Restart time is process start to the worker's "state restored for the assigned partitions" line \
+            naming all --partitions partitions (group join included). RSS is VmRSS once restored. The half \
+            measurement starts a second instance in the same group next to a restored one and waits until \
+            each has restored its half; half_rss_ratio is the mean of their RSS over the RSS of the one that \
+            owned all.
+
+            The ledger: one account and one deposit per user, then transfers of 1 CNY between users (a hold \
+            and a post on the payer's partition, a credit on the payee's), dated evenly over --days days \
+            ending now, signed with the payments stage's key. The worker remembers decided transfers for \
+            --horizon (its idempotency horizon), so what it holds is the users' balances plus the last \
+            horizon's transfers, not the whole history.
+
+            JSON keys, per ledger size N: cold_start_ms_N, restart_ms_N, rss_mb_N, rss_half_mb_N, \
+            half_rss_ratio_N, write_s_N (writing the ledger); and restart_ratio (largest N over smallest).
+            """)
+
+    @Option(help: "Ledger sizes in events, comma-separated.") var events = "100000,1000000"
+    @Option(help: "Users with an account.") var users = 10_000
+    @Option(help: "Partitions per user-keyed topic.") var partitions = 12
+    @Option(
+        help:
+            "Days the ledger's events are spread over, ending now. The default, under the 24 h horizon, keeps every transfer in memory: the worst case."
+    ) var days = 0.9
+    @Option(help: "The payments worker's idempotency horizon (INTENT_IDEMPOTENCY_HORIZON).") var horizon = "24h"
+    @Option(help: "Directory of the worker executables. Default: this executable's directory.")
+    var binDir: String?
+
+    func run() async throws {
+        let sizes = events.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= users * 2 + 3 }) else {
+            throw ValidationError("--events: sizes of at least 2 x --users + 3, comma-separated, got \(events)")
+        }
+        var logger = Logger(label: "intent-bench")
+        logger.logLevel = .warning
+        let broker = try await LocalBroker.start()
+        let binaries = binDir.map { URL(fileURLWithPath: $0) } ?? PipelineBenchmark.ownDirectory
+        var report: [(String, Double)] = []
+        do {
+            for size in sizes {
+                report += try await measure(size, broker: broker, binaries: binaries, logger: logger)
+            }
+        } catch {
+            await broker.stop()
+            throw error
+        }
+        await broker.stop()
+        if sizes.count > 1, let smallest = sizes.min(), let largest = sizes.max(),
+            let first = report.first(where: { $0.0 == "restart_ms_\(smallest)" })?.1,
+            let last = report.first(where: { $0.0 == "restart_ms_\(largest)" })?.1
+        {
+            report.append(("restart_ratio", last / first))
+        }
+        print("{" + report.map { "\"\($0.0)\": \(PipelineBenchmark.format($0.1))" }.joined(separator: ", ") + "}")
+    }
+
+    private func measure(_ size: Int, broker: LocalBroker, binaries: URL, logger: Logger) async throws -> [(
+        String, Double
+    )] {
+        let client = KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "intent-bench")
+        let topics = PipelineTopics(prefix: "restart-\(UUID().uuidString.prefix(8)).")
+        let admin = try KafkaAdminClient(configuration: client, logger: logger)
+        try await admin.createTopics(topics.specifications(partitions: partitions))
+        await admin.close()
+        let load = PipelineLoad(users: 2)
+        let written = ContinuousClock.now
+        try await writeLedger(size, topics: topics, keys: load.stageKeys, client: client, logger: logger)
+        let writeSeconds = (ContinuousClock.now - written).seconds
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "intent-bench-restart-\(UUID().uuidString.prefix(8))")
+        let launcher = try load.launcher(
+            broker: broker.bootstrapServers, topics: topics, directory: directory, binaries: binaries,
+            environment: ["INTENT_IDEMPOTENCY_HORIZON": horizon, "INTENT_SNAPSHOT_INTERVAL": "1h"])
+        let all = Set(Int32(0)..<Int32(partitions))
+
+        // Cold: no snapshot, every owned ledger partition read from its beginning.
+        let cold = try BenchWorker(name: "payments", launcher: launcher, arguments: [], logDirectory: directory)
+        let coldStart = try await cold.restored(all)
+        await cold.stop(grace: .seconds(120))
+        // Warm: the snapshots the cold run left at SIGTERM, plus nothing after them.
+        let warm = try BenchWorker(name: "payments", launcher: launcher, arguments: [], logDirectory: directory)
+        let restart = try await warm.restored(all)
+        let fullRSS = warm.rssMiB
+        // Half: a second instance joins; each ends up owning half the partitions.
+        let second = try BenchWorker(name: "payments", launcher: launcher, arguments: [], logDirectory: directory)
+        try await waitForHalves(warm, second)
+        let halves = [warm.rssMiB, second.rssMiB]
+        await second.stop(grace: .seconds(120))
+        await warm.stop(grace: .seconds(120))
+        let half = halves.reduce(0, +) / Double(halves.count)
+        print(
+            "ledger of \(size) events: written in \(PipelineBenchmark.format(writeSeconds)) s; cold start \(coldStart.milliseconds) ms, restart \(restart.milliseconds) ms; RSS \(PipelineBenchmark.format(fullRSS)) MiB owning all, \(halves.map(PipelineBenchmark.format)) MiB owning half"
+        )
+        return [
+            ("write_s_\(size)", writeSeconds), ("cold_start_ms_\(size)", Double(coldStart.milliseconds)),
+            ("restart_ms_\(size)", Double(restart.milliseconds)), ("rss_mb_\(size)", fullRSS),
+            ("rss_half_mb_\(size)", half), ("half_rss_ratio_\(size)", half / fullRSS),
+        ]
+    }
+
+    /// Until both instances have restored disjoint halves of the partitions.
+    private func waitForHalves(_ first: BenchWorker, _ second: BenchWorker) async throws {
+        let deadline = ContinuousClock.now + .seconds(300)
+        while ContinuousClock.now < deadline {
+            let owned = (first.restoredPartitions, second.restoredPartitions)
+            if owned.0.count + owned.1.count == partitions, owned.0.isDisjoint(with: owned.1), !owned.0.isEmpty,
+                !owned.1.isEmpty
+            {
+                return
+            }
+            // Polling log files other processes write: there is no event to await.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchFailure("the two instances never split the partitions: \(second.process.logTail())")
+    }
+
+    /// One account and deposit per user, then transfers of 1 CNY, dated evenly up to now.
+    private func writeLedger(
+        _ size: Int, topics: PipelineTopics, keys: EventAuthenticator, client: KafkaConfiguration, logger: Logger
+    ) async throws {
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
+        let ids = (0..<users).map { String(format: "u%05d", $0) }
+        let now = Date()
+        let start = now.addingTimeInterval(-days * 86_400)
+        let cny = CurrencyAmount(amount: DecimalAmount("1000000")!, currency: "CNY")
+        var batch: [KafkaProducerMessage] = []
+        func flush(_ force: Bool = false) async throws {
+            guard force || batch.count >= 20_000 else { return }
+            _ = try await producer.sendAll(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+        for user in ids {
+            batch += KafkaProducerMessage.accountOpening(
+                user, handles: ["\(user)@example.com"], deposits: [cny], topics: topics, signedWith: keys, time: start)
+            try await flush()
+        }
+        let transfers = (size - users * 2) / 3
+        let one = CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")
+        let step = days * 86_400 / Double(max(transfers, 1))
+        for index in 0..<transfers {
+            let payer = ids[index % users]
+            let payee = ids[(index % users + 1 + (index / users) % (users - 1)) % users]
+            let time = start.addingTimeInterval(Double(index + 1) * step)
+            let intentID = "bench-\(index)"
+            let transferID = Ledger.transferID(userID: payer, intentID: intentID)
+            let decided = Timestamp(time)
+            let events = [
+                LedgerEvent(
+                    id: EventID.derived("ledger", "hold", transferID), kind: .hold, userID: payer, intentID: intentID,
+                    transferID: transferID,
+                    entries: LedgerEntry.move(one, from: Ledger.available(payer), to: Ledger.held(payer)),
+                    counterpartyUserID: payee, counterpartyAccount: "\(payee)@example.com", amount: one,
+                    expiresAt: Timestamp(time.addingTimeInterval(120))),
+                LedgerEvent(
+                    id: EventID.derived("ledger", "post", transferID), kind: .post, userID: payer, intentID: intentID,
+                    transferID: transferID,
+                    entries: LedgerEntry.move(one, from: Ledger.held(payer), to: Ledger.clearing),
+                    counterpartyUserID: payee, counterpartyAccount: "\(payee)@example.com", amount: one,
+                    decidedBy: "answer-\(intentID)", decidedAt: decided),
+                LedgerEvent(
+                    id: EventID.derived("ledger", "credit", transferID), kind: .credit, userID: payee,
+                    intentID: intentID, transferID: transferID,
+                    entries: LedgerEntry.move(one, from: Ledger.clearing, to: Ledger.available(payee)),
+                    counterpartyUserID: payer, counterpartyAccount: "\(payee)@example.com", amount: one,
+                    decidedBy: "answer-\(intentID)", decidedAt: decided),
+            ]
+            for event in events {
+                batch.append(
+                    KafkaProducerMessage(
+                        topic: topics.ledger, event: event.envelope(source: PipelineSource.payments, time: time),
+                        signedWith: keys))
+            }
+            try await flush()
+        }
+        try await flush(true)
+        await producer.shutdown()
+    }
+}
+
+extension BenchWorker {
+    /// The partitions named by the worker's latest "state restored for the assigned partitions" line.
+    var restoredPartitions: Set<Int32> {
+        guard let text = try? String(contentsOf: process.logFile, encoding: .utf8),
+            let line = text.split(separator: "\n").last(where: {
+                $0.contains("state restored for the assigned partitions")
+            }),
+            let open = line.range(of: "partitions=["),
+            let close = line[open.upperBound...].firstIndex(of: "]")
+        else { return [] }
+        return Set(
+            line[open.upperBound..<close].split(separator: ",").compactMap {
+                Int32($0.trimmingCharacters(in: .whitespaces))
+            })
+    }
+
+    /// Waits until the worker has restored exactly `partitions`: the time since launch.
+    func restored(_ partitions: Set<Int32>, timeout: Duration = .seconds(600)) async throws -> Duration {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if restoredPartitions == partitions { return ContinuousClock.now - launched }
+            guard process.isRunning else { throw BenchFailure("\(name) exited: \(process.logTail())") }
+            // Polling a log file another process writes: there is no event to await.
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw BenchFailure("\(name) did not restore \(partitions.sorted()) in \(timeout): \(process.logTail())")
+    }
+
+    func stop(grace: Duration) async { await process.stop(grace: grace) }
+}
+
+extension Duration {
+    var milliseconds: Int { Int(seconds * 1000) }
+}
