@@ -33,8 +33,10 @@ struct ScalingTests {
                 var done: [String] = []
                 func step(_ name: String, _ action: () async throws -> Void) async throws {
                     try await Task.sleep(for: .seconds(2))  // spacing the steps through the load, not synchronization
+                    // Counted as it starts: a scale-in's graceful stops take a while.
+                    let at = published.value
                     try await action()
-                    done.append("\(name) at \(published.value)")
+                    done.append("\(name) at \(at)")
                 }
                 try await step("payments → 3") { try await workers.scale("payments", to: 3) }
                 try await step("handle → 2") { try await workers.scale("handle", to: 2) }
