@@ -27,18 +27,7 @@ public struct ConfirmWorker: Service {
             configuration: configuration.worker(input: configuration.topics.resolved),
             logger: logger,
             followers: { reject in
-                [
-                    try state.ledgerFollower(
-                        configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger,
-                        snapshots: state.snapshots(
-                            configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
-                            writes: false, interval: configuration.snapshotInterval),
-                        reject: reject),
-                    try state.directoryFollower(
-                        configuration: configuration.kafka, topic: configuration.topics.accounts,
-                        keys: configuration.keys, logger: logger, reject: reject),
-                ]
+                try state.followers(configuration, writesSnapshots: false, logger: logger, reject: reject)
             },
             process: { message in
                 state.withLedger(in: message.partition) { ledger, directory in

@@ -17,6 +17,26 @@ final class PaymentsState: Sendable {
         ledgers = PartitionedState { Ledger(idempotencyHorizon: idempotencyHorizon) }
     }
 
+    /// The followers a payments or confirm worker needs: its ledger partitions (with
+    /// their snapshots, which only the payments worker writes) and the accounts directory.
+    func followers<Stage>(
+        _ configuration: StageConfiguration<Stage>, writesSnapshots: Bool, logger: Logger,
+        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+    ) throws(KafkaError) -> [TopicFollower] {
+        [
+            try ledgerFollower(
+                configuration: configuration.kafka, topic: configuration.topics.ledger, keys: configuration.keys,
+                logger: logger,
+                snapshots: snapshots(
+                    configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
+                    writes: writesSnapshots, interval: configuration.snapshotInterval),
+                reject: reject),
+            try directoryFollower(
+                configuration: configuration.kafka, topic: configuration.topics.accounts, keys: configuration.keys,
+                logger: logger, reject: reject),
+        ]
+    }
+
     /// The ledger partitions' snapshots: written by the payments worker, read by both.
     func snapshots(
         configuration: KafkaConfiguration, topics: PipelineTopics, keys: EventAuthenticator, writes: Bool,

@@ -29,18 +29,7 @@ public struct PaymentsWorker: Service {
             configuration: configuration.worker(input: configuration.topics.confirmations),
             logger: logger,
             followers: { reject in
-                [
-                    try state.ledgerFollower(
-                        configuration: configuration.kafka, topic: configuration.topics.ledger,
-                        keys: configuration.keys, logger: logger,
-                        snapshots: state.snapshots(
-                            configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
-                            writes: true, interval: configuration.snapshotInterval),
-                        reject: reject),
-                    try state.directoryFollower(
-                        configuration: configuration.kafka, topic: configuration.topics.accounts,
-                        keys: configuration.keys, logger: logger, reject: reject),
-                ]
+                try state.followers(configuration, writesSnapshots: true, logger: logger, reject: reject)
             },
             tick: { owns in .merged(state.withEachLedger { stage.sweep(ledger: &$0, owns: owns) }) },
             moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
