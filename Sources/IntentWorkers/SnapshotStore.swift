@@ -13,8 +13,9 @@ import PipelineTopics
 /// the cost is the snapshot, never the topic's history), checks it, and the
 /// follower reads the state topic on from that position only.
 ///
-/// Keys are unique per snapshot (`<position>/<chunk>`), so compaction keeps a
-/// manifest's chunks; the writer tombstones the previous snapshot's chunks
+/// Keys are unique per snapshot (`<position>/<writer instance>/<chunk>`: two
+/// members that snapshot one partition at the same position during a handover
+/// never share a key), so compaction keeps a manifest's chunks; the writer tombstones the previous snapshot's chunks
 /// once the next manifest is acknowledged, and the compacted topic keeps
 /// about one snapshot per partition. A snapshot that cannot be read or
 /// verified is never used: the partition is rebuilt from its state topic,
@@ -69,7 +70,8 @@ public struct SnapshotStore: Sendable {
     /// so the manifest names their offsets) the manifest; then tombstones the chunks of
     /// the snapshot before it, whose keys `previous` names. Returns this snapshot's chunk keys.
     func write(
-        partition: Int32, position: Int64, bytes: [UInt8], previous: [[UInt8]], producer: KafkaProducer
+        partition: Int32, position: Int64, bytes: [UInt8], previous: [[UInt8]], writerInstance: String,
+        producer: KafkaProducer
     ) async throws -> [[UInt8]] {
         var chunks: [KafkaProducerMessage] = []
         var start = 0
@@ -77,7 +79,8 @@ public struct SnapshotStore: Sendable {
             let end = min(start + Self.chunkBytes, bytes.count)
             chunks.append(
                 KafkaProducerMessage(
-                    topic: topic, partition: partition, key: Array("\(position)/\(chunks.count)".utf8),
+                    topic: topic, partition: partition,
+                    key: Array("\(position)/\(writerInstance)/\(chunks.count)".utf8),
                     value: Array(bytes[start..<end])))
             start = end
         } while start < bytes.count

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import Logging
 import Synchronization
@@ -21,6 +22,8 @@ final class SnapshotWriter: Sendable {
     private let continuation: AsyncStream<Captured>.Continuation
     private let drained: AsyncStream<Void>
     private let drainedContinuation: AsyncStream<Void>.Continuation
+    /// Part of every chunk key this writer writes (``SnapshotStore``).
+    private let instance = String(UUID().uuidString.prefix(8))
     /// The position each partition was last captured at, so an idle partition is not written again.
     private let captured = Mutex<[Int32: Int64]>([:])
 
@@ -52,7 +55,7 @@ final class SnapshotWriter: Sendable {
                 let bytes = try snapshot.encode()
                 previous[snapshot.partition] = try await snapshots.store.write(
                     partition: snapshot.partition, position: snapshot.position, bytes: bytes,
-                    previous: previous[snapshot.partition] ?? [], producer: producer)
+                    previous: previous[snapshot.partition] ?? [], writerInstance: instance, producer: producer)
                 logger.info(
                     "snapshot written",
                     metadata: [

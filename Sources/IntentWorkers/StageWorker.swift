@@ -182,8 +182,8 @@ public final class StageWorker: Service, Sendable {
             "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
         try await withThrowingDiscardingTaskGroup { group in
             // Rebalances are counted, tell readiness whether this member owns partitions,
-            // and tell the loop that an assignment happened (``AssignmentEpoch``).
-            let epoch = AssignmentEpoch()
+            // and tell the loop which partitions it was given (``AssignmentChanges``).
+            let changes = AssignmentChanges(input: configuration.input)
             group.addTask {
                 var owned: Set<KafkaTopicPartition> = []
                 for await event in consumer.rebalances {
@@ -191,7 +191,7 @@ public final class StageWorker: Service, Sendable {
                     switch event {
                     case .assigned(let partitions):
                         owned.formUnion(partitions)
-                        epoch.advance()
+                        changes.recordAssigned(partitions)
                     case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
                     }
                     metrics.health.assigned(partitions: owned.count)
@@ -205,7 +205,7 @@ public final class StageWorker: Service, Sendable {
             if let writer { group.addTask { await writer.run() } }
             try await withGracefulShutdownHandler {
                 try await self.loop(
-                    consumer, producer, followers, metrics, epoch: epoch,
+                    consumer, producer, followers, metrics, changes: changes,
                     snapshots: snapshotted.flatMap { follower in writer.map { (follower, $0) } },
                     deadLetterLimit: deadLetterLimit)
             } onGracefulShutdown: { [logger, name] in
@@ -222,7 +222,7 @@ public final class StageWorker: Service, Sendable {
     /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        epoch: AssignmentEpoch, snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
+        changes: AssignmentChanges, snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
     ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
@@ -238,7 +238,6 @@ public final class StageWorker: Service, Sendable {
         var uncommitted = false
         var lastCommit = ContinuousClock.now
         var assignment: Set<Int32> = []
-        var assignedEpoch = -1
         let partitioned = followers.contains(where: \.isPartitioned)
         var lastTick = ContinuousClock.now
         var lastSnapshot = ContinuousClock.now
@@ -261,21 +260,21 @@ public final class StageWorker: Service, Sendable {
                 timeout: pipeline.isEmpty ? .milliseconds(200) : .milliseconds(1))
             let tickDue = tick != nil && ContinuousClock.now - lastTick >= configuration.tickInterval
             // Gained partitions: their previous owner's last writes must be in our state first.
-            // Checked only before deciding: the loop turns every millisecond while batches are
-            // in flight, and an empty poll decides nothing.
-            // Any assignment since the last check (even of partitions held before: another
-            // member may have written for their users in between) is caught up on.
-            // A new assignment is adopted at once (state restored before its first record, and
-            // readiness says so); otherwise the assignment is only read before deciding.
-            let currentEpoch = epoch.value
-            if !batch.isEmpty || tickDue || (partitioned && currentEpoch != assignedEpoch) {
+            // Checked before deciding (the loop turns every millisecond while batches are in
+            // flight, and an empty poll decides nothing), and at once for partitioned state when
+            // partitions were assigned (restored before their first record; readiness says so).
+            // Any partition assigned since the last check is caught up on, even one held before:
+            // another member may have written for its users in between.
+            let newlyAssigned = changes.hasNew
+            if !batch.isEmpty || tickDue || (partitioned && newlyAssigned) {
+                let gained = newlyAssigned ? changes.take() : []
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-                // (Nothing held and nothing assigned, as before the first assignment: nothing to do.)
-                if current != assignment || (currentEpoch != assignedEpoch && !current.isEmpty) {
-                    try await catchUp(followers, owning: current, gained: !current.isSubset(of: assignment), metrics)
+                if current != assignment || !gained.isEmpty {
+                    try await catchUp(
+                        followers, owning: current, gained: !current.isSubset(of: assignment) || !gained.isEmpty,
+                        metrics)
                     assignment = current
-                    assignedEpoch = currentEpoch
                 }
             }
             // A binary-mode record (CloudEvents Kafka binding) is decided on as its

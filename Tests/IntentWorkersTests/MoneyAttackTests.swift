@@ -72,6 +72,7 @@ struct MoneyAttackTests {
             let response = try await pipeline.answer("honest", request.binding, .confirmed)
             #expect(response.code == .success)
 
+            try await pipeline.settlePayments()
             try await pipeline.stopWorker()
             let ledger = try await pipeline.rebuildLedger()
             #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("200", "CNY")))
@@ -184,6 +185,7 @@ struct MoneyAttackTests {
             // An answer to nothing, after them on Alice's partition of the same topic: once it is
             // answered, the payments worker has passed every record above.
             try await pipeline.answer("probe", request.binding, .confirmed)
+            try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
             let report = try await pipeline.audit()

@@ -69,6 +69,7 @@ struct PaymentsFlowTests {
             #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
             #expect(pipeline.outputs(for: "pay-3").allSatisfy { $0.type != ConfirmationRequest.type })
 
+            try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
             // The ledger topic alone rebuilds the balances: 900 and 100, nothing held.
@@ -109,6 +110,18 @@ extension PipelineHarness {
         {
             _ = try await send(record)
         }
+    }
+
+    /// Waits, while the workers run, until every posted payment's credit is recorded by its
+    /// payee's member (nothing left in clearing): a credit follows its payment's response.
+    func settlePayments(timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            // Each read is a full pass over the ledger topic: nothing else to wait on.
+            let ledger = try await rebuildLedger()
+            if ledger.allBalances.allSatisfy({ $0.account != Ledger.clearing || $0.money.micros == 0 }) { return }
+        }
+        throw Failure("payments still in clearing after \(timeout)")
     }
 
     /// Reads the whole ledger topic into a fresh ledger, as a restarted worker would.

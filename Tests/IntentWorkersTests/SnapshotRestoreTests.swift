@@ -61,6 +61,7 @@ struct SnapshotRestoreTests {
             #expect(try await pipeline.answer("pay-2", .confirmed).code == .success)
             try await log.waitFor("state restored from a snapshot", timeout: .seconds(30))
             #expect(!log.contains("snapshot not used"))
+            try await pipeline.settlePayments()
             try await pipeline.stopWorker()
             let ledger = try await pipeline.rebuildLedger()
             #expect(ledger.availableBalance(of: "u1", "CNY") == Money(money("400", "CNY")))

@@ -115,6 +115,7 @@ struct VoiceConversationTests {
             #expect(letters.first?.header(DeadLetter.messageHeader) == "the event is not signed")
             #expect(letters.last?.header(DeadLetter.messageHeader) == "the signature does not match the event")
             #expect(pipeline.outputs(for: "unsigned").isEmpty)
+            try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
             #expect(outcome.failures == [])
