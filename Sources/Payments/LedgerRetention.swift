@@ -15,14 +15,16 @@ extension Ledger {
         time.milliseconds / 1000 / secondsPerHour
     }
 
-    /// Records an applied event id under its hour, moves the watermark, and
-    /// forgets what fell behind the horizon once an hour of ledger time passed.
+    /// Records an applied event id under the hour it was applied (its own time, or the
+    /// ledger's clock if that is later: a late event is remembered for a whole horizon
+    /// from when it arrived), moves the watermark, and forgets what fell behind the
+    /// horizon once an hour of ledger time passed.
     mutating func remember(_ eventID: String, at time: Timestamp?) {
         guard let time else {
             applied[eventID] = Self.undated
             return
         }
-        let hour = Self.hour(of: time)
+        let hour = Self.hour(of: watermark.map { max($0, time) } ?? time)
         applied[eventID] = hour
         appliedByHour[hour, default: []].append(eventID)
         if watermark.map({ time > $0 }) ?? true { watermark = time }

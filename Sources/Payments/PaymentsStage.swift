@@ -55,9 +55,13 @@ public struct PaymentsStage: Sendable {
                 key: key, value: value,
                 types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type])
             // Past half the idempotency horizon, what was decided about it may be forgotten:
-            // refused, so nothing can be decided twice (``Ledger/idempotencyHorizon``).
+            // refused, so nothing can be decided twice (``Ledger/idempotencyHorizon``). An effect
+            // (the second half of a decision already made, such as a payee's credit) is taken for
+            // the whole horizon, so a member that was down for hours still records it; the ledger
+            // remembers it for a horizon after recording it, so it is never recorded twice.
             if let horizon = ledger.idempotencyHorizon {
-                try FreshnessWindow(past: horizon / 2, future: horizon / 2).check(envelope, now: now)
+                let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
+                try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
             }
             if envelope.type == LedgerEvent.type {
                 try stages.verify(

@@ -10,9 +10,9 @@ import Testing
 struct LedgerRetentionTests {
     let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
 
-    /// Alice pays Bob 1 CNY an hour for `hours` hours, each proposal answered at once.
-    func payHourly(_ hours: Int, _ ledger: inout Ledger) {
-        for hour in 0..<hours {
+    /// Alice pays Bob 1 CNY an hour for `hours` hours (from hour `start`), each proposal answered at once.
+    func payHourly(_ hours: Int, from start: Int = 0, _ ledger: inout Ledger) {
+        for hour in start..<(start + hours) {
             let time = t0.addingTimeInterval(Double(hour) * 3600)
             let intentID = "h\(hour)"
             let proposal = confirmedEvent(pay("1"), intentID: intentID, time: time)
@@ -61,6 +61,32 @@ struct LedgerRetentionTests {
             now: t0.addingTimeInterval(72 * 3600))
         #expect(result.rejected?.reason == .stale)
         #expect(ledger.transfer(forIntent: "h0", of: "alice") == nil, "no second hold")
+    }
+
+    @Test("a payee's credit that arrives hours late is recorded, once, and never again however late it comes back")
+    func lateEffect() throws {
+        var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        payHourly(72, &ledger)
+        let hour = { (hours: Double) in t0.addingTimeInterval(hours * 3600) }
+        // Posted at hour 55; its credit reaches Bob's member at hour 71 (a 16-hour outage).
+        let credit = LedgerEvent(
+            id: "credit-late", kind: .credit, userID: "bob", transferID: "t-late",
+            entries: LedgerEntry.move(cny("50"), from: Ledger.clearing, to: Ledger.available("bob")),
+            counterpartyUserID: "alice", amount: cny("50")
+        ).envelope(source: PipelineSource.payments, time: hour(55))
+        func deliver(at now: Date) -> StageResult {
+            stage.process(key: "bob", value: credit.encoded(), signature: signature(credit), ledger: &ledger, now: now)
+        }
+        let before = ledger.availableBalance(of: "bob", "CNY")
+        #expect(deliver(at: hour(71)).ledgerKinds == [.credit])
+        // Redelivered within the horizon of its own time, after more hours of ledger time: still known.
+        payHourly(9, from: 72, &ledger)
+        #expect(deliver(at: hour(78)).ledgerKinds.isEmpty)
+        // Past the horizon of its own time: refused as stale, not recorded again.
+        payHourly(20, from: 81, &ledger)
+        #expect(deliver(at: hour(100)).rejected?.reason == .stale)
+        // (The hourly payments' own credits are sent as effects, not delivered here: only this one counts.)
+        #expect(ledger.availableBalance(of: "bob", "CNY").micros - before.micros == Money(cny("50")).micros)
     }
 
     @Test("a ledger restored from its snapshot bytes holds the same state and decides the same")
