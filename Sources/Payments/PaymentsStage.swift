@@ -237,12 +237,19 @@ public struct PaymentsStage: Sendable {
             guard transfer.decidedBy == envelope.id else {
                 return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
             }
-            // The answer that decided, redelivered: the same response again (the first may not have gone out).
+            // The answer that decided, redelivered: the same effects and response again (a crash
+            // may have come between the post and them; the receivers record an effect once).
             let cause = Self.redelivered(envelope, decidedAt: transfer.decidedAt)
-            let response =
-                transfer.status == .posted
-                ? paid(transfer, cause) : released(transfer, transfer.voidReason ?? "released", cause)
-            return StageResult(events: [(.responses, response)])
+            guard transfer.status == .posted else {
+                return StageResult(
+                    events: [(.responses, released(transfer, transfer.voidReason ?? "released", cause))])
+            }
+            // (The request it paid is marked paid on this side only by a post that paid it.)
+            let paidRequest = transfer.paysRequestID.flatMap { ledger.requests[$0] }.flatMap {
+                $0.status == .paid ? $0 : nil
+            }
+            return StageResult(
+                events: postEffects(transfer, paying: paidRequest, cause) + [(.responses, paid(transfer, cause))])
         case .held:
             break
         }
@@ -266,29 +273,43 @@ public struct PaymentsStage: Sendable {
         let paidRequest = transfer.paysRequestID.flatMap { ledger.requests[$0] }.flatMap {
             $0.status == .pending ? $0 : nil
         }
+        var posted = transfer
+        posted.payeeAccount = account
+        posted.decidedBy = envelope.id
+        posted.decidedAt = decidedAt
         var events: [(Destination, EventEnvelope)] = []
         switch record(post, envelope, &ledger) {
         case .success(let posted): events.append(posted)
         case .failure(let refusal): return release(transfer, refusal.responseReason, envelope, &ledger)
         }
-        // The payee's credit, recorded by the payee's member: the money is in clearing until then.
+        events += postEffects(posted, paying: paidRequest, envelope)
+        events.append((.responses, paid(transfer, envelope)))
+        return StageResult(events: events)
+    }
+
+    /// What a post sends to other users' members: the payee's credit (the money is in
+    /// clearing until it is recorded) and, for a payment of a request, the requester's
+    /// side of it. Built from the posted transfer alone, so the deciding answer
+    /// redelivered sends exactly the same effects again.
+    private func postEffects(
+        _ transfer: Ledger.Transfer, paying request: Ledger.PaymentRequest?, _ cause: EventEnvelope
+    ) -> [(Destination, EventEnvelope)] {
         let credit = LedgerEvent(
             id: EventID.derived("ledger", "credit", transfer.id), kind: .credit, userID: transfer.payee,
             intentID: transfer.intentID, transferID: transfer.id,
             entries: LedgerEntry.move(
                 transfer.money.currencyAmount, from: Ledger.clearing, to: Ledger.available(transfer.payee)),
-            counterpartyUserID: transfer.payer, counterpartyAccount: account, amount: transfer.money.currencyAmount,
-            decidedBy: envelope.id, decidedAt: decidedAt)
-        events.append(effect(credit, envelope))
-        if let request = paidRequest {
+            counterpartyUserID: transfer.payer, counterpartyAccount: transfer.payeeAccount,
+            amount: transfer.money.currencyAmount, decidedBy: transfer.decidedBy, decidedAt: transfer.decidedAt)
+        var effects = [effect(credit, cause)]
+        if let request {
             let settled = LedgerEvent(
                 id: EventID.derived("ledger", "requestPaid", request.id), kind: .requestPaid, userID: request.requester,
                 intentID: request.intentID, transferID: transfer.id, requestID: request.id,
-                counterpartyUserID: transfer.payer, decidedBy: envelope.id, decidedAt: decidedAt)
-            events.append(effect(settled, envelope))
+                counterpartyUserID: transfer.payer, decidedBy: transfer.decidedBy, decidedAt: transfer.decidedAt)
+            effects.append(effect(settled, cause))
         }
-        events.append((.responses, paid(transfer, envelope)))
-        return StageResult(events: events)
+        return effects
     }
 
     private func paid(_ transfer: Ledger.Transfer, _ envelope: EventEnvelope) -> EventEnvelope {
@@ -307,15 +328,17 @@ public struct PaymentsStage: Sendable {
             guard proposal.decidedBy == envelope.id else {
                 return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
             }
-            let response =
-                proposal.status == .closed
-                ? closedResponse(
-                    .requestPayment,
-                    ledger.closedProposal(forIntent: proposal.intentID, of: proposal.requester)?.reason ?? "closed",
-                    proposal.id,
-                    envelope, proposal.intentID)
-                : requested(proposal, envelope)
-            return StageResult(events: [(.responses, response)])
+            guard proposal.status != .closed else {
+                let reason =
+                    ledger.closedProposal(forIntent: proposal.intentID, of: proposal.requester)?.reason ?? "closed"
+                return StageResult(
+                    events: [
+                        (.responses, closedResponse(.requestPayment, reason, proposal.id, envelope, proposal.intentID))
+                    ])
+            }
+            // Created by this answer, redelivered: the payer's side again too (recorded once there).
+            return StageResult(
+                events: [(requestReceived(proposal, envelope)), (.responses, requested(proposal, envelope))])
         }
         if let failure = check(answer, proposal.bindingTerms, now) {
             return close(proposal.intentID, proposal.id, .requestPayment, failure, envelope, &ledger)
@@ -325,19 +348,26 @@ public struct PaymentsStage: Sendable {
             userID: proposal.requester, intentID: proposal.intentID, requestID: proposal.id,
             counterpartyUserID: proposal.payer, amount: proposal.money.currencyAmount, note: proposal.note,
             decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
-        // The payer's side of the request, recorded by the payer's member.
-        let received = LedgerEvent(
-            id: EventID.derived("ledger", "requestReceived", proposal.id), kind: .requestReceived,
-            userID: proposal.payer, intentID: proposal.intentID, requestID: proposal.id,
-            counterpartyUserID: proposal.requester, amount: proposal.money.currencyAmount, note: proposal.note,
-            decidedBy: envelope.id, decidedAt: Timestamp(envelope.time))
         switch record(created, envelope, &ledger) {
         case .success(let recorded):
             return StageResult(
-                events: [recorded, effect(received, envelope), (.responses, requested(proposal, envelope))])
+                events: [recorded, requestReceived(proposal, envelope), (.responses, requested(proposal, envelope))])
         case .failure(let refusal):
             return close(proposal.intentID, proposal.id, .requestPayment, refusal.responseReason, envelope, &ledger)
         }
+    }
+
+    /// The payer's side of a request the requester's answer created, for the payer's member.
+    private func requestReceived(_ proposal: Ledger.PaymentRequest, _ answer: EventEnvelope) -> (
+        Destination, EventEnvelope
+    ) {
+        effect(
+            LedgerEvent(
+                id: EventID.derived("ledger", "requestReceived", proposal.id), kind: .requestReceived,
+                userID: proposal.payer, intentID: proposal.intentID, requestID: proposal.id,
+                counterpartyUserID: proposal.requester, amount: proposal.money.currencyAmount, note: proposal.note,
+                decidedBy: answer.id, decidedAt: Timestamp(answer.time)),
+            answer)
     }
 
     private func requested(_ proposal: Ledger.PaymentRequest, _ envelope: EventEnvelope) -> EventEnvelope {
@@ -378,19 +408,24 @@ public struct PaymentsStage: Sendable {
             return .rejected(
                 EventDecodingError(.wrongUser, field: "$.userid", "only the payer can decline a payment request"))
         }
-        guard request.status == .pending else {
-            return .ignored("payment request \(request.id) is \(request.status.rawValue)")
-        }
         let decidedAt = Timestamp(envelope.time)
-        let payerSide = LedgerEvent(
-            id: EventID.derived("ledger", "requestDeclined", request.id, "payer"), kind: .requestDeclined,
-            userID: envelope.userID, intentID: request.intentID, requestID: request.id,
-            counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id,
-            decidedAt: decidedAt)
         let requesterSide = LedgerEvent(
             id: EventID.derived("ledger", "requestDeclined", request.id), kind: .requestDeclined,
             userID: request.requester, intentID: request.intentID, requestID: request.id,
             counterpartyUserID: envelope.userID, amount: request.money.currencyAmount, decidedBy: envelope.id,
+            decidedAt: decidedAt)
+        guard request.status == .pending else {
+            // Declined already (this decline redelivered, or another): the requester's side again,
+            // which its member records once (a crash may have come between the two).
+            guard request.status == .declined else {
+                return .ignored("payment request \(request.id) is \(request.status.rawValue)")
+            }
+            return StageResult(events: [effect(requesterSide, envelope)])
+        }
+        let payerSide = LedgerEvent(
+            id: EventID.derived("ledger", "requestDeclined", request.id, "payer"), kind: .requestDeclined,
+            userID: envelope.userID, intentID: request.intentID, requestID: request.id,
+            counterpartyUserID: request.requester, amount: request.money.currencyAmount, decidedBy: envelope.id,
             decidedAt: decidedAt)
         switch record(payerSide, envelope, &ledger) {
         case .success(let recorded): return StageResult(events: [recorded, effect(requesterSide, envelope)])

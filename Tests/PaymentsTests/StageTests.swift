@@ -162,6 +162,10 @@ struct PaymentsStageTests {
         let again = run(answer, signature: signature, &ledger, at: t0.addingTimeInterval(31))
         #expect(again.ledgerKinds.isEmpty)
         #expect(again.events(to: .responses).map(\.id) == result.events(to: .responses).map(\.id))
+        // A crash may have come between the post and its effect: the redelivered answer sends the
+        // same credit again, byte for byte, and Bob's member records it only once.
+        #expect(again.effects.map { $0.encoded() } == result.effects.map { $0.encoded() })
+        #expect(withEffectsDelivered(again, stage, &ledger).ledgerKinds.isEmpty)
         // The confirm result redelivered does not hold again either.
         #expect(run(confirmedEvent(pay("100"), intentID: "i1"), &ledger).ledgerKinds.isEmpty)
         #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
@@ -249,6 +253,9 @@ struct PaymentsStageTests {
         #expect(created.ledgerKinds == [.requestCreated])
         #expect(created.effectKinds == [.requestReceived])
         #expect(created.effects.first?.userID == "alice", "the payer's side, on the payer's partition")
+        let createdAgain = run(answer, signature: signature, &ledger)
+        #expect(createdAgain.ledgerKinds.isEmpty)
+        #expect(createdAgain.effects.map { $0.encoded() } == created.effects.map { $0.encoded() })
         let requestID = try #require(created.response?.paymentRequestID)
         #expect(ledger.requests[requestID]?.status == .pending)
         #expect(ledger.requests[requestID]?.payer == "alice")
@@ -336,6 +343,9 @@ struct PaymentsStageTests {
         #expect(declined.events(to: .ledger).first?.userID == "alice", "recorded on the payer's partition")
         #expect(declined.effectKinds == [.requestDeclined])
         #expect(declined.effects.first?.userID == "bob", "and sent to the requester's")
+        let again = run(event, signature: authenticator.signature(for: event), &ledger)
+        #expect(again.ledgerKinds.isEmpty)
+        #expect(again.effects.map { $0.encoded() } == declined.effects.map { $0.encoded() }, "sent again, the same")
         #expect(withEffectsDelivered(declined, stage, &ledger).ledgerKinds == [.requestDeclined, .requestDeclined])
         #expect(ledger.requests[requestID]?.status == .declined)
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
