@@ -12,8 +12,10 @@ import Synchronization
 final class PaymentsState: Sendable {
     private let ledgers: PartitionedState<Ledger>
     private let directory = Mutex(AccountDirectory())
+    private let horizon: Duration
 
     init(idempotencyHorizon: Duration) {
+        horizon = idempotencyHorizon
         ledgers = PartitionedState { Ledger(idempotencyHorizon: idempotencyHorizon) }
     }
 
@@ -43,6 +45,7 @@ final class PaymentsState: Sendable {
         interval: Duration
     ) -> StateSnapshots {
         let ledgers = self.ledgers
+        let horizon = self.horizon
         let store = SnapshotStore(
             topic: topics.ledgerSnapshots, stateTopic: topics.ledger, writer: PipelineSource.payments, keys: keys,
             configuration: configuration)
@@ -53,7 +56,10 @@ final class PaymentsState: Sendable {
                 return { ledger.snapshotBytes() }
             },
             install: { (partition: Int32, bytes: [UInt8]) throws in
-                ledgers.install(try Ledger(snapshotBytes: bytes), in: partition)
+                var ledger = try Ledger(snapshotBytes: bytes)
+                // The horizon configured now applies, not the one the writer had.
+                ledger.idempotencyHorizon = horizon
+                ledgers.install(ledger, in: partition)
             })
     }
 

@@ -105,14 +105,16 @@ public final class StageWorker: Service, Sendable {
             followed.withLock { $0 = followers }
             // Subscribed before anything else that takes time: the group join (seconds on
             // some brokers) runs while the topics are checked and the global tables load.
-            let stageConsumer = try makeConsumer(producer, followers, metrics)
+            let changes = AssignmentChanges(input: configuration.input)
+            let stageConsumer = try makeConsumer(producer, followers, metrics, changes)
             consumer = stageConsumer
             try stageConsumer.subscribe(topics: [configuration.input])
             try await checkCoPartitioning(followers)
             if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
-                try await self.consume(stageConsumer, producer, followers, metrics, deadLetterLimit: deadLetterLimit)
+                try await self.consume(
+                    stageConsumer, producer, followers, metrics, changes, deadLetterLimit: deadLetterLimit)
                 group.cancelAll()
             }
         } catch {
@@ -136,9 +138,9 @@ public final class StageWorker: Service, Sendable {
     }
 
     /// The stage's group consumer, reporting librdkafka's statistics when telemetry asks for them.
-    private func makeConsumer(_ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics)
-        throws(KafkaError) -> KafkaConsumer
-    {
+    private func makeConsumer(
+        _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics, _ changes: AssignmentChanges
+    ) throws(KafkaError) -> KafkaConsumer {
         let telemetry = Telemetry.current
         var client = configuration.kafka
         var statistics: (@Sendable (KafkaStatistics) -> Void)?
@@ -161,12 +163,12 @@ public final class StageWorker: Service, Sendable {
             beforeRevoke: { [configuration] in
                 _ = producer.waitForDeliveries(timeout: configuration.kafka.requestTimeout)
             },
-            statistics: statistics)
+            afterAssign: { changes.recordAssigned($0) }, statistics: statistics)
     }
 
     private func consume(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        deadLetterLimit: Int
+        _ changes: AssignmentChanges, deadLetterLimit: Int
     ) async throws {
         // Partitioned state is restored as partitions are assigned (see `loop`).
         for follower in followers where !follower.isPartitioned { try await follower.caughtUp() }
@@ -181,9 +183,9 @@ public final class StageWorker: Service, Sendable {
         logger.info(
             "\(name) consuming", metadata: ["topic": "\(configuration.input)", "group": "\(configuration.groupID)"])
         try await withThrowingDiscardingTaskGroup { group in
-            // Rebalances are counted, tell readiness whether this member owns partitions,
-            // and tell the loop which partitions it was given (``AssignmentChanges``).
-            let changes = AssignmentChanges(input: configuration.input)
+            // Rebalances are counted and tell readiness whether this member owns partitions.
+            // (The loop learns which partitions it was given from the assign callback itself,
+            // ``AssignmentChanges``, before any record polled after them.)
             group.addTask {
                 var owned: Set<KafkaTopicPartition> = []
                 for await event in consumer.rebalances {
@@ -191,7 +193,6 @@ public final class StageWorker: Service, Sendable {
                     switch event {
                     case .assigned(let partitions):
                         owned.formUnion(partitions)
-                        changes.recordAssigned(partitions)
                     case .revoked(let partitions), .lost(let partitions): owned.subtract(partitions)
                     }
                     metrics.health.assigned(partitions: owned.count)
@@ -350,8 +351,13 @@ public final class StageWorker: Service, Sendable {
         }
         if uncommitted { _ = try await consumer.commit() }
         // And leave a snapshot, so the next start (here or elsewhere) reads little.
+        // (Best effort: the state topic stays the truth, and the next owner reads more of it.)
         if let snapshots, !assignment.isEmpty {
-            try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
+            do {
+                try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
+            } catch {
+                logger.warning("no snapshot at shutdown", metadata: ["error": "\(error)"])
+            }
         }
     }
 

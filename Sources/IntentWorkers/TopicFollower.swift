@@ -164,12 +164,14 @@ public final class TopicFollower: Sendable {
             for continuation in ready { continuation.resume() }
         }
         runCaptures(stopping: true)
-        // Release anyone still waiting: the worker is stopping.
+        // Whoever still waits is told the follower stopped (cancelled): a half-restored
+        // partition must never look caught up.
         for waiter in state.withLock({ state in
+            state.failure = state.failure ?? CancellationError()
             defer { state.waiters = [] }
             return state.waiters
         }) {
-            waiter.continuation.resume()
+            waiter.continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -272,8 +274,11 @@ public final class TopicFollower: Sendable {
             let gained = wanted.subtracting(state.owned)
             for partition in lost {
                 state.positions[KafkaTopicPartition(topic: topic, partition: partition)] = nil
-                state.own.drop(below: .max, in: partition)
             }
+            // Own records announced before the change are forgotten too, the expected ones
+            // included: a record of a lost partition, read after the partition comes back,
+            // must be applied, not passed over (applying one twice changes nothing).
+            if !lost.isEmpty || !gained.isEmpty { state.own = OwnRecords() }
             return (lost, gained, wanted)
         }
         guard let change else { return }

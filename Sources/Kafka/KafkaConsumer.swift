@@ -31,10 +31,13 @@ public final class KafkaConsumer: Service, Sendable {
     /// - Parameter beforeRevoke: Called (on the thread serving the rebalance,
     ///   which may block) before partitions are taken away and the finished
     ///   work is committed; see ``KafkaProducer/waitForDeliveries(timeout:)``.
+    /// - Parameter afterAssign: Called (on the thread serving the rebalance) with the
+    ///   partitions just assigned, before the poll that served the assignment returns.
     /// - Parameter statistics: Receives librdkafka's statistics (inside ``poll(maxMessages:timeout:)``)
     ///   every `statistics.interval.ms`, when that property is set.
     public init(
         configuration: KafkaConsumerConfiguration, logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
+        afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)? = nil,
         statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
@@ -45,7 +48,8 @@ public final class KafkaConsumer: Service, Sendable {
             properties["group.protocol"] == "consumer"
             || (properties["partition.assignment.strategy"] ?? "").contains("cooperative-sticky")
         let callbacks = ClientCallbacks(
-            logger: logger, beforeRevoke: beforeRevoke, cooperativeRebalance: cooperative, statistics: statistics)
+            logger: logger, beforeRevoke: beforeRevoke, afterAssign: afterAssign, cooperativeRebalance: cooperative,
+            statistics: statistics)
         handle = try RDKafkaHandle(
             kind: .consumer, properties: properties, callbacks: callbacks
         ) { conf in
@@ -509,6 +513,7 @@ private let rebalanceCallback:
                 _ = rd_kafka_assign(handle, partitions)
             }
             callbacks.membership.withLock { $0.joined = true }
+            callbacks.afterAssign?(topicPartitions)
             callbacks.logger.info("partitions assigned", metadata: ["partitions": "\(topicPartitions)"])
             callbacks.rebalanceSink.yield(.assigned(topicPartitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:

@@ -165,6 +165,10 @@ final class ClientCallbacks: Sendable {
     /// a worker that publishes ahead of its commits waits there for its
     /// records in flight, so the next owner of a partition finds them.
     let beforeRevoke: (@Sendable () -> Void)?
+    /// Runs inside a consumer's assign callback, once the partitions are
+    /// assigned and before the poll that served it returns: a worker learns
+    /// of every assignment before it decides on any record polled after it.
+    let afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)?
     /// Whether the group rebalances incrementally (`cooperative-sticky`, or
     /// KIP-848's `group.protocol=consumer`), known from the configuration.
     /// The rebalance callback must not ask `rd_kafka_rebalance_protocol()`:
@@ -180,11 +184,13 @@ final class ClientCallbacks: Sendable {
     let membership = Locked<(subscribed: Bool, joined: Bool)>((false, false))
 
     init(
-        logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil, cooperativeRebalance: Bool = false,
+        logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
+        afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)? = nil, cooperativeRebalance: Bool = false,
         statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
     ) {
         self.logger = logger
         self.beforeRevoke = beforeRevoke
+        self.afterAssign = afterAssign
         self.cooperativeRebalance = cooperativeRebalance
         self.statistics = statistics
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))

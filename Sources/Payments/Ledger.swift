@@ -404,7 +404,7 @@ public struct Ledger: Sendable {
         case .proposalClosed(let closing):
             if let intentID = closing.intentID {
                 closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(
-                    reason: closing.reason ?? "closed", decidedBy: closing.decidedBy)
+                    reason: closing.reason ?? "closed", decidedBy: closing.decidedBy, decidedAt: closing.decidedAt)
             }
             if let id = closing.requestID, requests[id]?.status == .proposed {
                 requests[id]?.status = .closed

@@ -37,14 +37,15 @@ extension Ledger {
         guard let horizon = idempotencyHorizon, let watermark else { return }
         let currentHour = Self.hour(of: watermark)
         prunedThroughHour = currentHour
-        let horizonSeconds = horizon.components.seconds
-        let oldestHour = currentHour - (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
+        // Bounded to a century, so no arithmetic below can overflow whatever a snapshot said.
+        let horizonSeconds = min(max(horizon.components.seconds, 0), 100 * 365 * 86_400)
+        let oldestHour = currentHour &- (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
         for hour in appliedByHour.keys where hour < oldestHour {
             for id in appliedByHour.removeValue(forKey: hour) ?? [] where applied[id] == hour {
                 applied[id] = nil
             }
         }
-        let cutoff = Timestamp(milliseconds: watermark.milliseconds - horizonSeconds * 1000)
+        let cutoff = Timestamp(milliseconds: watermark.milliseconds &- horizonSeconds * 1000)
         func decidedBefore(_ decidedAt: Timestamp?) -> Bool { decidedAt.map { $0 < cutoff } ?? false }
         transfers = transfers.filter { $0.value.status == .held || !decidedBefore($0.value.decidedAt) }
         requests = requests.filter { request in

@@ -113,13 +113,13 @@ extension Ledger {
             directory.open(userID, handles: handles, verified: try reader.byte() == 1)
         }
         let balanceCount = try reader.count()
-        balances.reserveCapacity(balanceCount)
+        balances.reserveCapacity(min(balanceCount, 1 << 16))
         for _ in 0..<balanceCount {
             let key = BalanceKey(account: try reader.string(), currency: try reader.string())
             balances[key] = try reader.int()
         }
         let transferCount = try reader.count()
-        transfers.reserveCapacity(transferCount)
+        transfers.reserveCapacity(min(transferCount, 1 << 16))
         for _ in 0..<transferCount {
             let transfer = Transfer(
                 id: try reader.string(), intentID: try reader.string(), payer: try reader.string(),
@@ -150,7 +150,7 @@ extension Ledger {
             let hour = try reader.int()
             let count = try reader.count()
             var ids: [String] = []
-            ids.reserveCapacity(count)
+            ids.reserveCapacity(min(count, 1 << 16))
             for _ in 0..<count { ids.append(try reader.string()) }
             for id in ids { applied[id] = hour }
             if hour != Self.undated { appliedByHour[hour] = ids }
