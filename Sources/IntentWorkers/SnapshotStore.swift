@@ -57,6 +57,8 @@ public struct SnapshotStore: Sendable {
     public struct Restored: Sendable {
         public var position: Int64
         public var bytes: [UInt8]
+        /// The keys of its chunks: whoever writes the partition's next snapshot tombstones them.
+        public var chunkKeys: [[UInt8]]
     }
 
     /// Why a snapshot was not used (logged; the partition is rebuilt from the state topic).
@@ -189,7 +191,11 @@ public struct SnapshotStore: Sendable {
     {
         var byOffset: [Int64: [UInt8]] = [:]
         let wanted = Set(manifest.chunkOffsets)
-        for message in messages where wanted.contains(message.offset) { byOffset[message.offset] = message.value ?? [] }
+        var keys: [[UInt8]] = []
+        for message in messages where wanted.contains(message.offset) {
+            byOffset[message.offset] = message.value ?? []
+            if let key = message.key { keys.append(key) }
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(manifest.bytes)
         for offset in manifest.chunkOffsets {
@@ -199,7 +205,7 @@ public struct SnapshotStore: Sendable {
         guard bytes.count == manifest.bytes, Digest.hex(Digest.sha256(bytes)) == manifest.sha256 else {
             throw Unusable(description: "its chunks do not match the manifest's digest")
         }
-        return Restored(position: manifest.position, bytes: bytes)
+        return Restored(position: manifest.position, bytes: bytes, chunkKeys: keys)
     }
 
     private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws(Unusable) -> Manifest {

@@ -53,9 +53,12 @@ final class SnapshotWriter: Sendable {
             let started = ContinuousClock.now
             do {
                 let bytes = try snapshot.encode()
+                // The snapshot this one replaces: one restored since this writer's last (another
+                // member's, or this worker's before a restart), else this writer's own.
+                let replaced = snapshots.restoredChunks.take(snapshot.partition) ?? previous[snapshot.partition] ?? []
                 previous[snapshot.partition] = try await snapshots.store.write(
-                    partition: snapshot.partition, position: snapshot.position, bytes: bytes,
-                    previous: previous[snapshot.partition] ?? [], writerInstance: instance, producer: producer)
+                    partition: snapshot.partition, position: snapshot.position, bytes: bytes, previous: replaced,
+                    writerInstance: instance, producer: producer)
                 logger.info(
                     "snapshot written",
                     metadata: [

@@ -1,5 +1,6 @@
 import Kafka
 import Logging
+import Synchronization
 
 /// How a worker's partitioned state is snapshotted (``SnapshotStore``):
 /// captured per partition on the worker's loop, encoded and written by a
@@ -17,6 +18,19 @@ public struct StateSnapshots: Sendable {
     let capture: @Sendable (Int32) -> (@Sendable () throws -> [UInt8])?
     /// Replaces partition p's state with the decoded bytes; throws (changing nothing) for bytes it cannot read.
     let install: @Sendable (Int32, [UInt8]) throws -> Void
+    /// The chunk keys of the snapshots restored, by partition, until this worker's writer
+    /// (if it writes) replaces them and tombstones them: a restart or a handover would
+    /// otherwise leave the previous snapshot's chunks in the compacted topic for good.
+    let restoredChunks = RestoredChunks()
+
+    final class RestoredChunks: Sendable {
+        private let keys = Mutex<[Int32: [[UInt8]]]>([:])
+
+        func record(_ chunkKeys: [[UInt8]], for partition: Int32) { keys.withLock { $0[partition] = chunkKeys } }
+
+        /// The keys restored for `partition` since the last call, if any.
+        func take(_ partition: Int32) -> [[UInt8]]? { keys.withLock { $0.removeValue(forKey: partition) } }
+    }
 
     public init(
         store: SnapshotStore, writes: Bool, interval: Duration,
@@ -52,6 +66,7 @@ public struct StateSnapshots: Sendable {
                     do {
                         let restored = try result.get()
                         try install(partition, restored.bytes)
+                        self.restoredChunks.record(restored.chunkKeys, for: partition)
                         logger.info(
                             "state restored from a snapshot",
                             metadata: [

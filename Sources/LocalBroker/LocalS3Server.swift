@@ -25,19 +25,32 @@ public final class LocalS3Server: Sendable {
         self.process = process
     }
 
+    /// A port picked here was free a moment ago; if something else took it before the
+    /// server bound it (another test's HTTP server answers, with a 404 for the bucket, or
+    /// the server exits), another port is picked, up to three times.
     public static func start(
         port: Int? = nil, bucket: String = "tansu", logDirectory: URL, detached: Bool = false
     ) async throws -> LocalS3Server {
         let python = try ToolLocator.python()
-        let port = try port ?? Loopback.freePort()
-        let process = try ManagedProcess(
-            name: "local S3 server", executable: python,
-            arguments: ["-m", "moto.server", "-H", Loopback.host, "-p", String(port)],
-            logFile: logDirectory.appendingPathComponent("s3-\(port).log"), detached: detached)
-        try await Loopback.waitUntilAccepting(port: port, process: process, name: process.name, timeout: .seconds(30))
-        let server = LocalS3Server(port: port, bucket: bucket, process: process)
-        try server.createBucket()
-        return server
+        var attempt = 1
+        while true {
+            let chosen = try port ?? Loopback.freePort()
+            let process = try ManagedProcess(
+                name: "local S3 server", executable: python,
+                arguments: ["-m", "moto.server", "-H", Loopback.host, "-p", String(chosen)],
+                logFile: logDirectory.appendingPathComponent("s3-\(chosen).log"), detached: detached)
+            do {
+                try await Loopback.waitUntilAccepting(
+                    port: chosen, process: process, name: process.name, timeout: .seconds(30))
+                let server = LocalS3Server(port: chosen, bucket: bucket, process: process)
+                try server.createBucket()
+                return server
+            } catch {
+                await process.stop()
+                guard port == nil, attempt < 3 else { throw error }
+                attempt += 1
+            }
+        }
     }
 
     func createBucket() throws {

@@ -48,13 +48,16 @@ public enum PipelineAudit {
         case wrongKey
     }
 
+    /// `deadLetters` (the dead-letter topic's records, the original events) tells a credit
+    /// still on its way from one its payee's member refused.
     public static func audit(
         responses: [EventEnvelope], ledger ledgerRecords: [EventEnvelope], confirmations: [EventEnvelope],
-        messages: [EventEnvelope], bindingKey: BindingKey? = nil
+        messages: [EventEnvelope], deadLetters: [EventEnvelope] = [], bindingKey: BindingKey? = nil
     ) -> Report {
         var report = Report()
         checkResponses(responses, &report)
-        let (ledger, posts, credits) = checkLedger(ledgerRecords, creditsSent(confirmations), &report)
+        let (ledger, posts, credits) = checkLedger(
+            ledgerRecords, sent: creditsSent(confirmations), refused: creditsSent(deadLetters), &report)
         checkConfirmations(ledger, confirmations, bindingKey, &report)
         checkPayees(ledger, posts, credits, confirmations, &report)
         checkMessages(messages, &report)
@@ -84,7 +87,8 @@ public enum PipelineAudit {
         }
     }
 
-    /// The transfers whose credit effect the payer's member sent (on the confirmations topic).
+    /// The transfers whose credit effect is among `records` (sent: the confirmations topic;
+    /// refused: the dead-letter topic).
     private static func creditsSent(_ confirmations: [EventEnvelope]) -> Set<String> {
         var sent: Set<String> = []
         for record in confirmations where record.type == LedgerEvent.type {
@@ -98,7 +102,8 @@ public enum PipelineAudit {
     }
 
     private static func checkLedger(
-        _ records: [EventEnvelope], _ creditsSent: Set<String>, _ report: inout Report
+        _ records: [EventEnvelope], sent creditsSent: Set<String>, refused creditsRefused: Set<String>,
+        _ report: inout Report
     ) -> (Ledger, [LedgerEvent], [String: LedgerEvent]) {
         var unique: [String: LedgerEvent] = [:]
         var holds: [String: LedgerEvent] = [:]
@@ -144,8 +149,15 @@ public enum PipelineAudit {
             let ends = kinds.filter { $0 == .post || $0 == .void }.count
             let posts = kinds.filter { $0 == .post }.count
             let credits = kinds.filter { $0 == .credit }.count
-            // Posted, its credit sent and not yet recorded: on its way, not lost.
-            let travelling = posts == 1 && credits == 0 && creditsSent.contains(transferID)
+            // Posted, its credit sent and not yet recorded: on its way, not lost, unless the
+            // payee's member refused it (dead-lettered): then the money is stuck in clearing.
+            let uncredited = posts == 1 && credits == 0
+            if uncredited && creditsRefused.contains(transferID) {
+                report.findings.append(
+                    "transfer \(transferID): its credit was dead-lettered by the payee's member; the money is in clearing"
+                )
+            }
+            let travelling = uncredited && creditsSent.contains(transferID) && !creditsRefused.contains(transferID)
             if travelling, let amount = events.first(where: { $0.kind == .hold })?.amount {
                 report.creditsInTransit += 1
                 inTransit[amount.currency, default: 0] &+= Money(amount).micros

@@ -21,7 +21,7 @@ struct AuditCommand: AsyncParsableCommand {
             sent once. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
-            (creditsInTransit), not as broken.
+            (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
             """)
 
     /// Given, bindings are checked too.
@@ -42,10 +42,14 @@ struct AuditCommand: AsyncParsableCommand {
             unreadable += skipped
             return events
         }
+        // Dead letters are not all events (references to oversized records are not): those are skipped.
+        let deadLetters = try await TopicReader.events(
+            of: topics.deadLetter, configuration: configuration, logger: logger
+        ).events
         var report = PipelineAudit.audit(
             responses: try await read(topics.responses), ledger: try await read(topics.ledger),
             confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            bindingKey: key)
+            deadLetters: deadLetters, bindingKey: key)
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
         report.postedIntents = []
         report.deliveredMessages = [:]

@@ -163,10 +163,13 @@ struct CrashRecoveryTests {
             #expect(unreadable == 0, "\(unreadable) unreadable records on \(topic)")
             return events
         }
+        let deadLetters = try await TopicReader.events(
+            of: topics.deadLetter, configuration: clientConfiguration(broker), logger: testLogger
+        ).events
         let report = PipelineAudit.audit(
             responses: try await read(topics.responses), ledger: try await read(topics.ledger),
             confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            bindingKey: BindingKey(bindingKey))
+            deadLetters: deadLetters, bindingKey: BindingKey(bindingKey))
         // The audit's rules: one final response per intent, one hold and one post-or-void per
         // transfer, balances equal to their entries and never negative, money neither created nor
         // lost, every posted transfer confirmed by its payer with a matching binding, messages once.

@@ -78,6 +78,7 @@ struct ScalingTests {
         }
         return PipelineAudit.audit(
             responses: try await read(topics.responses), ledger: try await read(topics.ledger),
-            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages))
+            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
+            deadLetters: try await read(topics.deadLetter))
     }
 }

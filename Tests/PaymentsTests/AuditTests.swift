@@ -139,6 +139,12 @@ struct AuditTests {
             responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [])
         #expect(travelling.findings == [])
         #expect(travelling.creditsInTransit == 1)
+        // Sent, then refused by the payee's member (dead-lettered): not on its way, stuck.
+        let refused = PipelineAudit.audit(
+            responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [],
+            deadLetters: [effect])
+        #expect(refused.creditsInTransit == 0)
+        #expect(refused.findings.contains { $0.contains("dead-lettered by the payee's member") }, "\(refused.findings)")
         // Credited to Mallory instead of Bob, balanced and well-formed.
         let diverted = findings(Array(ledger.dropLast()) + [wrap(credit(payee: "mallory", intent: "i1"))])
         #expect(
