@@ -360,10 +360,12 @@ final class Responder: Sendable {
     private let reader: KafkaConsumer
     private let producer: KafkaProducer
     private let topics: PipelineTopics
+    private let broker: LocalBroker
 
     init(broker: LocalBroker, topics: PipelineTopics, producer: KafkaProducer) throws {
         self.producer = producer
         self.topics = topics
+        self.broker = broker
         reader = try KafkaConsumer(
             configuration: consumerConfiguration(broker, group: uniqueName("voice")), logger: testLogger)
         try reader.subscribe(topics: [topics.prompts, topics.responses])
@@ -372,13 +374,29 @@ final class Responder: Sendable {
     func close() async { await reader.close() }
 
     /// Runs until every intent has a final response; returns intent id → final response.
+    ///
+    /// The topics are the truth: when nothing new has arrived for 20 s while intents are
+    /// still open, the prompts and responses topics are read again from the beginning (a
+    /// record the subscription did not deliver, seen once in hundreds of runs, would
+    /// otherwise leave its payment unanswered or its response unseen until the timeout).
     func run(until intents: Set<String>, timeout: Duration) async throws -> [String: IntentResponse] {
         var finals: [String: IntentResponse] = [:]
         var answered: Set<String> = []
         let deadline = ContinuousClock.now + timeout
+        var lastRecord = ContinuousClock.now
         while !intents.isSubset(of: Set(finals.keys)) && ContinuousClock.now < deadline {
             var replies: [KafkaProducerMessage] = []
-            for message in try await reader.poll(maxMessages: 1000, timeout: .milliseconds(500)) {
+            var polled = try await reader.poll(maxMessages: 1000, timeout: .milliseconds(500))
+            if !polled.isEmpty { lastRecord = ContinuousClock.now }
+            if polled.isEmpty && ContinuousClock.now - lastRecord > .seconds(20) {
+                lastRecord = ContinuousClock.now
+                for topic in [topics.prompts, topics.responses] {
+                    try await TopicReader.forEachRecord(
+                        of: topic, configuration: clientConfiguration(broker), logger: testLogger
+                    ) { polled.append($0) }
+                }
+            }
+            for message in polled {
                 let event = try EventEnvelope.decode(message.value ?? [])
                 guard let intentID = event.intentID else { continue }
                 switch event.type {
