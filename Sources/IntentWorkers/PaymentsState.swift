@@ -40,7 +40,7 @@ final class PaymentsState: Sendable {
     }
 
     /// The ledger partitions' snapshots: written by the payments worker, read by both.
-    func snapshots(
+    private func snapshots(
         configuration: KafkaConfiguration, topics: PipelineTopics, keys: EventAuthenticator, writes: Bool,
         interval: Duration
     ) -> StateSnapshots {
@@ -51,7 +51,7 @@ final class PaymentsState: Sendable {
             configuration: configuration)
         return StateSnapshots(
             store: store, writes: writes, interval: interval,
-            capture: { (partition: Int32) -> (@Sendable () throws -> [UInt8])? in
+            capture: { (partition: Int32) -> (@Sendable () -> [UInt8])? in
                 guard let ledger = ledgers.value(in: partition) else { return nil }
                 return { ledger.snapshotBytes() }
             },
@@ -83,7 +83,7 @@ final class PaymentsState: Sendable {
     /// is applied in replay mode (see ``Ledger/apply(_:checkingBalances:)``); an
     /// event the ledger refuses is logged, one not written by an allowed writer
     /// (``LedgerRecord``) dead-lettered.
-    func ledgerFollower(
+    private func ledgerFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
         snapshots: StateSnapshots?,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
@@ -109,7 +109,7 @@ final class PaymentsState: Sendable {
     }
 
     /// Follows the whole accounts topic: account openings signed by the ledger operator.
-    func directoryFollower(
+    private func directoryFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {

@@ -12,7 +12,7 @@ final class SnapshotWriter: Sendable {
     struct Captured: Sendable {
         var partition: Int32
         var position: Int64
-        var encode: @Sendable () throws -> [UInt8]
+        var encode: @Sendable () -> [UInt8]
     }
 
     let snapshots: StateSnapshots
@@ -52,7 +52,7 @@ final class SnapshotWriter: Sendable {
         for await snapshot in stream {
             let started = ContinuousClock.now
             do {
-                let bytes = try snapshot.encode()
+                let bytes = snapshot.encode()
                 // The snapshot this one replaces: one restored since this writer's last (another
                 // member's, or this worker's before a restart), else this writer's own.
                 let replaced = snapshots.restoredChunks.take(snapshot.partition) ?? previous[snapshot.partition] ?? []

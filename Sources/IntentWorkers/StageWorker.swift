@@ -109,12 +109,13 @@ public final class StageWorker: Service, Sendable {
             let stageConsumer = try makeConsumer(producer, followers, metrics, changes)
             consumer = stageConsumer
             try stageConsumer.subscribe(topics: [configuration.input])
-            try await checkCoPartitioning(followers)
+            let partitionCount = try await inputPartitionCount(checking: followers)
             if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }
                 try await self.consume(
-                    stageConsumer, producer, followers, metrics, changes, deadLetterLimit: deadLetterLimit)
+                    stageConsumer, producer, followers, metrics, changes, partitionCount: partitionCount,
+                    deadLetterLimit: deadLetterLimit)
                 group.cancelAll()
             }
         } catch {
@@ -168,7 +169,7 @@ public final class StageWorker: Service, Sendable {
 
     private func consume(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        _ changes: AssignmentChanges, deadLetterLimit: Int
+        _ changes: AssignmentChanges, partitionCount: Int, deadLetterLimit: Int
     ) async throws {
         // Partitioned state is restored as partitions are assigned (see `loop`).
         for follower in followers where !follower.isPartitioned { try await follower.caughtUp() }
@@ -206,7 +207,7 @@ public final class StageWorker: Service, Sendable {
             if let writer { group.addTask { await writer.run() } }
             try await withGracefulShutdownHandler {
                 try await self.loop(
-                    consumer, producer, followers, metrics, changes: changes,
+                    consumer, producer, followers, metrics, changes: changes, partitionCount: partitionCount,
                     snapshots: snapshotted.flatMap { follower in writer.map { (follower, $0) } },
                     deadLetterLimit: deadLetterLimit)
             } onGracefulShutdown: { [logger, name] in
@@ -223,14 +224,12 @@ public final class StageWorker: Service, Sendable {
     /// they arrive, and a record's outputs go out as soon as the orders allow.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
-        changes: AssignmentChanges, snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
+        changes: AssignmentChanges, partitionCount: Int,
+        snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
     ) async throws {
         // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
         // backoff, and a failed commit leaves the offsets stored for the next iteration.
         let retry = RetryPolicy.current
-        let partitionCount = try await retry.retrying("look up the input's partitions", logger: logger) {
-            try await inputPartitionCount()
-        }
         let batching = BatchPolicy.current
         let tracing = HopTracing(
             group: configuration.groupID, operation: "\(name) decide", tracer: Telemetry.current.tracer)
@@ -338,17 +337,13 @@ public final class StageWorker: Service, Sendable {
             if let snapshots, !assignment.isEmpty,
                 ContinuousClock.now - lastSnapshot >= snapshots.writer.snapshots.interval
             {
-                while !pipeline.isEmpty {
-                    if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { uncommitted = true }
-                }
+                if try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
                 try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
                 lastSnapshot = ContinuousClock.now
             }
         }
         // Shutting down: finish what is in flight, then commit it.
-        while !pipeline.isEmpty {
-            if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { uncommitted = true }
-        }
+        if try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
         if uncommitted { _ = try await consumer.commit() }
         // And leave a snapshot, so the next start (here or elsewhere) reads little.
         // (Best effort: the state topic stays the truth, and the next owner reads more of it.)
@@ -361,13 +356,25 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
+    /// Waits until nothing is in flight; returns whether offsets were stored meanwhile.
+    private func drain(
+        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer,
+        _ metrics: StageMetrics
+    ) async throws -> Bool {
+        var stored = false
+        while !pipeline.isEmpty {
+            if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { stored = true }
+        }
+        return stored
+    }
+
     /// Captures the owned partitions whose state moved, for the writer. Called with
     /// nothing in flight: once the follower has read this worker's own records back,
     /// the state is exactly its state topic up to the follower's positions.
     private func snapshot(_ follower: TopicFollower, _ writer: SnapshotWriter, owning partitions: Set<Int32>)
         async throws
     {
-        guard let snapshots = follower.snapshots else { return }
+        let snapshots = writer.snapshots
         try await follower.caughtUp(owning: partitions)
         let captured = await follower.capture { positions in
             partitions.sorted().compactMap { partition -> SnapshotWriter.Captured? in
@@ -611,15 +618,17 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
-    /// Partitioned state must be co-partitioned with the input (same key, same
-    /// partition count): otherwise a user's input and state would land on
-    /// partitions owned by different members. Checked before the first decision.
-    private func checkCoPartitioning(_ followers: [TopicFollower]) async throws {
-        let partitioned = followers.filter(\.isPartitioned)
-        guard !partitioned.isEmpty else { return }
+    /// The input's partition count (what a user's home partition is computed with),
+    /// looked up once at start. Partitioned state must be co-partitioned with the
+    /// input (same key, same partition count): otherwise a user's input and state
+    /// would land on partitions owned by different members, so a state topic with
+    /// another count stops the worker before its first decision.
+    private func inputPartitionCount(checking followers: [TopicFollower]) async throws -> Int {
         let input = configuration.input
         // The snapshots of a state partition are on the same partition of their topic.
-        let stateTopics = partitioned.flatMap { [$0.topic] + ($0.snapshots.map { [$0.store.topic] } ?? []) }
+        let stateTopics = followers.filter(\.isPartitioned).flatMap {
+            [$0.topic] + ($0.snapshots.map { [$0.store.topic] } ?? [])
+        }
         let counts = try await RetryPolicy.current.retrying("look up partition counts", logger: logger) {
             try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) { lookup in
                 var counts: [String: Int] = [input: try await lookup.partitions(of: input).count]
@@ -635,13 +644,6 @@ public final class StageWorker: Service, Sendable {
                 input: input, inputPartitions: counts[input] ?? 0,
                 stateTopics: mismatched.map { ($0, counts[$0] ?? 0) })
         }
-    }
-
-    private func inputPartitionCount() async throws -> Int {
-        let input = configuration.input
-        let count = try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) {
-            try await $0.partitions(of: input).count
-        }
-        return max(count, 1)
+        return max(counts[input] ?? 0, 1)
     }
 }

@@ -15,7 +15,7 @@ public struct StateSnapshots: Sendable {
     public let interval: Duration
     /// Takes partition p's state as it is now (a copy, under the state's lock) and
     /// returns the encoding to run later, off the loop; nil when there is no state.
-    let capture: @Sendable (Int32) -> (@Sendable () throws -> [UInt8])?
+    let capture: @Sendable (Int32) -> (@Sendable () -> [UInt8])?
     /// Replaces partition p's state with the decoded bytes; throws (changing nothing) for bytes it cannot read.
     let install: @Sendable (Int32, [UInt8]) throws -> Void
     /// The chunk keys of the snapshots restored, by partition, until this worker's writer
@@ -34,7 +34,7 @@ public struct StateSnapshots: Sendable {
 
     public init(
         store: SnapshotStore, writes: Bool, interval: Duration,
-        capture: @escaping @Sendable (Int32) -> (@Sendable () throws -> [UInt8])?,
+        capture: @escaping @Sendable (Int32) -> (@Sendable () -> [UInt8])?,
         install: @escaping @Sendable (Int32, [UInt8]) throws -> Void
     ) {
         self.store = store

@@ -63,8 +63,6 @@ public final class TopicFollower: Sendable {
 
     private struct Waiter {
         var targets: [KafkaTopicPartition: Int64]
-        /// Partitioned state: the partitions that must have been adopted first.
-        var partitions: Set<Int32>?
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -104,15 +102,33 @@ public final class TopicFollower: Sendable {
         do {
             try await applyRecords()
         } catch {
-            let waiters = state.withLock { state in
-                state.failure = error
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.continuation.resume(throwing: error) }
-            runCaptures(stopping: true)
+            stop(failing: error)
             throw error
         }
+        // Whoever still waits is told the follower stopped (cancelled): a half-restored
+        // partition must never look caught up.
+        stop(failing: CancellationError())
+    }
+
+    /// The follow loop has ended: later ``caughtUp()`` calls fail with `error` (or an
+    /// earlier failure), waiters fail with it now, and captures run at once.
+    private func stop(failing error: any Error) {
+        let waiters = state.withLock { state in
+            state.failure = state.failure ?? error
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        runCaptures(stopping: true)
+    }
+
+    /// Applies `update` to the state, then resumes the waiters it satisfied.
+    private func resumeSatisfiedWaiters(after update: (inout State) -> Void = { _ in }) {
+        let ready = state.withLock { state in
+            update(&state)
+            return takeSatisfiedWaiters(&state)
+        }
+        for continuation in ready { continuation.resume() }
     }
 
     private func applyRecords() async throws {
@@ -150,7 +166,7 @@ public final class TopicFollower: Sendable {
                     try await reject(message, error)
                 }
             }
-            let ready = state.withLock { state in
+            resumeSatisfiedWaiters { state in
                 for message in batch { state.positions[message.topicPartition] = message.offset + 1 }
                 state.applied += batch.count
                 state.passedOver += own.count { $0 }
@@ -159,19 +175,7 @@ public final class TopicFollower: Sendable {
                         state.own.drop(below: position, in: partition.partition)
                     }
                 }
-                return Self.takeSatisfiedWaiters(&state)
             }
-            for continuation in ready { continuation.resume() }
-        }
-        runCaptures(stopping: true)
-        // Whoever still waits is told the follower stopped (cancelled): a half-restored
-        // partition must never look caught up.
-        for waiter in state.withLock({ state in
-            state.failure = state.failure ?? CancellationError()
-            defer { state.waiters = [] }
-            return state.waiters
-        }) {
-            waiter.continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -198,8 +202,8 @@ public final class TopicFollower: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let (ready, failure): ([CheckedContinuation<Void, any Error>], (any Error)?) = state.withLock { state in
                 if let failure = state.failure { return ([], failure) }
-                state.waiters.append(Waiter(targets: targets, partitions: partitions, continuation: continuation))
-                return (Self.takeSatisfiedWaiters(&state), nil)
+                state.waiters.append(Waiter(targets: targets, continuation: continuation))
+                return (takeSatisfiedWaiters(&state), nil)
             }
             if let failure { continuation.resume(throwing: failure) }
             for waiter in ready { waiter.resume() }
@@ -284,11 +288,7 @@ public final class TopicFollower: Sendable {
         guard let change else { return }
         guard !change.lost.isEmpty || !change.gained.isEmpty else {
             // The same partitions: nothing to reassign (that would fetch again what is buffered).
-            let ready = state.withLock { state in
-                if state.wanted == change.wanted { state.wanted = nil }
-                return Self.takeSatisfiedWaiters(&state)
-            }
-            for continuation in ready { continuation.resume() }
+            resumeSatisfiedWaiters { if $0.wanted == change.wanted { $0.wanted = nil } }
             return
         }
         if let forget { for partition in change.lost { forget(partition) } }
@@ -317,8 +317,7 @@ public final class TopicFollower: Sendable {
                 "topic": "\(topic)", "partitions": "\(assignment.map(\.topicPartition.partition))",
                 "forgotten": "\(change.lost.sorted())", "from snapshots": "\(restored.filter { $0.value > 0 })",
             ])
-        let ready = state.withLock { Self.takeSatisfiedWaiters(&$0) }
-        for continuation in ready { continuation.resume() }
+        resumeSatisfiedWaiters()
     }
 
     /// Runs `body` between two polls of the follow loop, with the position of each
@@ -353,13 +352,13 @@ public final class TopicFollower: Sendable {
         for capture in captures { capture(positions) }
     }
 
-    private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
+    private func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, any Error>] {
         var ready: [CheckedContinuation<Void, any Error>] = []
         state.waiters.removeAll { waiter in
             // Partitioned: once the latest wanted set is adopted, the owned partitions'
             // targets (one the worker has given up since is no longer waited for).
             let done =
-                waiter.partitions == nil
+                !isPartitioned
                 ? waiter.targets.allSatisfy { (state.positions[$0.key] ?? 0) >= $0.value }
                 : state.wanted == nil
                     && waiter.targets.allSatisfy {

@@ -99,11 +99,19 @@ public struct PaymentsStage: Sendable {
     /// partition of the confirmations topic: the ledger event that user's
     /// member is to record, in an envelope of its own id.
     private func effect(_ event: LedgerEvent, _ cause: EventEnvelope) -> (Destination, EventEnvelope) {
+        var envelope = envelope(of: event, cause)
+        envelope.id = EventID.derived("effect", event.id)
+        return (.confirmations, envelope)
+    }
+
+    /// A ledger event as this stage publishes it, dated and caused by `cause`. Like every
+    /// derived event it carries its cause's extension attributes (a voice service's
+    /// traceparent: the hold, the post and the credit are part of its trace).
+    private func envelope(of event: LedgerEvent, _ cause: EventEnvelope) -> EventEnvelope {
         var envelope = event.envelope(
             source: source, time: cause.time, conversationID: cause.conversationID, causationID: cause.id)
-        envelope.id = EventID.derived("effect", event.id)
         envelope.extensions = cause.extensions
-        return (.confirmations, envelope)
+        return envelope
     }
 
     /// Records an effect another member's decision sent to this user (only the
@@ -520,12 +528,7 @@ public struct PaymentsStage: Sendable {
         if let amount = event.amount, let kind = Self.movement(of: event.kind) {
             ledger.movements.record(kind, Money(amount))
         }
-        // Like every derived event, a ledger event carries its cause's extension attributes
-        // (a voice service's traceparent: the hold and the post are part of its trace).
-        var envelope = event.envelope(
-            source: source, time: cause.time, conversationID: cause.conversationID, causationID: cause.id)
-        envelope.extensions = cause.extensions
-        return .success((.ledger, envelope))
+        return .success((.ledger, envelope(of: event, cause)))
     }
 
     private static func movement(of kind: LedgerEvent.Kind) -> MoneyMovements.Kind? {
