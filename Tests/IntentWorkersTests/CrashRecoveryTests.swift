@@ -32,29 +32,25 @@ struct CrashRecoveryTests {
     @Test("every intent gets exactly one final response; no transfer twice; balances are the sums of their entries")
     func killAndRestart() async throws {
         try await withBroker { broker in
-            let (topics, producer) = try await Self.prepare(broker, name: "crash")
-            defer { Task { await producer.shutdown() } }
-
             print("crash test: seed \(Self.seed) (INTENT_CRASH_TEST_SEED=\(Self.seed) replays this run)")
             var random = SplitMix64(seed: Self.seed)
             // The confirm worker also dies between its two publish rounds, once, early in the load:
             // its redo must publish the same proposal and binding it already made durable.
             let crashRound = Int.random(in: 1...4, using: &random)
-            let workers = try WorkerProcesses(
-                broker: broker, topics: topics,
-                firstStartEnvironment: ["confirm": ["INTENT_CRASH_BETWEEN_ROUNDS": String(crashRound)]],
-                seed: random.next())
-            let responder = try Responder(broker: broker, topics: topics, producer: producer)
-            let (intents, records) = Self.makeIntents(topics, using: &random)
-            let published = Counter()
             let started = ContinuousClock.now
-            let load = Task { try await Self.pace(records, through: producer, counting: published) }
+            let run = try await LoadRun.start(
+                broker, name: "crash", random: &random,
+                firstStartEnvironment: ["confirm": ["INTENT_CRASH_BETWEEN_ROUNDS": String(crashRound)]])
+            defer { Task { await run.producer.shutdown() } }
+            let (topics, workers, responder, intents, published) = (
+                run.topics, run.workers, run.responder, run.intents, run.published
+            )
             // Every worker type is killed (SIGKILL), two rounds: eight kills at seeded moments.
             let chaos = Task {
                 try await workers.chaos(kills: 2, of: ["payments", "handle", "resolve", "confirm"]) { published.value }
             }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(720))
-            try await load.value
+            try await run.load.value
             let publishedAtKills = try await chaos.value
             await workers.stopAll()
             await responder.close()

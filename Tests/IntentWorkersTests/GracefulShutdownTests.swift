@@ -29,20 +29,18 @@ struct GracefulShutdownTests {
     @Test("every worker exits 0 within its grace period on SIGTERM under load; nothing lost, nothing repeated")
     func sigtermUnderLoad() async throws {
         try await withBroker { broker in
-            let (topics, producer) = try await CrashRecoveryTests.prepare(broker, name: "sigterm")
-            defer { Task { await producer.shutdown() } }
             var random = SplitMix64(seed: CrashRecoveryTests.seed)
-            let workers = try WorkerProcesses(broker: broker, topics: topics, seed: random.next())
-            let responder = try Responder(broker: broker, topics: topics, producer: producer)
-            let (intents, records) = CrashRecoveryTests.makeIntents(topics, using: &random)
-            let published = Counter()
-            let load = Task { try await CrashRecoveryTests.pace(records, through: producer, counting: published) }
+            let run = try await LoadRun.start(broker, name: "sigterm", random: &random)
+            defer { Task { await run.producer.shutdown() } }
+            let (topics, workers, responder, intents, published) = (
+                run.topics, run.workers, run.responder, run.intents, run.published
+            )
             let grace = try Dictionary(uniqueKeysWithValues: Self.workers.map { ($0, try Self.gracePeriod(of: $0)) })
             let stops = Task {
                 try await workers.terminations(of: Self.workers, grace: grace.values.min()!) { published.value }
             }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(600))
-            try await load.value
+            try await run.load.value
             let terminations = try await stops.value
             await workers.stopAll()
             await responder.close()

@@ -17,17 +17,14 @@ struct ScalingTests {
     @Test("payments 1 → 3 → 1 and handle 1 → 2 with a kill -9 of every worker: the audit holds")
     func scaleUnderLoad() async throws {
         try await withBroker { broker in
-            let (topics, producer) = try await CrashRecoveryTests.prepare(broker, name: "scale")
-            defer { Task { await producer.shutdown() } }
             var random = SplitMix64(seed: CrashRecoveryTests.seed)
             print("scaling test: seed \(CrashRecoveryTests.seed)")
-            let workers = try WorkerProcesses(
-                broker: broker, topics: topics, extraEnvironment: ["INTENT_SNAPSHOT_INTERVAL": "2s"],
-                seed: random.next())
-            let responder = try Responder(broker: broker, topics: topics, producer: producer)
-            let (intents, records) = CrashRecoveryTests.makeIntents(topics, using: &random)
-            let published = Counter()
-            let load = Task { try await CrashRecoveryTests.pace(records, through: producer, counting: published) }
+            let run = try await LoadRun.start(
+                broker, name: "scale", random: &random, extraEnvironment: ["INTENT_SNAPSHOT_INTERVAL": "2s"])
+            defer { Task { await run.producer.shutdown() } }
+            let (topics, workers, responder, intents, published) = (
+                run.topics, run.workers, run.responder, run.intents, run.published
+            )
             // The steps, a few seconds apart while the load (about 20 s) flows.
             let steps = Task { () -> [String] in
                 var done: [String] = []
@@ -47,7 +44,7 @@ struct ScalingTests {
                 return done
             }
             let finals = try await responder.run(until: Set(intents.keys), timeout: .seconds(720))
-            try await load.value
+            try await run.load.value
             let done = try await steps.value
             print("scaling test (seed \(CrashRecoveryTests.seed)): \(done)")
             #expect(workers.instances(of: "payments") == 1)
