@@ -19,16 +19,21 @@ final class BenchWorker: Sendable {
 
     /// Waits for the worker's "consuming" line (state loaded, subscribed): the start-up time.
     func ready(timeout: Duration = .seconds(60)) async throws -> Duration {
+        try await waitForLog("ready", timeout: timeout) { $0.contains(" consuming") }
+    }
+
+    /// Waits until the worker's log satisfies `condition`: the time since launch.
+    func waitForLog(_ what: String, timeout: Duration, _ condition: (String) -> Bool) async throws -> Duration {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOf: process.logFile, encoding: .utf8), text.contains(" consuming") {
+            if let text = try? String(contentsOf: process.logFile, encoding: .utf8), condition(text) {
                 return ContinuousClock.now - launched
             }
             guard process.isRunning else { throw BenchFailure("\(name) exited: \(process.logTail())") }
             // Polling a log file another process writes: there is no event to await.
             try await Task.sleep(for: .milliseconds(2))
         }
-        throw BenchFailure("\(name) not ready after \(timeout): \(process.logTail())")
+        throw BenchFailure("\(name) not \(what) after \(timeout): \(process.logTail())")
     }
 
     /// User plus system CPU seconds so far (/proc/PID/stat, fields 14 and 15).

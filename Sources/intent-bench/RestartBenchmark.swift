@@ -203,7 +203,11 @@ struct RestartBenchmark: AsyncParsableCommand {
 extension BenchWorker {
     /// The partitions named by the worker's latest "state restored for the assigned partitions" line.
     var restoredPartitions: Set<Int32> {
-        guard let text = try? String(contentsOf: process.logFile, encoding: .utf8),
+        (try? String(contentsOf: process.logFile, encoding: .utf8)).map(Self.restoredPartitions(in:)) ?? []
+    }
+
+    static func restoredPartitions(in text: String) -> Set<Int32> {
+        guard
             let line = text.split(separator: "\n").last(where: {
                 $0.contains("state restored for the assigned partitions")
             }),
@@ -218,14 +222,9 @@ extension BenchWorker {
 
     /// Waits until the worker has restored exactly `partitions`: the time since launch.
     func restored(_ partitions: Set<Int32>, timeout: Duration = .seconds(600)) async throws -> Duration {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if restoredPartitions == partitions { return ContinuousClock.now - launched }
-            guard process.isRunning else { throw BenchFailure("\(name) exited: \(process.logTail())") }
-            // Polling a log file another process writes: there is no event to await.
-            try await Task.sleep(for: .milliseconds(2))
+        try await waitForLog("restored \(partitions.sorted())", timeout: timeout) {
+            Self.restoredPartitions(in: $0) == partitions
         }
-        throw BenchFailure("\(name) did not restore \(partitions.sorted()) in \(timeout): \(process.logTail())")
     }
 
     func stop(grace: Duration) async { await process.stop(grace: grace) }
