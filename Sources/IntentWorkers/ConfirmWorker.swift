@@ -1,4 +1,5 @@
 public import Confirmation
+import IntentEvents
 import Intents
 import Kafka
 public import Logging
@@ -24,7 +25,7 @@ public struct ConfirmWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "confirm worker",
-            configuration: configuration.worker(input: configuration.topics.resolved),
+            configuration: configuration.worker(input: configuration.topics.resolved, source: PipelineSource.confirm),
             logger: logger,
             followers: { reject in
                 try state.followers(configuration, writesSnapshots: false, logger: logger, reject: reject)

@@ -20,7 +20,7 @@ public struct HandleWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "handle worker",
-            configuration: configuration.worker(input: configuration.topics.confirmed),
+            configuration: configuration.worker(input: configuration.topics.confirmed, source: PipelineSource.handle),
             logger: logger,
             followers: { reject in
                 [

@@ -26,7 +26,8 @@ public struct PaymentsWorker: Service {
         let stage = configuration.stage
         worker = StageWorker(
             name: "payments worker",
-            configuration: configuration.worker(input: configuration.topics.confirmations),
+            configuration: configuration.worker(
+                input: configuration.topics.confirmations, source: PipelineSource.payments),
             logger: logger,
             followers: { reject in
                 try state.followers(configuration, writesSnapshots: true, logger: logger, reject: reject)

@@ -58,6 +58,7 @@ public struct ResolveWorker: Service {
             input: configuration.topics.requested, keys: configuration.keys,
             sessionTimeout: configuration.sessionTimeout)
         workerConfiguration.deadLetterMaximumBytes = configuration.deadLetterMaximumBytes
+        workerConfiguration.chainSource = PipelineSource.resolve
         worker = StageWorker(
             name: "resolve worker",
             configuration: workerConfiguration,

@@ -34,11 +34,12 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
 }
 
 extension StageConfiguration {
-    /// The stage worker's settings for a worker that consumes `input`.
-    func worker(input: String) -> StageWorker.Configuration {
+    /// The stage worker's settings for a worker that consumes `input` and writes as `source`.
+    func worker(input: String, source: String) -> StageWorker.Configuration {
         var configuration = StageWorker.Configuration(
             kafka: kafka, topics: topics, groupID: groupID, input: input, keys: keys, sessionTimeout: sessionTimeout)
         configuration.deadLetterMaximumBytes = deadLetterMaximumBytes
+        configuration.chainSource = source
         return configuration
     }
 }

@@ -36,6 +36,10 @@ public final class StageWorker: Service, Sendable {
         /// takes the producer's `message.max.bytes`, so the copy is never
         /// refused for its size by the producer itself.
         public var deadLetterMaximumBytes: Int?
+        /// The source this worker's events come from: what it writes to the audited
+        /// topics (ledger, confirmations, responses) is chained as this source
+        /// (``RecordChain``). Nil chains nothing.
+        public var chainSource: String?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -72,6 +76,8 @@ public final class StageWorker: Service, Sendable {
     /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
     /// worker published to their topics (``TopicFollower/published(_:)``).
     private let followed = Mutex<[TopicFollower]>([])
+    /// Links what this worker writes to the audited topics into its chains.
+    private let chains: ChainStamper?
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
@@ -84,6 +90,12 @@ public final class StageWorker: Service, Sendable {
         self.tick = tick
         self.moneyMoved = moneyMoved
         self.process = process
+        let topics = configuration.topics
+        chains = configuration.chainSource.map { source in
+            ChainStamper(
+                source: source, topics: topics.chained,
+                keys: configuration.keys, configuration: configuration.kafka, logger: logger)
+        }
     }
 
     public func run() async throws {
@@ -271,6 +283,8 @@ public final class StageWorker: Service, Sendable {
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
                 if current != assignment || !gained.isEmpty {
+                    // Another member may have written to these partitions' chains meanwhile.
+                    chains?.forget(partitions: current.union(gained))
                     try await catchUp(
                         followers, owning: current, gained: !current.isSubset(of: assignment) || !gained.isEmpty,
                         metrics)
@@ -409,7 +423,8 @@ public final class StageWorker: Service, Sendable {
             }
             // The next state round: every batch decided meanwhile, in order.
             if pipeline.stateRound.isEmpty, !pipeline.waiting.isEmpty {
-                for batch in pipeline.waiting {
+                for var batch in pipeline.waiting {
+                    batch.state = try await chained(batch.state)
                     announce(batch.state)
                     pipeline.stateRound.append((batch, await producer.enqueue(batch: batch.state)))
                 }
@@ -423,9 +438,11 @@ public final class StageWorker: Service, Sendable {
                 mustWait = false
                 pipeline.noticeRounds.removeFirst()
                 if let delivery, !(await delivery.results()).allSucceeded {
-                    // Notices are derived with deterministic ids: sending them again is harmless.
+                    // Notices are derived with deterministic ids: sending them again is harmless
+                    // (each copy with its own link: where the chains end is read again first).
+                    chains?.forget(batch.notices)
                     try await RetryPolicy.current.retrying("publish notices", logger: logger) {
-                        _ = try await producer.sendAll(batch.notices)
+                        _ = try await producer.sendAll(try await self.chained(batch.notices))
                     }
                 }
                 if !batch.consumed.isEmpty {
@@ -466,8 +483,9 @@ public final class StageWorker: Service, Sendable {
                 }
             }
         }
-        for (batch, _) in round {
+        for (var batch, _) in round {
             if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
+            batch.notices = try await chained(batch.notices)
             pipeline.noticeRounds.append(
                 (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices)))
         }
@@ -541,7 +559,8 @@ public final class StageWorker: Service, Sendable {
     /// other failure is thrown: the batch is not committed and is redone.
     private func send(
         _ records: [KafkaProducerMessage], parked: [Int: Rejection], _ producer: KafkaProducer
-    ) async throws(KafkaError) {
+    ) async throws {
+        let records = try await chained(records)
         announce(records)
         try await settle(await producer.send(batch: records), records, parked: parked, producer)
     }
@@ -553,6 +572,8 @@ public final class StageWorker: Service, Sendable {
     ) async throws(KafkaError) {
         tellFollowers(records, results)
         guard !results.allSucceeded else { return }
+        // A failed record may be on the broker or not: its chain's end is read again.
+        chains?.forget(zip(records, results).filter { if case .failure = $0.1 { true } else { false } }.map(\.0))
         var references: [KafkaProducerMessage] = []
         for (index, result) in zip(results.indices, results) {
             guard case .failure(let error) = result else { continue }
@@ -568,6 +589,12 @@ public final class StageWorker: Service, Sendable {
                     topic: configuration.topics.deadLetter, refusal: error))
         }
         if !references.isEmpty { _ = try await producer.sendAll(references) }
+    }
+
+    /// `records` linked into their chains, when this worker chains.
+    private func chained(_ records: [KafkaProducerMessage]) async throws -> [KafkaProducerMessage] {
+        guard let chains else { return records }
+        return try await chains.stamp(records)
     }
 
     /// Hands each follower the delivery reports of the records of its topic announced

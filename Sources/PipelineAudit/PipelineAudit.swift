@@ -31,6 +31,9 @@ public enum PipelineAudit {
         public var postedIntents: [String] = []
         /// Delivered message ids by intent id.
         public var deliveredMessages: [String: Int] = [:]
+        /// Signatures and chains (``RecordIntegrity``), checked when the auditor has the
+        /// keys; each of its findings is among ``findings`` too.
+        public var integrity: RecordIntegrity.Report?
     }
 
     /// Whether the key given is the one the pipeline binds confirmations with.

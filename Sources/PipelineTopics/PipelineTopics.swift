@@ -65,6 +65,13 @@ public struct PipelineTopics: Sendable, Hashable {
 
     public var all: [String] { specifications().map(\.name) }
 
+    /// The topics auditors rely on, whose stage records are chained (``RecordChain``): each
+    /// name with the name without the prefix, which is what a chain link signs.
+    public var chained: [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: [ledger, confirmations, responses].map { ($0, String($0.dropFirst(prefix.count))) })
+    }
+
     /// What `--create-topics` creates; user-keyed topics get `partitions`.
     public func specifications(partitions: Int = 6) -> [KafkaTopicSpecification] {
         [

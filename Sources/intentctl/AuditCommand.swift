@@ -18,7 +18,11 @@ struct AuditCommand: AsyncParsableCommand {
             per intent; one hold and one post or void per transfer; every balance equals the sum of its \
             entries and no user balance is negative; money is neither created nor lost; every posted transfer \
             has its payer's confirmation (and, with the binding key, a matching binding); every message was \
-            sent once. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
+            sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
+            are the ones the pipeline wrote: every stage record's signature, and every stage's hash chain on \
+            every partition of the responses, ledger and confirmations (integrity.findings: forged, modified, \
+            deleted, reordered, replayed, unchained; forks from two writers are counted, not findings). \
+            Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
             (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
@@ -26,6 +30,8 @@ struct AuditCommand: AsyncParsableCommand {
 
     /// Given, bindings are checked too.
     @OptionGroup var bindingKey: BindingKeyOptions
+    /// Given, every record's signature and every stage's chain are checked too.
+    @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
@@ -35,22 +41,13 @@ struct AuditCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "intentctl.audit")
         let topics = topicOptions.topics
         let key = bindingKey.isConfigured ? BindingKey(try bindingKey.key()) : nil
-        var unreadable = 0
-        func read(_ topic: String) async throws -> [EventEnvelope] {
-            let (events, skipped) = try await TopicReader.events(
-                of: topic, configuration: configuration, logger: logger)
-            unreadable += skipped
-            return events
-        }
-        // Dead letters are not all events (references to oversized records are not): those are skipped.
-        let deadLetters = try await TopicReader.events(
-            of: topics.deadLetter, configuration: configuration, logger: logger
-        ).events
-        var report = PipelineAudit.audit(
-            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
-            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            deadLetters: deadLetters, bindingKey: key)
-        if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
+        let environment = ProcessInfo.processInfo.environment
+        let keysGiven =
+            stageKeys.stageKeys != nil || environment["INTENT_STAGE_KEYS_FILE"] != nil
+            || environment["INTENT_STAGE_KEYS"] != nil
+        let keys = keysGiven ? try stageKeys.keys() : nil
+        var report = try await TopicAudit.run(
+            topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key)
         report.postedIntents = []
         report.deliveredMessages = [:]
         output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))

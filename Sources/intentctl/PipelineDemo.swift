@@ -149,7 +149,7 @@ final class PipelineDemo: Service, Sendable {
         }
         try await printBalances(topics, client)
         try await printAppState(app, user: "alice", finishedIntents: script.steps.count)
-        let findings = try await audit(topics, client, bindingKey: BindingKey(bindingKey))
+        let findings = try await audit(topics, client, keys: stageKeys, bindingKey: BindingKey(bindingKey))
         result.withLock {
             $0.failures += findings
             $0.failures += played.failures
@@ -251,15 +251,11 @@ extension PipelineDemo {
 
 extension PipelineDemo {
     /// Replays the topics as an auditor would (`intentctl audit`) and prints what it found.
-    func audit(_ topics: PipelineTopics, _ client: KafkaConfiguration, bindingKey: BindingKey) async throws -> [String]
-    {
-        func read(_ topic: String) async throws -> [EventEnvelope] {
-            try await TopicReader.events(of: topic, configuration: client, logger: logger).events
-        }
-        let report = PipelineAudit.audit(
-            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
-            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            bindingKey: bindingKey)
+    func audit(
+        _ topics: PipelineTopics, _ client: KafkaConfiguration, keys: EventAuthenticator, bindingKey: BindingKey
+    ) async throws -> [String] {
+        let report = try await TopicAudit.run(
+            topics: topics, configuration: client, logger: logger, keys: keys, bindingKey: bindingKey)
         output(
             "▶ audit of the topics: \(report.intents) intents, \(report.postedTransfers) transfers posted, "
                 + "\(report.voidedTransfers) released, \(report.messagesDelivered) messages: "

@@ -253,12 +253,8 @@ extension PipelineHarness {
 
     /// The audit of this pipeline's topics, checking bindings with `bindingKey`.
     func audit(bindingKey: BindingKey = MoneyAttackTests.bindingKey) async throws -> PipelineAudit.Report {
-        func read(_ topic: String) async throws -> [EventEnvelope] {
-            try await TopicReader.events(of: topic, configuration: clientConfiguration(broker), logger: testLogger).0
-        }
-        return PipelineAudit.audit(
-            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
-            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
+        try await TopicAudit.run(
+            topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys,
             bindingKey: bindingKey)
     }
 

@@ -69,13 +69,7 @@ struct ScalingTests {
     }
 
     static func audit(_ topics: PipelineTopics, _ broker: LocalBroker) async throws -> PipelineAudit.Report {
-        func read(_ topic: String) async throws -> [EventEnvelope] {
-            try await TopicReader.events(of: topic, configuration: clientConfiguration(broker), logger: testLogger)
-                .events
-        }
-        return PipelineAudit.audit(
-            responses: try await read(topics.responses), ledger: try await read(topics.ledger),
-            confirmations: try await read(topics.confirmations), messages: try await read(topics.messages),
-            deadLetters: try await read(topics.deadLetter))
+        try await TopicAudit.run(
+            topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys)
     }
 }

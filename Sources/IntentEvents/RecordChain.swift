@@ -1,0 +1,88 @@
+import IntentCrypto
+
+/// Tamper evidence for the topics auditors rely on (the ledger, confirmations,
+/// responses). A signature proves who wrote an event, not that the topic still
+/// holds everything that was written, in the order it was written: a record can
+/// be deleted, or a genuine one appended again later. So each record a stage
+/// writes there also names the record before it in its chain (this source on
+/// this partition) and signs that link with the source's key.
+///
+/// The link travels in headers, not in the event: events stay byte-identical
+/// when a batch is redone (their ids dedupe), while every physical write gets a
+/// fresh link (a random nonce), so only a copy made by someone else repeats one.
+/// A record's hash, the thing the next record names, is its link signature:
+/// changing a record's value leaves the chain intact and fails that record's
+/// signatures (modified), while deleting one leaves its successor naming a hash
+/// no record has (a gap).
+///
+/// Several writers of one chain (two members during a rebalance, the payments
+/// members each sending credits to a payee's partition) fork it: each names the
+/// last record it knows. A fork is not tampering (both branches are signed); an
+/// auditor counts it.
+public enum RecordChain {
+    /// `SOURCE PREVIOUS NONCE`: who chains the record, the hash it follows
+    /// (``genesis`` for a chain's first record), and a random nonce.
+    public static let header = "intent-chain"
+    /// `KEYID HEX`: the HMAC-SHA256 of ``canonical(topic:partition:link:value:)``
+    /// with the source's key. The hex is the record's hash in the chain.
+    public static let signatureHeader = "intent-chain-signature"
+    /// What a chain's first record follows.
+    public static let genesis = "genesis"
+
+    /// One record's place in its chain.
+    public struct Link: Sendable, Hashable {
+        public var source: String
+        public var previous: String
+        public var nonce: String
+
+        public init(source: String, previous: String, nonce: String) {
+            self.source = source
+            self.previous = previous
+            self.nonce = nonce
+        }
+
+        /// A new link with a fresh random nonce.
+        public init(source: String, previous: String) {
+            self.init(source: source, previous: previous, nonce: Digest.hex(SecureRandom.bytes(8)))
+        }
+
+        /// The ``RecordChain/header`` value.
+        public var headerValue: String { "\(source) \(previous) \(nonce)" }
+
+        /// Parses a ``RecordChain/header`` value; nil when it is not one.
+        public init?(headerValue: String) {
+            let fields = headerValue.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 3, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
+            self.init(source: String(fields[0]), previous: String(fields[1]), nonce: String(fields[2]))
+        }
+    }
+
+    /// What the link signature covers: the place (the topic's name without the
+    /// deployment's prefix, so a mirrored copy under another prefix still verifies,
+    /// and the partition), the link, and the value's SHA-256. A record moved to
+    /// another partition or to another of the pipeline's topics does not verify.
+    public static func canonical(topic: String, partition: Int32, link: Link, value: [UInt8]) -> [UInt8] {
+        Array(
+            "intent-chain/v1\n\(topic)\n\(partition)\n\(link.source)\n\(link.previous)\n\(link.nonce)\n\(Digest.hex(Digest.sha256(value)))"
+                .utf8)
+    }
+
+    /// The ``signatureHeader`` value for a link: nil when the source has no key.
+    public static func signature(
+        topic: String, partition: Int32, link: Link, value: [UInt8], keys: EventAuthenticator
+    ) -> EventSignature? {
+        keys.signature(
+            forCanonical: canonical(topic: topic, partition: partition, link: link, value: value), source: link.source)
+    }
+
+    /// ``signatureHeader``'s value from a signature, and back.
+    public static func headerValue(of signature: EventSignature) -> String {
+        "\(signature.keyID ?? "-") \(signature.hex)"
+    }
+
+    public static func signature(headerValue: String) -> EventSignature? {
+        let fields = headerValue.split(separator: " ")
+        guard fields.count == 2 else { return nil }
+        return EventSignature(keyID: fields[0] == "-" ? nil : String(fields[0]), hex: String(fields[1]))
+    }
+}

@@ -1,0 +1,191 @@
+public import IntentEvents
+
+/// Whether the audited topics still hold what the pipeline wrote: every
+/// record's signature, and every stage's chain on every partition
+/// (``RecordChain``). Pure: the caller reads the records, in partition order.
+///
+/// What each finding means:
+/// - `forged`: a record its claimed source never signed (no signature, an
+///   unknown key, a wrong signature on something that was never chained, or a
+///   chain link that does not verify);
+/// - `modified`: a record that was signed and chained, then changed: its link
+///   still names its place, its signatures no longer match its contents;
+/// - `deleted`: a record names a predecessor no record on the partition has (a gap);
+/// - `reordered`: a record's predecessor comes after it on the partition;
+/// - `replayed`: an exact copy of a record already on the partition (each write
+///   the pipeline makes has its own link, so only a copy repeats one);
+/// - `unchained`: a stage's record with no link (a stage writes none of those).
+///
+/// What it cannot see: records deleted from the very end of a chain (nothing
+/// names them yet; the lifecycle audit misses their effects instead), and
+/// anything an attacker holding the stage's key does.
+public enum RecordIntegrity {
+    /// One record as read from its topic.
+    public struct Record: Sendable {
+        public var topic: String
+        /// The topic's name without the deployment's prefix: what chain links sign.
+        public var role: String
+        public var partition: Int32
+        public var offset: Int64
+        public var value: [UInt8]
+        public var signature: EventSignature?
+        /// The ``RecordChain/header`` and ``RecordChain/signatureHeader`` values.
+        public var chainLink: String?
+        public var chainSignature: String?
+
+        public init(
+            topic: String, role: String, partition: Int32, offset: Int64, value: [UInt8], signature: EventSignature?,
+            chainLink: String?, chainSignature: String?
+        ) {
+            self.topic = topic
+            self.role = role
+            self.partition = partition
+            self.offset = offset
+            self.value = value
+            self.signature = signature
+            self.chainLink = chainLink
+            self.chainSignature = chainSignature
+        }
+    }
+
+    public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+        case forged, modified, deleted, reordered, replayed, unchained
+    }
+
+    public struct Finding: Codable, Sendable, Hashable, CustomStringConvertible {
+        public var kind: Kind
+        public var topic: String
+        public var partition: Int32
+        public var offset: Int64
+        public var eventID: String?
+        public var detail: String
+
+        public var description: String {
+            "\(kind.rawValue): \(topic)[\(partition)]@\(offset)\(eventID.map { " (event \($0))" } ?? ""): \(detail)"
+        }
+    }
+
+    public struct Report: Codable, Sendable, Hashable {
+        /// Records whose signature was checked.
+        public var verified = 0
+        /// Records from sources the keyring has no key for (voice services, when the
+        /// auditor holds only the stages' keys): not checked.
+        public var unverifiable = 0
+        /// Chains seen (a stage on a partition of a topic).
+        public var chains = 0
+        /// Records that name a predecessor another record already names: two writers
+        /// (a rebalance, or several payments members crediting one payee's partition).
+        public var forks = 0
+        public var findings: [Finding] = []
+    }
+
+    /// Checks `records` (every topic's partitions each in offset order). Records of
+    /// internal sources (``PipelineSource/isInternal(_:)``) must verify; a stage's must be chained.
+    public static func check(_ records: [Record], keys: EventAuthenticator) -> Report {
+        var report = Report()
+        var chains: [ChainID: Chain] = [:]
+        for record in records {
+            guard let event = try? EventEnvelope.decode(record.value) else { continue }  // the lifecycle audit says so
+            func finding(_ kind: Kind, _ detail: String) {
+                report.findings.append(
+                    Finding(
+                        kind: kind, topic: record.topic, partition: record.partition, offset: record.offset,
+                        eventID: event.id, detail: detail))
+            }
+            let internalSource = PipelineSource.isInternal(event.source)
+            guard keys.hasKey(for: event.source) else {
+                if internalSource {
+                    finding(.forged, "no key of \(event.source) signed it")
+                } else {
+                    report.unverifiable += 1
+                }
+                continue
+            }
+            report.verified += 1
+            let link = record.chainLink.flatMap(RecordChain.Link.init(headerValue:))
+            let chainSignature = record.chainSignature.flatMap(RecordChain.signature(headerValue:))
+            var signed = true
+            do throws(EventDecodingError) {
+                try keys.verify(event, received: record.value, signature: record.signature)
+            } catch {
+                signed = false
+                // Changed after it was signed and chained, or made up.
+                if let link, link.source == event.source, chainSignature != nil, record.signature != nil {
+                    finding(.modified, "its contents do not match its signatures (\(error.message))")
+                } else {
+                    finding(.forged, "\(error.message)")
+                }
+            }
+            guard let link, let chainSignature else {
+                if signed && event.source.hasPrefix("/workers/") {
+                    finding(.unchained, "\(event.source) wrote it without a chain link")
+                }
+                continue
+            }
+            guard link.source == event.source else {
+                if signed { finding(.forged, "chained as \(link.source) but the event is from \(event.source)") }
+                continue
+            }
+            if signed {
+                do throws(EventDecodingError) {
+                    try keys.verify(
+                        canonical: RecordChain.canonical(
+                            topic: record.role, partition: record.partition, link: link, value: record.value),
+                        source: link.source, what: "a chain link", signature: chainSignature)
+                } catch {
+                    finding(.forged, "its chain link does not verify (\(error.message))")
+                    continue
+                }
+            }
+            // Placed in its chain, modified or not: its successor names its link signature.
+            let id = ChainID(topic: record.topic, partition: record.partition, source: link.source)
+            var chain = chains[id, default: Chain()]
+            defer { chains[id] = chain }
+            let hash = chainSignature.hex
+            if let first = chain.offsets[hash] {
+                finding(.replayed, "an exact copy of the record at offset \(first)")
+                continue
+            }
+            chain.offsets[hash] = record.offset
+            if link.previous != RecordChain.genesis {
+                if chain.offsets[link.previous] == nil {
+                    chain.missing.append((link.previous, record.offset, event.id))
+                }
+                if !chain.named.insert(link.previous).inserted { report.forks += 1 }
+            }
+        }
+        report.chains = chains.count
+        for (id, chain) in chains.sorted(by: {
+            ($0.key.topic, $0.key.partition, $0.key.source) < ($1.key.topic, $1.key.partition, $1.key.source)
+        }) {
+            for (previous, offset, eventID) in chain.missing {
+                let later = chain.offsets[previous]
+                report.findings.append(
+                    Finding(
+                        kind: later == nil ? .deleted : .reordered, topic: id.topic, partition: id.partition,
+                        offset: offset, eventID: eventID,
+                        detail: later.map {
+                            "the record before it in \(id.source)'s chain comes after it, at offset \($0)"
+                        }
+                            ?? "the record before it in \(id.source)'s chain is missing"))
+            }
+        }
+        report.findings.sort { ($0.topic, $0.partition, $0.offset) < ($1.topic, $1.partition, $1.offset) }
+        return report
+    }
+
+    private struct ChainID: Hashable {
+        var topic: String
+        var partition: Int32
+        var source: String
+    }
+
+    private struct Chain {
+        /// Each record's hash, and where it is.
+        var offsets: [String: Int64] = [:]
+        /// Hashes named as a predecessor.
+        var named: Set<String> = []
+        /// Records whose predecessor was not (yet) seen.
+        var missing: [(previous: String, offset: Int64, eventID: String)] = []
+    }
+}
