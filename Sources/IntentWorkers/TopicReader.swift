@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import IntentEvents
 public import Kafka
 public import Logging
@@ -32,6 +32,39 @@ public enum TopicReader {
         of topic: String, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
         _ body: (KafkaConsumerMessage) throws -> Void
     ) async throws {
+        try await forEachRecord(
+            of: topic, between: nil, and: nil, configuration: configuration, logger: logger, timeout: timeout, body)
+    }
+
+    /// Where a time falls in each partition of a topic: the first offset of a record at or
+    /// after it (the broker's answer, or a scan where the broker's is wrong), and how it
+    /// was found. A nil time is the end of the log.
+    public static func offsets(
+        of topic: String, at time: Date?, configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> [KafkaTopicPartition: KafkaTimestampOffset] {
+        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+            if let time {
+                return Dictionary(
+                    uniqueKeysWithValues: try await lookup.offsets(topic: topic, at: time).map {
+                        ($0.offset.topicPartition, $0)
+                    })
+            }
+            return try await lookup.bounds(of: topic).reduce(into: [:]) { offsets, entry in
+                offsets[entry.key] = KafkaTimestampOffset(
+                    offset: KafkaPartitionOffset(
+                        topic: entry.key.topic, partition: entry.key.partition, offset: entry.value.high),
+                    source: .broker)
+            }
+        }
+    }
+
+    /// The records from offsets `start` (nil: each partition's beginning) up to `end`
+    /// (nil: each partition's end now), in partition order.
+    public static func forEachRecord(
+        of topic: String, between start: [KafkaTopicPartition: Int64]?, and end: [KafkaTopicPartition: Int64]?,
+        configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
+        _ body: (KafkaConsumerMessage) throws -> Void
+    ) async throws {
         let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
             try await $0.bounds(of: topic)
         }
@@ -39,20 +72,25 @@ public enum TopicReader {
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: configuration, groupID: "reader-\(UUID().uuidString)"),
             logger: logger)
-        var remaining = Dictionary(uniqueKeysWithValues: partitions.map { ($0, marks[$0]?.high ?? 0) })
-            .filter { $0.value > (marks[$0.key]?.low ?? 0) }
+        func first(_ partition: KafkaTopicPartition) -> Int64 {
+            max(start?[partition] ?? marks[partition]?.low ?? 0, marks[partition]?.low ?? 0)
+        }
+        var remaining = Dictionary(
+            uniqueKeysWithValues: partitions.map { ($0, min(end?[$0] ?? .max, marks[$0]?.high ?? 0)) }
+        ).filter { $0.value > first($0.key) }
         do {
             try consumer.assign(
                 partitions.map {
-                    KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: KafkaConsumer.beginning)
+                    KafkaPartitionOffset(
+                        topic: $0.topic, partition: $0.partition,
+                        offset: start == nil ? KafkaConsumer.beginning : first($0))
                 })
             let deadline = ContinuousClock.now + timeout
             while !remaining.isEmpty && ContinuousClock.now < deadline {
                 for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
+                    guard let last = remaining[message.topicPartition], message.offset < last else { continue }
                     try body(message)
-                    if let end = remaining[message.topicPartition], message.offset + 1 >= end {
-                        remaining[message.topicPartition] = nil
-                    }
+                    if message.offset + 1 >= last { remaining[message.topicPartition] = nil }
                 }
             }
             await consumer.close()

@@ -34,6 +34,27 @@ public enum PipelineAudit {
         /// Signatures and chains (``RecordIntegrity``), checked when the auditor has the
         /// keys; each of its findings is among ``findings`` too.
         public var integrity: RecordIntegrity.Report?
+        /// Set when a time window was audited (``Window``).
+        public var window: Window?
+    }
+
+    /// What a window audit read. Responses, messages and requests are read from the
+    /// window's start (offsets by time); the ledger and the confirmations from their
+    /// start, because every balance is the sum of all earlier entries; all up to its end.
+    public struct Window: Codable, Sendable, Hashable {
+        public var from: String
+        public var to: String?
+        /// How each windowed topic's start was found: the broker's time index, or a scan
+        /// where the broker's answer was wrong (``KafkaTimestampOffset``).
+        public var located: [String: String] = [:]
+        /// Intents with events in the window whose first turn was requested before it:
+        /// their earlier events are not in the window, so they are listed, not judged incomplete.
+        public var intentsBeganBefore: [String] = []
+
+        public init(from: String, to: String?) {
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Whether the key given is the one the pipeline binds confirmations with.

@@ -22,7 +22,11 @@ struct AuditCommand: AsyncParsableCommand {
             are the ones the pipeline wrote: every stage record's signature, and every stage's hash chain on \
             every partition of the responses, ledger and confirmations (integrity.findings: forged, modified, \
             deleted, reordered, replayed, unchained; forks from two writers are counted, not findings). \
-            Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
+            With --from TIME [--to TIME], audits a period: responses, messages and requests are read from \
+            the offsets at --from (the broker's time index, checked, with a scan where it is wrong: \
+            window.located), the ledger and the confirmations from their start (balances are sums of all \
+            earlier entries), everything up to --to; intents whose first turn came before the period are \
+            listed (window.intentsBeganBefore). Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
             (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
@@ -32,6 +36,8 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var bindingKey: BindingKeyOptions
     /// Given, every record's signature and every stage's chain are checked too.
     @OptionGroup var stageKeys: StageKeyOptions
+    /// Given, only that period is audited (see the discussion).
+    @OptionGroup var period: TimeWindowOptions
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
@@ -46,8 +52,9 @@ struct AuditCommand: AsyncParsableCommand {
             stageKeys.stageKeys != nil || environment["INTENT_STAGE_KEYS_FILE"] != nil
             || environment["INTENT_STAGE_KEYS"] != nil
         let keys = keysGiven ? try stageKeys.keys() : nil
+        let window = try period.window().map { TopicAudit.Window(from: $0.from, to: $0.to) }
         var report = try await TopicAudit.run(
-            topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key)
+            topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window)
         report.postedIntents = []
         report.deliveredMessages = [:]
         output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
