@@ -97,7 +97,7 @@ let package = Package(
         /// The resolve stage as pure functions: parameters, amounts, turns, contacts.
         .target(
             name: "IntentResolution",
-            dependencies: ["Intents", "IntentEvents", "ContactResolution"],
+            dependencies: ["Intents", "IntentEvents", "ContactResolution", "IntentCrypto"],
             swiftSettings: swiftSettings
         ),
         /// Confirm and payments stages, and the double-entry ledger; pure.

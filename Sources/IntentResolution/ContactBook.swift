@@ -5,12 +5,15 @@ import Intents
 /// resolver), by id (an answer to a prompt) and by handle.
 public struct ContactBook: Sendable {
     public let resolver: ContactResolver
+    /// Which contacts these are (``ContactBookVersion``), recorded with every decision.
+    public let version: String
     let byID: [String: Contact]
     let byHandle: [String: String]
 
     public init(contacts: some Sequence<Contact>, resolver: ContactResolver? = nil) {
         let contacts = Array(contacts)
         self.resolver = resolver ?? ContactResolver(contacts: contacts)
+        version = ContactBookVersion.of(contacts)
         byID = Dictionary(contacts.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         var byHandle: [String: String] = [:]
         for contact in contacts {

@@ -64,7 +64,9 @@ public struct ResolveStage: Sendable {
         if case .ignore(let reason) = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn) {
             return .ignored(reason)
         }
-        let report = resolver.resolve(request, contacts: contacts(envelope.userID))
+        let book = contacts(envelope.userID)
+        var report = resolver.resolve(request, contacts: book)
+        report.contactsVersion = book.version
         let needsUser = report.needsUser
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
         var event = EventEnvelope(

@@ -42,6 +42,7 @@ extension ConfirmationBinding {
 extension IntentResolutionReport: CanonicalPayload {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
+        object.string("contactsVersion", contactsVersion, into: &output)
         object.intent("intent", intent, into: &output)
         object.array("parameters", parameters, into: &output) { $0.writeCanonicalJSON(into: &$1) }
         object.integer("turn", turn, into: &output)

@@ -41,11 +41,15 @@ public struct IntentResolutionReport: Codable, Sendable, Hashable {
     public var turn: Int
     public var intent: Intent
     public var parameters: [ParameterResolution]
+    /// The version of the user's contact book the decision used (``ContactBookVersion``):
+    /// what `intentctl replay resolve` rebuilds the book at. Nil from older resolvers.
+    public var contactsVersion: String?
 
-    public init(turn: Int, intent: Intent, parameters: [ParameterResolution]) {
+    public init(turn: Int, intent: Intent, parameters: [ParameterResolution], contactsVersion: String? = nil) {
         self.turn = turn
         self.intent = intent
         self.parameters = parameters
+        self.contactsVersion = contactsVersion
     }
 
     /// Whether any parameter needs the user, i.e. this is a prompt.
