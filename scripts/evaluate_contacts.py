@@ -14,6 +14,10 @@ Sources (installed by `scripts/setup.sh --eval`, read as data files):
 - iuliia: 20 Russian transliteration schemes (Wikipedia, BGN/PCGN, ICAO, GOST, ...).
 - pypinyin: toneless pinyin of Han names, with surname readings corrected where
   pypinyin reads the common-word sound (单 is Shan as a surname, not Dan).
+- Han homophones (pypinyin's character dictionary): names differing in one character
+  of the same reading (张思远 / 章思远); the characters are one person, the pinyin both.
+- English spelling variants (`nicknames` names and FEBRL's original given names): the
+  same given name written with C or K, PH or F, Y or I, or a doubled letter.
 - Hand-written cases from the issue: 小明 / Xiao Ming, 孙波 / Sun Bo,
   Юлия Щукина / Yulia Shchukina, two contacts named Brandon, relation words.
 
@@ -57,6 +61,7 @@ def fold(text):
 
 class DevSet:
     def __init__(self, seed):
+        self.seed = seed
         self.random = random.Random(seed)
         self.contacts = []
         self.queries = []
@@ -316,6 +321,276 @@ def add_chinese(dev):
         dev.add_query("pinyin, one word", (family[0] + "".join(given_syllables)).lower(), outcome, gold)
 
 
+# --- Chinese homophones: same pinyin, other characters ------------------------------
+def toneless(reading):
+    decomposed = unicodedata.normalize("NFKD", reading)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def add_han_homophones(dev, pairs=30, shared=6):
+    """Pairs of Han names with the same toneless pinyin and other characters (张思远 and
+    章思远), both in the book. The name in characters is one person (success); its pinyin
+    is both (disambiguation). A few names are also written identically by two people
+    (two 张思远 and a 章思远): those characters are ambiguous between the two only.
+
+    Homophone characters come from pypinyin's dictionary: characters whose every reading
+    is the same toneless syllable, among the 2,500 most frequent in pypinyin's phrase
+    list (so they are real name-like characters, read the same by any converter).
+    """
+    from pypinyin.phrases_dict import phrases_dict
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    rng = random.Random(f"{dev.seed}-han-homophones")
+
+    def readings(char):
+        return {toneless(r) for r in pinyin_dict.get(ord(char), "").split(",") if r}
+
+    def reading(char):
+        """The first (most common) reading, toneless."""
+        return toneless(pinyin_dict[ord(char)].split(",")[0])
+
+    frequency = collections.Counter(char for phrase in phrases_dict for char in phrase)
+    common = [
+        char for char, _ in frequency.most_common(2500)
+        if 0x4E00 <= ord(char) <= 0x9FFF and len(readings(char)) == 1 and "ü" not in next(iter(readings(char)))
+    ]
+    by_sound = collections.defaultdict(list)
+    for char in common:
+        by_sound[reading(char)].append(char)
+
+    # Readings the book's name parts already have, so no query of the other
+    # categories (a given name alone, a full name's pinyin) meets the new people.
+    taken_sounds = set()
+    for contact in dev.contacts:
+        for field in ("givenName", "familyName", "displayName"):
+            text = contact.get(field) or ""
+            if text and all(0x4E00 <= ord(c) <= 0x9FFF for c in text):
+                taken_sounds.add("".join(SURNAME_READINGS.get(c, reading(c) if readings(c) else c) for c in text))
+                taken_sounds.update(SURNAME_READINGS.get(c, "") for c in text)
+                taken_sounds.update(reading(c) for c in text if readings(c))
+    # Latin names too, as the resolver may hear them in a pinyin spelling (Mya, 米亚 "miya").
+    latin_sounds = {sound_key(fold(n)) for n in dev.taken_names if n.isascii()}
+    for contact in dev.contacts:
+        for field in ("givenName", "familyName"):
+            text = contact.get(field) or ""
+            if text.isascii():
+                latin_sounds.update(sound_key(w) for w in fold(text).split())
+    surnames = [
+        s for s in CHINESE_SURNAMES
+        if s not in SURNAME_READINGS and len(readings(s)) == 1 and reading(s) not in taken_sounds
+        and any(c != s for c in by_sound[reading(s)])
+    ]
+    givens = [c for c in common if reading(c) not in taken_sounds and len(by_sound[reading(c)]) >= 2]
+    rng.shuffle(givens)
+    written_taken = {c["displayName"] for c in dev.contacts}
+    sounds_used = set()
+    made = []
+    while len(made) < pairs + shared and len(givens) >= 2:
+        surname = rng.choice(surnames)
+        given = givens.pop() + givens.pop()
+        sound = reading(surname) + "".join(reading(c) for c in given)
+        heard = [sound, "".join(reading(c) for c in given)] + [reading(c) for c in surname + given]
+        if sound in sounds_used or sound in taken_sounds or any(sound_key(h) in latin_sounds for h in heard):
+            continue
+        # Change one character to another of the same sound: the surname or a given character.
+        name = surname + given
+        position = rng.randrange(len(name))
+        alternatives = [c for c in by_sound[reading(name[position])] if c != name[position]]
+        other = name[:position] + rng.choice(alternatives) + name[position + 1:]
+        if name in written_taken or other in written_taken:
+            continue
+        sounds_used.add(sound)
+        written_taken.update([name, other])
+        made.append((name, other))
+
+    def add(name, suffix):
+        return dev.add_contact(
+            {
+                "id": f"hom-{len(dev.contacts)}-{suffix}",
+                "displayName": name,
+                "givenName": name[1:],
+                "familyName": name[0],
+                "interactionCount": rng.randint(0, 30),
+            }
+        )
+
+    for index, (name, other) in enumerate(made):
+        first, second = add(name, "a"), add(other, "b")
+        pinyin = f"{reading(name[0]).title()} {''.join(reading(c) for c in name[1:]).title()}"
+        if index < pairs:
+            dev.add_query("Han homophones, characters", name, "success", [first])
+            dev.add_query("Han homophones, characters", other, "success", [second])
+            dev.add_query("Han homophones, pinyin", pinyin, "disambiguation", sorted([first, second]))
+        else:
+            # Two people written 张思远 (and a 章思远): the characters are those two.
+            twin = add(name, "twin")
+            dev.add_query("Han homophones, same written name", name, "disambiguation", sorted([first, twin]))
+            dev.add_query("Han homophones, characters", other, "success", [second])
+
+
+# --- English spelling variants: Catherine / Katherine -------------------------------
+def hard_c_as_k(name):
+    """A hard C written as K: before a, o, u, l, r, at the end, in "ck", and the "ch" of "chr"/"chl"."""
+    name = name.replace("ck", "k").replace("chr", "kr").replace("chl", "kl")
+    return "".join("k" if c == "c" and name[i + 1:i + 2] in ("", "a", "o", "u", "l", "r") else c
+                   for i, c in enumerate(name))
+
+
+def variant_key(name):
+    """One key for English spellings of a name: Catherine and Katherine; Christopher and
+    Kristopher; Sophia and Sofia; Caitlin and Kaitlyn (C/K, PH/F, and Y/I after the first letter)."""
+    key = hard_c_as_k(name.lower()).replace("ph", "f")
+    return key[:1] + key[1:].replace("y", "i")
+
+
+def without_doubles(name):
+    return "".join(c for i, c in enumerate(name) if i == 0 or c != name[i - 1])
+
+
+def sound_key(name, hard_c=True):
+    """Deliberately loose: names this key joins may meet in the resolver (as a
+    transliteration or a typo), so a new name must not share it with the book's.
+    Without `hard_c`, C and K stay apart: the resolver meets them only as a spelling
+    variant, and only when nothing matches better (Catherine said, Katherine found)."""
+    key = without_doubles(variant_key(name.lower()) if hard_c else name.lower().replace("ph", "f"))
+    replacements = (("ch", "c"), ("sh", "s"), ("h", ""), ("j", "i"), ("w", "v"), ("y", "i"))
+    if hard_c:
+        replacements += (("c", "k"), ("q", "k"))
+    # Then the glides the resolver folds for Russian (Mia and Ma meet, as Мя and Ма).
+    replacements += (("ia", "a"), ("iu", "u"), ("io", "e"), ("ie", "e"))
+    for old, new in replacements:
+        key = key.replace(old, new)
+    return without_doubles(key)
+
+
+def add_spelling_variants(dev, surnames):
+    """Given names that are spellings of one name, both spellings real names in the
+    `nicknames` list (either column) or among FEBRL's original records: grouped by
+    `variant_key` (C/K, PH/F, Y/I), or differing only in a doubled letter (Joann / Joan;
+    the resolver confirms those: a doubled letter is as often a typo). One spelling goes
+    in the book, the other is said with the surname (success) or alone
+    (confirmationRequired). Some groups put two spellings in the book for different
+    people (each said exactly is that person, and a variant with a surname is the person
+    with that surname); some put the same written name on two people (the variant is
+    ambiguous: disambiguation). C/K pairs are preferred within a group.
+
+    Kept apart from the other categories, so they keep their answers: a name put in
+    the book must not sound like (`sound_key`) a name already there, nor have a
+    nickname or formal name that does (a given name said alone would meet it), nor
+    begin like a stranger's ("nobody by that name" would meet it as a typo); a name
+    said alone must not sound like, or be a nickname of, anyone else's. Pairs the
+    list links as nicknames are left to the nickname category.
+    """
+    rng = random.Random(f"{dev.seed}-spelling-variants")
+    names, linked = set(), collections.defaultdict(set)
+    with open(package_file("nicknames", "names.csv"), newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            names.update([row["name1"], row["name2"]])
+            linked[row["name1"]].add(row["name2"])
+            linked[row["name2"]].add(row["name1"])
+    # FEBRL's other datasets add the given names of their original (not typo'd) records.
+    for dataset in ("dataset2.csv", "dataset3.csv", "dataset4a.csv", "dataset4b.csv"):
+        names.update(r["given_name"] for r in febrl_rows(dataset) if r["rec_id"].endswith("-org"))
+    names = {n for n in names if n.isalpha() and n.isascii() and len(n) >= 3}
+    book_names = set(dev.taken_names)
+    for contact in dev.contacts:
+        for field in ("givenName", "familyName"):
+            if contact.get(field):
+                book_names.update(fold(contact[field]).split())
+    used_sounds = {sound_key(n) for n in book_names}
+    used_letters = {sound_key(n, hard_c=False) for n in book_names}
+    stranger_starts = {
+        fold(word)[:4] for q in dev.queries if q["category"] == "nobody by that name" for word in q["spoken"].split()
+    }
+
+    def clear(name, hard_c=True):
+        """Neither the name nor its nicknames and formal names sound like one in the book."""
+        used = used_sounds if hard_c else used_letters
+        return not any(sound_key(n, hard_c) in used for n in linked[name] | {name})
+
+    groups = collections.defaultdict(set)
+    for name in names:
+        groups[without_doubles(variant_key(name))].add(name)
+    variants, doubles = [], []
+    for _, group in sorted(groups.items()):
+        if len(group) < 2:
+            continue
+        # (written in the book, said): the written one clear of the book and of strangers;
+        # the said one may be someone else's name, but is then not said alone.
+        pairs = [
+            (a, b) for a in sorted(group) for b in sorted(group)
+            if a != b and b not in linked[a] and clear(a, hard_c=False) and a[:4] not in stranger_starts
+        ]
+        same_key = [(a, b) for a, b in pairs if variant_key(a) == variant_key(b)]
+        only_doubled = [(a, b) for a, b in pairs if without_doubles(a) == without_doubles(b)]
+        if same_key:
+            # C/K pairs first: the other folds were matched before this category existed.
+            hard_c = [(a, b) for a, b in same_key if hard_c_as_k(a) != a or hard_c_as_k(b) != b]
+            written, said = rng.choice(hard_c or same_key)
+            variants.append((written, said, clear(said)))
+        elif only_doubled:
+            doubles.append(rng.choice(only_doubled))
+        else:
+            continue
+        used_sounds.update(sound_key(n) for name in group for n in linked[name] | {name})
+        used_letters.update(sound_key(n, hard_c=False) for name in group for n in linked[name] | {name})
+    rng.shuffle(variants)
+    rng.shuffle(doubles)
+    # Surnames of FEBRL's original records (its duplicates' surnames have typos).
+    original_surnames = {r["surname"] for r in febrl_rows("dataset3.csv") if r["rec_id"].endswith("-org")}
+    surnames = iter(
+        s for s in surnames
+        if s in original_surnames and s.isalpha() and s not in dev.taken_names and s[:4] not in stranger_starts
+        and sound_key(s) not in used_sounds
+    )
+
+    def add(given, surname=None, suffix="only"):
+        if surname is None:
+            surname = next(surnames).title()
+            dev.taken_names.add(surname.lower())
+        return dev.add_contact(
+            {
+                "id": f"var-{given}-{suffix}",
+                "displayName": f"{given.title()} {surname}",
+                "givenName": given.title(),
+                "familyName": surname,
+                "interactionCount": rng.randint(0, 30),
+            }
+        ), surname
+
+    for index, (written, said, said_clear) in enumerate(variants):
+        if index % 4 in (0, 1):
+            # One spelling in the book: the other is that person.
+            contact_id, surname = add(written)
+            dev.add_query("English spelling variant + surname", f"{said.title()} {surname}", "success", [contact_id])
+            dev.add_query("English spelling variant + surname", f"{surname} {said.title()}", "success", [contact_id])
+            if said_clear:
+                dev.add_query("English spelling variant alone", said.title(), "confirmationRequired", [contact_id])
+        elif index % 4 == 2 and said_clear and said[:4] not in stranger_starts:
+            # Both spellings in the book, for different people: each said exactly is
+            # that person, and the surname tells whom the variant means.
+            written_id, written_surname = add(written, suffix="one")
+            said_id, said_surname = add(said, suffix="other")
+            category = "English variants, both in the book"
+            dev.add_query(category, f"{said.title()} {written_surname}", "success", [written_id])
+            dev.add_query(category, f"{written.title()} {said_surname}", "success", [said_id])
+            dev.add_query(category, written.title(), "success", [written_id])
+        else:
+            # Two people written alike: the variant could be either.
+            first_id, surname = add(written, suffix="one")
+            second_id, _ = add(written, surname, suffix="two")
+            dev.add_query(
+                "English spelling variant, two people", f"{said.title()} {surname}", "disambiguation",
+                sorted([first_id, second_id]),
+            )
+    for written, said in doubles:
+        contact_id, surname = add(written)
+        dev.add_query(
+            "English doubled-letter variant + surname", f"{said.title()} {surname}", "confirmationRequired",
+            [contact_id],
+        )
+
+
 # --- the issue's hand-written cases ---------------------------------------------------
 def add_hand_written(dev):
     for contact in [
@@ -368,6 +643,10 @@ def build(seed):
     add_chinese(dev)
     add_given_name_queries(dev)
     add_unknown_people(dev)
+    # Added last, with generators of their own, so the categories above keep their
+    # exact queries; their names avoid every name and sound already in the book.
+    add_spelling_variants(dev, spare_surnames[100:])
+    add_han_homophones(dev)
     return dev
 
 

@@ -6,6 +6,12 @@ public import Foundation
 /// confirmationRequired when only a weak match exists, unsupported for none,
 /// needsValue for nothing said.
 ///
+/// A name said exactly as one contact writes it (张伟, not its pinyin) is that
+/// contact, even when others sound the same (章伟); two people written alike
+/// are both offered. A given name in another English spelling (Catherine for
+/// Katherine) finds the contact: with the surname as written that is a strong
+/// match, alone it is confirmed.
+///
 /// Pure and immutable: build one per user's contact list (spellings are
 /// computed once, here), then resolve any number of phrases, from any thread.
 public struct ContactResolver: Sendable {
@@ -38,12 +44,25 @@ public struct ContactResolver: Sendable {
         /// A part of the name, or a nickname, in another transliteration:
         /// too loose alone for success, so the user confirms it.
         case phoneticPart = 0.88
+        /// The given name in another English spelling (``SpellingVariants``:
+        /// "Catherine Smith" for Katherine Smith) and the surname as written.
+        /// Still a strong match: the surname is exact and the variant is the
+        /// same name, so when one contact matches this way (and none better),
+        /// that is success; when several do, disambiguation. Scored below
+        /// every other strong kind, so any other strong match ranks first.
+        case variantFullName = 0.91
+        /// The given name alone, in another English spelling ("Catherine" for
+        /// Katherine): a first name alone is weak evidence already, and a
+        /// spelling the book does not have is weaker, so the user confirms it.
+        case variantGivenName = 0.87
 
         /// What a match on this kind's phonetic key scores.
         var phonetic: MatchKind {
             switch self {
             case .fullName, .relation, .phoneticFullName: .phoneticFullName
             case .namePart, .nickname, .phoneticNickname, .phoneticPart: .phoneticPart
+            // Never an exact key: variant keys are a map of their own.
+            case .variantFullName, .variantGivenName: self
             }
         }
 
@@ -61,6 +80,13 @@ public struct ContactResolver: Sendable {
     private let exact: [String: [(index: Int, kind: MatchKind)]]
     /// ``PhoneticKey`` of each spelling → contacts, with the phonetic kind.
     private let phonetic: [String: [(index: Int, kind: MatchKind)]]
+    /// ``SpellingVariants`` key of each Latin given name that has a K in it,
+    /// alone and with each spelling of the surname (as is, either order) →
+    /// contacts, with ``MatchKind/variantGivenName`` or ``MatchKind/variantFullName``.
+    private let variants: [String: [(index: Int, kind: MatchKind)]]
+    /// ``WrittenNames`` of every contact → the contacts written so: an exact
+    /// match on the written name wins over the same name's other spellings.
+    private let writtenNames: [String: [Int]]
     /// For fuzzy matching, spellings (as UTF-8) grouped by first letter (typos rarely change it).
     private let byInitial: [UInt8: FuzzyBucket]
     /// ``NameSpellings`` of every name in the book, by the name trimmed: a
@@ -100,6 +126,8 @@ public struct ContactResolver: Sendable {
         var entries: [Entry] = []
         var exact: [String: [(index: Int, kind: MatchKind)]] = [:]
         var phonetic: [String: [(index: Int, kind: MatchKind)]] = [:]
+        var variants: [String: [(index: Int, kind: MatchKind)]] = [:]
+        var writtenNames: [String: [Int]] = [:]
         var byInitial: [UInt8: FuzzyBucket] = [:]
         var spellingsOfName: [String: Set<String>] = [:]
         for (index, contact) in contacts.enumerated() {
@@ -114,10 +142,16 @@ public struct ContactResolver: Sendable {
                     byInitial[initial, default: FuzzyBucket()].append(spelling, owner: index)
                 }
             }
+            for (key, kind) in Self.variantKeys(of: contact, spellings: &spellingsOfName) {
+                variants[key, default: []].append((index, kind))
+            }
+            for written in WrittenNames.of(contact) { writtenNames[written, default: []].append(index) }
         }
         self.entries = entries
         self.exact = exact
         self.phonetic = phonetic
+        self.variants = variants
+        self.writtenNames = writtenNames
         self.byInitial = byInitial
         self.spellingsOfName = spellingsOfName
     }
@@ -155,6 +189,35 @@ public struct ContactResolver: Sendable {
         return keys.map { ($0.key, $0.value) }
     }
 
+    /// ``SpellingVariants`` keys of a contact's given name written in Latin
+    /// script, alone and with the surname as spelled. The given and family
+    /// names are the contact's, or the two words of a two-word display name.
+    /// Only keys with a K: the others are the given name's ``PhoneticKey``,
+    /// which the phonetic match already finds, and scores higher.
+    private static func variantKeys(of contact: Contact, spellings cache: inout [String: Set<String>]) -> [(
+        String, MatchKind
+    )] {
+        var given = contact.givenName
+        var family = contact.familyName
+        if given == nil, family == nil {
+            let words = contact.displayName.split(whereSeparator: \.isWhitespace)
+            if words.count == 2 { (given, family) = (String(words[0]), String(words[1])) }
+        }
+        guard let given, SpellingVariants.isLatin(given) else { return [] }
+        let surnames = family.map { spellings(of: $0, cache: &cache) } ?? []
+        var keys: [String: MatchKind] = [:]
+        for spelling in spellings(of: given, cache: &cache) {
+            let key = SpellingVariants.key(spelling)
+            guard SpellingVariants.hasK(key) else { continue }
+            keys[key] = max(keys[key] ?? .variantGivenName, .variantGivenName)
+            for surname in surnames {
+                keys["\(key) \(surname)"] = .variantFullName
+                keys["\(surname) \(key)"] = .variantFullName
+            }
+        }
+        return keys.map { ($0.key, $0.value) }
+    }
+
     /// How often and how recently the user talks to a contact, for ranking.
     private static func affinity(_ contact: Contact, now: Date) -> Double {
         let frequency = log1p(Double(max(0, contact.interactionCount ?? 0)))
@@ -181,7 +244,8 @@ public struct ContactResolver: Sendable {
             }
         guard let best = ranked.first else { return Resolution(outcome: .unsupported, candidates: []) }
         let strong = ranked.filter { $0.score >= thresholds.strong }
-        let contenders = (strong.isEmpty ? ranked : strong).filter { best.score - $0.score < thresholds.margin }
+        var contenders = (strong.isEmpty ? ranked : strong).filter { best.score - $0.score < thresholds.margin }
+        if contenders.count >= 2 { contenders = writtenAsSpoken(phrase, among: contenders) }
         if contenders.count >= 2 {
             // Among equally good matches, the user's frequent and recent contacts come first.
             let top = contenders.sorted {
@@ -190,8 +254,35 @@ public struct ContactResolver: Sendable {
             }
             return Resolution(outcome: .disambiguation, candidates: top.prefix(3).map { entries[$0.index].contact.id })
         }
-        let id = entries[best.index].contact.id
-        return Resolution(outcome: best.score >= thresholds.strong ? .success : .confirmationRequired, candidates: [id])
+        let chosen = contenders.first ?? best
+        let id = entries[chosen.index].contact.id
+        return Resolution(
+            outcome: chosen.score >= thresholds.strong ? .success : .confirmationRequired, candidates: [id])
+    }
+
+    /// Among equally good matches on the whole name, the ones whose name is
+    /// written exactly as spoken (``WrittenNames``): 张伟 said in characters is
+    /// 张伟, not 章伟, though both are "Zhang Wei". One such contact is the
+    /// answer; several (two people both written 张伟) are the ones to choose
+    /// from. Contacts matched by a relation word stay among them: a relation
+    /// is not another spelling of the name. When the phrase is nobody's
+    /// written name (a transliteration, "Zhang Wei", or a part of a name,
+    /// "Brandon"), the contenders are unchanged.
+    ///
+    /// Runs only for ties on a whole name (score 1); a phrase not already in
+    /// written form (capitals, extra spaces) is normalized, which allocates.
+    /// The common paths pay nothing.
+    private func writtenAsSpoken(
+        _ phrase: String, among contenders: [(index: Int, score: Double)]
+    ) -> [(index: Int, score: Double)] {
+        // A phrase already in written form (characters, lowercase) is looked up as it is.
+        guard contenders.contains(where: { $0.score == MatchKind.fullName.rawValue }),
+            let owners = writtenNames[phrase] ?? writtenNames[WrittenNames.form(phrase)]
+        else { return contenders }
+        let written = contenders.filter { owners.contains($0.index) }
+        guard !written.isEmpty else { return contenders }
+        guard let relation = RelationWords.relation(in: phrase) else { return written }
+        return contenders.filter { owners.contains($0.index) || entries[$0.index].relation == relation }
     }
 
     /// The best score of every contact that matches at all.
@@ -218,11 +309,21 @@ public struct ContactResolver: Sendable {
                 }
             }
         }
-        // Typos and phonetic variants: similar spellings with the same initial.
-        // Skipped when a strong match exists: weak ones cannot change the outcome.
+        // English spelling variants of the given name ("Catherine Smith" for
+        // Katherine Smith), and then typos: both only when no strong match
+        // exists, since weaker ones cannot change the outcome.
         guard !best.values.contains(where: { $0 >= thresholds.strong }) else {
             return best.map { (index: $0.key, score: $0.value) }
         }
+        if !variants.isEmpty, SpellingVariants.isLatin(phrase) {
+            for spelling in spellings {
+                for match in variantMatches(of: spelling) { offer(match.index, match.kind.rawValue) }
+            }
+            guard !best.values.contains(where: { $0 >= thresholds.strong }) else {
+                return best.map { (index: $0.key, score: $0.value) }
+            }
+        }
+        // Typos and phonetic variants: similar spellings with the same initial.
         let needed = thresholds.weak + Self.fuzzyPenalty
         for spelling in spellings {
             let query = Array(spelling.utf8)
@@ -248,6 +349,23 @@ public struct ContactResolver: Sendable {
     /// Subtracted from a fuzzy similarity: a spelling that only resembles a
     /// name is at best a weak match, which the user is asked to confirm.
     private static let fuzzyPenalty = 0.1
+
+    /// Contacts whose Latin given name is a spelling variant of one word of
+    /// the phrase, the other words (if any) being their surname as spelled.
+    /// Each word is tried as the given name, so either order works.
+    private func variantMatches(of spelling: String) -> [(index: Int, kind: MatchKind)] {
+        let words = spelling.split(separator: " ")
+        guard words.count <= 3 else { return [] }
+        var matches: [(index: Int, kind: MatchKind)] = []
+        for (position, word) in words.enumerated() {
+            let key = SpellingVariants.key(String(word))
+            guard SpellingVariants.hasK(key) else { continue }
+            var replaced = words.map(String.init)
+            replaced[position] = key
+            matches += variants[replaced.joined(separator: " ")] ?? []
+        }
+        return matches
+    }
 
     /// The phrase with nicknames replaced by the formal names they stand for.
     private func nicknameExpansions(of spelling: String) -> [String] {
