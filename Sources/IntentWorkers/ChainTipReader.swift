@@ -71,7 +71,10 @@ final class ChainTipReader: Sendable {
         // seconds after reading something means the log has nothing more there.
         while next < end, next == start || ContinuousClock.now - lastProgress < .seconds(2) {
             guard ContinuousClock.now < deadline else {
-                throw TopicReader.Failure(description: "reading \(place) from \(start) to \(end) timed out")
+                // A Kafka timeout, so the caller's retry policy rides out a broker outage.
+                throw KafkaError.client(
+                    "reading \(place) from \(start) to \(end) took longer than \(configuration.requestTimeout)",
+                    operation: "find the chain's end", code: .timedOut)
             }
             for message in try await consumer.poll(maxMessages: 1000, timeout: .milliseconds(200))
             where message.topicPartition == place && message.offset >= next {
