@@ -70,6 +70,8 @@ public enum ResolveReplay {
             }
         }
         var report = Report()
+        // One index per book version, built once: most users make many requests per version.
+        var books: [String: ContactBook] = [:]
         try await read(topics.requested) { event in
             guard let intentID = event.intentID, let request = try? event.decodeData(as: IntentRequested.self) else {
                 return
@@ -82,12 +84,21 @@ public enum ResolveReplay {
                 report.unversioned += 1
                 return
             }
-            guard let contacts = history.book(of: event.userID, version: version) else {
+            let key = "\(event.userID) \(version)"
+            let known = books[key]
+            // Ranked as of the first request that used it, as the worker built it then.
+            let rebuilt = known == nil ? history.book(of: event.userID, version: version) : nil
+            guard
+                let book = known
+                    ?? rebuilt.map({ contacts in
+                        ContactBook(contacts: contacts, resolver: ContactResolver(contacts: contacts, now: event.time))
+                    })
+            else {
                 report.bookUnavailable += 1
                 return
             }
+            books[key] = book
             report.replayed += 1
-            let book = ContactBook(contacts: contacts, resolver: ContactResolver(contacts: contacts, now: event.time))
             let now = resolver.resolve(request, contacts: book)
             let (before, after) = differences(decided, now)
             if !before.isEmpty || !after.isEmpty {

@@ -68,7 +68,7 @@ public enum TopicAudit {
                             partition: message.partition, offset: message.offset, value: value,
                             signature: message.signature,
                             chainLink: message.header(RecordChain.header)?.stringValue,
-                            chainSignature: message.header(RecordChain.signatureHeader)?.stringValue))
+                            chainSignature: message.header(RecordChain.signatureHeader)?.stringValue, event: event))
                 }
             }
             return events

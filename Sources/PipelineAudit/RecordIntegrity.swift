@@ -32,11 +32,14 @@ public enum RecordIntegrity {
         /// The ``RecordChain/header`` and ``RecordChain/signatureHeader`` values.
         public var chainLink: String?
         public var chainSignature: String?
+        /// The value decoded, when the caller has it already (else it is decoded here).
+        public var event: EventEnvelope?
 
         public init(
             topic: String, role: String, partition: Int32, offset: Int64, value: [UInt8], signature: EventSignature?,
-            chainLink: String?, chainSignature: String?
+            chainLink: String?, chainSignature: String?, event: EventEnvelope? = nil
         ) {
+            self.event = event
             self.topic = topic
             self.role = role
             self.partition = partition
@@ -89,7 +92,7 @@ public enum RecordIntegrity {
         var report = Report()
         var chains: [ChainID: Chain] = [:]
         for record in records {
-            guard let event = try? EventEnvelope.decode(record.value) else { continue }  // the lifecycle audit says so
+            guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { continue }  // the lifecycle audit says so
             func finding(_ kind: Kind, _ detail: String) {
                 report.findings.append(
                     Finding(
@@ -143,8 +146,13 @@ public enum RecordIntegrity {
             }
             // Placed in its chain, modified or not: its successor names its link signature.
             let id = ChainID(topic: record.topic, partition: record.partition, source: link.source)
-            var chain = chains[id, default: Chain()]
-            defer { chains[id] = chain }
+            let chain: Chain
+            if let known = chains[id] {
+                chain = known
+            } else {
+                chain = Chain()
+                chains[id] = chain
+            }
             let hash = chainSignature.hex
             if let first = chain.offsets[hash] {
                 finding(.replayed, "an exact copy of the record at offset \(first)")
@@ -185,7 +193,8 @@ public enum RecordIntegrity {
         var source: String
     }
 
-    private struct Chain {
+    /// A class, so recording a record mutates the chain in place rather than copying its tables.
+    private final class Chain {
         /// Each record's hash, and where it is.
         var offsets: [String: Int64] = [:]
         /// Hashes named as a predecessor.

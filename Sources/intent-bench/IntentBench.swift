@@ -7,6 +7,9 @@ struct IntentBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intent-bench",
         abstract: "Benchmarks for intent-pipeline. Run with `swift run -c release intent-bench …`.",
-        subcommands: [KafkaBenchmark.self, ContactsBenchmark.self, PipelineBenchmark.self, RestartBenchmark.self]
+        subcommands: [
+            KafkaBenchmark.self, ContactsBenchmark.self, PipelineBenchmark.self, RestartBenchmark.self,
+            AuditBenchmark.self,
+        ]
     )
 }

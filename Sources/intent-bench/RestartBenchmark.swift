@@ -87,7 +87,8 @@ struct RestartBenchmark: AsyncParsableCommand {
         await admin.close()
         let load = PipelineLoad(users: 2)
         let written = ContinuousClock.now
-        try await writeLedger(size, topics: topics, keys: load.stageKeys, client: client, logger: logger)
+        try await BenchLedger(users: users, days: days).write(
+            size, topics: topics, keys: load.stageKeys, client: client, logger: logger)
         let writeSeconds = (ContinuousClock.now - written).seconds
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "intent-bench-restart-\(UUID().uuidString.prefix(8))")
@@ -135,68 +136,6 @@ struct RestartBenchmark: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(20))
         }
         throw BenchFailure("the two instances never split the partitions: \(second.process.logTail())")
-    }
-
-    /// One account and deposit per user, then transfers of 1 CNY, dated evenly up to now.
-    private func writeLedger(
-        _ size: Int, topics: PipelineTopics, keys: EventAuthenticator, client: KafkaConfiguration, logger: Logger
-    ) async throws {
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
-        let ids = (0..<users).map { String(format: "u%05d", $0) }
-        let now = Date()
-        let start = now.addingTimeInterval(-days * 86_400)
-        let cny = CurrencyAmount(amount: DecimalAmount("1000000")!, currency: "CNY")
-        var batch: [KafkaProducerMessage] = []
-        func flush(_ force: Bool = false) async throws {
-            guard force || batch.count >= 20_000 else { return }
-            _ = try await producer.sendAll(batch)
-            batch.removeAll(keepingCapacity: true)
-        }
-        for user in ids {
-            batch += KafkaProducerMessage.accountOpening(
-                user, handles: ["\(user)@example.com"], deposits: [cny], topics: topics, signedWith: keys, time: start)
-            try await flush()
-        }
-        let transfers = (size - users * 2) / 3
-        let one = CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")
-        let step = days * 86_400 / Double(max(transfers, 1))
-        for index in 0..<transfers {
-            let payer = ids[index % users]
-            let payee = ids[(index % users + 1 + (index / users) % (users - 1)) % users]
-            let time = start.addingTimeInterval(Double(index + 1) * step)
-            let intentID = "bench-\(index)"
-            let transferID = Ledger.transferID(userID: payer, intentID: intentID)
-            let decided = Timestamp(time)
-            let events = [
-                LedgerEvent(
-                    id: EventID.derived("ledger", "hold", transferID), kind: .hold, userID: payer, intentID: intentID,
-                    transferID: transferID,
-                    entries: LedgerEntry.move(one, from: Ledger.available(payer), to: Ledger.held(payer)),
-                    counterpartyUserID: payee, counterpartyAccount: "\(payee)@example.com", amount: one,
-                    expiresAt: Timestamp(time.addingTimeInterval(120))),
-                LedgerEvent(
-                    id: EventID.derived("ledger", "post", transferID), kind: .post, userID: payer, intentID: intentID,
-                    transferID: transferID,
-                    entries: LedgerEntry.move(one, from: Ledger.held(payer), to: Ledger.clearing),
-                    counterpartyUserID: payee, counterpartyAccount: "\(payee)@example.com", amount: one,
-                    decidedBy: "answer-\(intentID)", decidedAt: decided),
-                LedgerEvent(
-                    id: EventID.derived("ledger", "credit", transferID), kind: .credit, userID: payee,
-                    intentID: intentID, transferID: transferID,
-                    entries: LedgerEntry.move(one, from: Ledger.clearing, to: Ledger.available(payee)),
-                    counterpartyUserID: payer, counterpartyAccount: "\(payee)@example.com", amount: one,
-                    decidedBy: "answer-\(intentID)", decidedAt: decided),
-            ]
-            for event in events {
-                batch.append(
-                    KafkaProducerMessage(
-                        topic: topics.ledger, event: event.envelope(source: PipelineSource.payments, time: time),
-                        signedWith: keys))
-            }
-            try await flush()
-        }
-        try await flush(true)
-        await producer.shutdown()
     }
 }
 
