@@ -41,16 +41,10 @@ struct IntentResolve: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     @OptionGroup var worker: WorkerOptions
-    @OptionGroup var amounts: AmountOptions
+    @OptionGroup var resolverOptions: ResolverOptions
     @OptionGroup var sourceKeys: SourceKeyOptions
     @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var freshness: FreshnessOptions
-
-    @Option(
-        help: ArgumentHelp(
-            "Messaging services users may name, comma-separated. Default: $INTENT_MESSAGING_SERVICES, else sms,chat.",
-            valueName: "list"))
-    var messagingServices: String?
 
     @Flag(help: "Accept unsigned intent requests. For development only: anyone who can publish could act as any user.")
     var allowUnsigned = false
@@ -59,13 +53,11 @@ struct IntentResolve: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
         let topics = worker.topicOptions.topics
-        let services = Secrets.list(messagingServices, variable: "INTENT_MESSAGING_SERVICES")
         if allowUnsigned { logger.warning("accepting unsigned intent requests (--allow-unsigned)") }
         let resolve = ResolveWorker(
             configuration: ResolveWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
-                resolver: IntentResolver(
-                    amounts: try amounts.policy(), messagingServices: services ?? ["sms", "chat"]),
+                resolver: try resolverOptions.resolver(),
                 authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
                 keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window()),
             logger: logger)

@@ -25,10 +25,13 @@ struct ResolveReplayCommand: AsyncParsableCommand {
             when it was decided (each decision records its book's version, contactsVersion). Prints what would \
             change, per intent and parameter: before and after. Exits 0 when nothing changes, 1 otherwise. \
             Decisions from resolvers that did not record a version, and books no longer in the contacts topic \
-            (compacted away), are counted, not compared. Progress goes to standard error when it is a terminal.
+            (compacted away), are counted, not compared. Give the resolver the resolve worker's configuration \
+            (--currencies, --messaging-services or their environment variables), or its decisions on those differ. Progress goes to standard error when it is a terminal.
             """)
 
     @OptionGroup var period: TimeWindowOptions
+    /// As the resolve worker is configured (the same flags and environment).
+    @OptionGroup var resolverOptions: ResolverOptions
     @Flag(help: "Print the report as one JSON object.") var json = false
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
@@ -49,7 +52,7 @@ struct ResolveReplayCommand: AsyncParsableCommand {
             })
         let report = try await ResolveReplay.run(
             topics: topics, configuration: configuration, logger: logger, from: window?.from, to: window?.to,
-            progress: progress)
+            resolver: try resolverOptions.resolver(), progress: progress)
         progress?.finish()
         if json {
             output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
