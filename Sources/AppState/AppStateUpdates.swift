@@ -32,7 +32,7 @@ enum AppStateUpdates {
     static func of(_ envelope: EventEnvelope) throws -> [Update] {
         switch envelope.type {
         case IntentResponse.type: return try response(envelope)
-        case LedgerEvent.type: return try ledger(envelope.decodeData(as: LedgerEvent.self))
+        case LedgerEvent.type: return try ledger(LedgerEvent.decode(from: envelope))
         case MessageEvent.type: return try message(envelope.decodeData(as: MessageEvent.self))
         default: return []
         }

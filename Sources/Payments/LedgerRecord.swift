@@ -22,7 +22,7 @@ public enum LedgerRecord {
         let envelope = try IncomingEvent.decode(
             key: key, value: value, types: [LedgerEvent.type])
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
-        let event = try envelope.decodeData(as: LedgerEvent.self)
+        let event = try LedgerEvent.decode(from: envelope)
         // Each user's state is on that user's partition: a record keyed by anyone else is
         // another member's to write, and would be applied where nobody decides for its user.
         guard event.userID == envelope.userID else {

@@ -66,7 +66,7 @@ public struct PaymentsStage: Sendable {
             if envelope.type == LedgerEvent.type {
                 try stages.verify(
                     envelope, received: value, signature: signature, producedBy: .only(PipelineSource.payments))
-                return recordEffect(try envelope.decodeData(as: LedgerEvent.self), envelope, &ledger)
+                return recordEffect(try LedgerEvent.decode(from: envelope), envelope, &ledger)
             }
             if envelope.type == PaymentRequestDecline.type {
                 try authenticator.verify(

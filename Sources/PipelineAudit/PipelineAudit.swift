@@ -116,7 +116,7 @@ public enum PipelineAudit {
     private static func creditsSent(_ confirmations: [EventEnvelope]) -> Set<String> {
         var sent: Set<String> = []
         for record in confirmations where record.type == LedgerEvent.type {
-            if let event = try? record.decodeData(as: LedgerEvent.self), event.kind == .credit,
+            if let event = try? LedgerEvent.decode(from: record), event.kind == .credit,
                 let transferID = event.transferID
             {
                 sent.insert(transferID)
@@ -135,7 +135,7 @@ public enum PipelineAudit {
         var sums: [String: Int64] = [:]
         // In topic order: a transfer's hold, post and void share the payer's partition.
         for record in records {
-            guard let event = try? record.decodeData(as: LedgerEvent.self) else {
+            guard let event = try? LedgerEvent.decode(from: record) else {
                 report.findings.append("ledger record \(record.id) cannot be read")
                 continue
             }
