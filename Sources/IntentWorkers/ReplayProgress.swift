@@ -1,4 +1,6 @@
 import Foundation
+public import Kafka
+public import Logging
 import Synchronization
 
 /// Progress of a long read on standard error (records, rate, time left), at
@@ -16,6 +18,19 @@ public final class ReplayProgress: Sendable {
 
     init(total: Int?) {
         self.total = total
+    }
+
+    /// How many records the topics hold now: an upper bound of what a read of them covers.
+    public static func recordCount(
+        of topics: [String], configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> Int {
+        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+            var total: Int64 = 0
+            for topic in topics {
+                for bounds in try await lookup.bounds(of: topic).values { total += bounds.high - bounds.low }
+            }
+            return Int(total)
+        }
     }
 
     func advance() {

@@ -25,7 +25,7 @@ public enum TopicAudit {
 
     public static func run(
         topics: PipelineTopics, configuration: KafkaConfiguration, logger: Logger, keys: EventAuthenticator? = nil,
-        bindingKey: BindingKey? = nil, window: Window? = nil
+        bindingKey: BindingKey? = nil, window: Window? = nil, progress: ReplayProgress? = nil
     ) async throws -> PipelineAudit.Report {
         var unreadable = 0
         var integrityRecords: [RecordIntegrity.Record] = []
@@ -56,6 +56,7 @@ public enum TopicAudit {
             try await TopicReader.forEachRecord(
                 of: topic, between: start, and: end, configuration: configuration, logger: logger
             ) { message in
+                progress?.advance()
                 guard let value = message.value, let event = try? EventEnvelope.decode(value) else {
                     unreadable += 1
                     return

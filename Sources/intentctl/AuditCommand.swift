@@ -26,7 +26,8 @@ struct AuditCommand: AsyncParsableCommand {
             the offsets at --from (the broker's time index, checked, with a scan where it is wrong: \
             window.located), the ledger and the confirmations from their start (balances are sums of all \
             earlier entries), everything up to --to; intents whose first turn came before the period are \
-            listed (window.intentsBeganBefore). Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
+            listed (window.intentsBeganBefore). Progress (records, rate, time left) goes to standard error \
+            when it is a terminal. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
             (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
@@ -53,8 +54,14 @@ struct AuditCommand: AsyncParsableCommand {
             || environment["INTENT_STAGE_KEYS"] != nil
         let keys = keysGiven ? try stageKeys.keys() : nil
         let window = try period.window().map { TopicAudit.Window(from: $0.from, to: $0.to) }
+        let progress = ReplayProgress.onTerminal(
+            total: try await ReplayProgress.recordCount(
+                of: [topics.responses, topics.ledger, topics.confirmations, topics.messages, topics.deadLetter],
+                configuration: configuration, logger: logger))
         var report = try await TopicAudit.run(
-            topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window)
+            topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window,
+            progress: progress)
+        progress?.finish()
         report.postedIntents = []
         report.deliveredMessages = [:]
         output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))

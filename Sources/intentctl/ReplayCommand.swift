@@ -43,13 +43,9 @@ struct ResolveReplayCommand: AsyncParsableCommand {
         let topics = topicOptions.topics
         let window = try period.window()
         let progress = ReplayProgress.onTerminal(
-            total: try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
-                var total: Int64 = 0
-                for topic in [topics.contacts, topics.prompts, topics.resolved, topics.requested] {
-                    for bounds in try await lookup.bounds(of: topic).values { total += bounds.high - bounds.low }
-                }
-                return Int(total)
-            })
+            total: try await ReplayProgress.recordCount(
+                of: [topics.contacts, topics.prompts, topics.resolved, topics.requested], configuration: configuration,
+                logger: logger))
         let report = try await ResolveReplay.run(
             topics: topics, configuration: configuration, logger: logger, from: window?.from, to: window?.to,
             resolver: try resolverOptions.resolver(), progress: progress)

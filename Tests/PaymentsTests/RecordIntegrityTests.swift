@@ -1,0 +1,68 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import PipelineAudit
+import Testing
+
+/// The integrity check without a broker: chains built here as a stage builds them.
+@Suite("Record integrity: signatures and chains")
+struct RecordIntegrityTests {
+    static let keys = EventAuthenticator.generate(for: PipelineSource.all)
+
+    /// A signed, chained record of the payments stage following `previous` on partition 0.
+    static func record(_ id: String, offset: Int64, after previous: String, chained: Bool = true)
+        -> (record: RecordIntegrity.Record, hash: String)
+    {
+        let event = LedgerEvent.deposit(
+            id: id, userID: "alice", amount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")
+        )
+        .envelope(source: PipelineSource.payments, time: Date(timeIntervalSince1970: 1_800_000_000))
+        let value = event.encoded()
+        let link = RecordChain.Link(source: PipelineSource.payments, previous: previous)
+        let signature = RecordChain.signature(
+            topic: "payments.ledger", partition: 0, link: link, value: value, keys: keys)!
+        return (
+            RecordIntegrity.Record(
+                topic: "p.payments.ledger", role: "payments.ledger", partition: 0, offset: offset, value: value,
+                signature: keys.signature(for: event), chainLink: chained ? link.headerValue : nil,
+                chainSignature: chained ? RecordChain.headerValue(of: signature) : nil),
+            signature.hex
+        )
+    }
+
+    @Test("a chain verifies; two writers continuing from one record are a fork, not a finding")
+    func forks() {
+        let first = Self.record("a", offset: 0, after: RecordChain.genesis)
+        let second = Self.record("b", offset: 1, after: first.hash)
+        let rival = Self.record("c", offset: 2, after: first.hash)  // another member, from the same end
+        let third = Self.record("d", offset: 3, after: rival.hash)
+        let report = RecordIntegrity.check([first.record, second.record, rival.record, third.record], keys: Self.keys)
+        #expect(report.findings == [])
+        #expect(report.forks == 1)
+        #expect(report.chains == 1)
+        #expect(report.verified == 4)
+    }
+
+    @Test("a stage record without a link is unchained; a link signed for another place is forged")
+    func unchainedAndMoved() {
+        let first = Self.record("a", offset: 0, after: RecordChain.genesis)
+        let bare = Self.record("b", offset: 1, after: first.hash, chained: false)
+        var moved = Self.record("c", offset: 2, after: first.hash).record
+        moved.partition = 1  // copied to another partition: its link names partition 0
+        let report = RecordIntegrity.check([first.record, bare.record, moved], keys: Self.keys)
+        #expect(report.findings.map(\.kind) == [.unchained, .forged])
+    }
+
+    @Test("a period's first record may name one before the period; a later gap is still a deletion")
+    func windows() {
+        let first = Self.record("a", offset: 10, after: "0123abcd")
+        let gap = Self.record("b", offset: 12, after: "feedbeef")
+        let report = RecordIntegrity.check(
+            [first.record, gap.record], keys: Self.keys, readFromWindow: ["p.payments.ledger"])
+        #expect(report.findings.map(\.kind) == [.deleted])
+        #expect(report.findings.first?.offset == 12)
+        let whole = RecordIntegrity.check([first.record, gap.record], keys: Self.keys)
+        #expect(whole.findings.map(\.kind) == [.deleted, .deleted])
+    }
+}
