@@ -61,9 +61,14 @@ public struct ConfirmStage: Sendable {
         let now = envelope.time
         let verdict = confirm(
             report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)
+        // A payment's verdict depends on the user's ledger: the version it saw is recorded.
+        let ledgerVersion =
+            report.intent.kind == .sendPayment || report.intent.kind == .requestPayment
+            ? ledger.version(of: envelope.userID) : nil
         guard verdict.code == .ready else {
             let response = IntentResponse(
-                kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message)
+                kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message,
+                ledgerVersion: ledgerVersion)
             return StageResult(events: [
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
@@ -79,7 +84,8 @@ public struct ConfirmStage: Sendable {
         let binding = bindingKey.binding(
             terms.binding(kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt))
         let confirmation = IntentConfirmation(
-            turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message, binding: binding)
+            turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message, binding: binding,
+            ledgerVersion: ledgerVersion)
         let request = ConfirmationRequest(
             intent: report.intent, counterpartyContactID: terms.counterparty?.contactID,
             counterpartyDisplayName: terms.counterparty?.displayName, counterpartyAccount: terms.account,

@@ -9,6 +9,7 @@ extension IntentConfirmation: CanonicalPayload {
         object.binding("binding", binding, into: &output)
         object.string("code", code.rawValue, into: &output)
         object.intent("intent", intent, into: &output)
+        if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
         object.string("proposedResponse", proposedResponse, into: &output)
         object.string("reason", reason, into: &output)
         object.integer("turn", turn, into: &output)

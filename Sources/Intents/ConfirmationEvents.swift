@@ -16,10 +16,13 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
     public var proposedResponse: String
     /// For a financial intent that is ready: the binding the user's answer must echo.
     public var binding: ConfirmationBinding?
+    /// For a financial intent: how many ledger events of the user the decision had seen
+    /// (``LedgerVersion``), so `intentctl replay confirm` re-derives it on that ledger.
+    public var ledgerVersion: Int?
 
     public init(
         turn: Int, intent: Intent, code: ResponseCode, reason: String? = nil, proposedResponse: String,
-        binding: ConfirmationBinding? = nil
+        binding: ConfirmationBinding? = nil, ledgerVersion: Int? = nil
     ) {
         self.turn = turn
         self.intent = intent
@@ -27,6 +30,7 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
         self.reason = reason
         self.proposedResponse = proposedResponse
         self.binding = binding
+        self.ledgerVersion = ledgerVersion
     }
 }
 
@@ -115,10 +119,13 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var transferID: String?
     public var paymentRequestID: String?
     public var messageIDs: [String]?
+    /// Set by the confirm stage on a financial intent it refused: how many ledger events
+    /// of the user the decision had seen (see ``IntentConfirmation/ledgerVersion``).
+    public var ledgerVersion: Int?
 
     public init(
         kind: Intent.Kind, code: ResponseCode, reason: String? = nil, message: String, transferID: String? = nil,
-        paymentRequestID: String? = nil, messageIDs: [String]? = nil
+        paymentRequestID: String? = nil, messageIDs: [String]? = nil, ledgerVersion: Int? = nil
     ) {
         self.kind = kind
         self.code = code
@@ -127,6 +134,7 @@ public struct IntentResponse: Codable, Sendable, Hashable {
         self.transferID = transferID
         self.paymentRequestID = paymentRequestID
         self.messageIDs = messageIDs
+        self.ledgerVersion = ledgerVersion
     }
 }
 

@@ -8,6 +8,7 @@ extension IntentResponse: CanonicalPayload {
         var object = CanonicalObjectWriter(into: &output)
         object.string("code", code.rawValue, into: &output)
         object.string("kind", kind.rawValue, into: &output)
+        if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
         object.string("message", message, into: &output)
         object.strings("messageIDs", messageIDs, into: &output)
         object.string("paymentRequestID", paymentRequestID, into: &output)

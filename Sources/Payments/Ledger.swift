@@ -102,6 +102,11 @@ public struct Ledger: Sendable {
     /// live and on replay (never the wall clock).
     public internal(set) var watermark: Timestamp?
     var prunedThroughHour: Int64 = .min
+    /// How many events of each user were applied: the user's ledger version. Every
+    /// member following the partition counts the same (one order per partition), so
+    /// a decision can record the version it saw and be re-derived on it later
+    /// (`intentctl replay confirm`). One number per user, never forgotten.
+    public internal(set) var versions: [String: Int] = [:]
     static let undated = Int64.max
 
     struct BalanceKey: Hashable {
@@ -134,6 +139,9 @@ public struct Ledger: Sendable {
     public func balance(_ account: String, _ currency: String) -> Money {
         Money(currency: currency, micros: balances[BalanceKey(account: account, currency: currency)] ?? 0)
     }
+
+    /// The user's ledger version (``versions``): 0 before their first event.
+    public func version(of userID: String) -> Int { versions[userID] ?? 0 }
 
     public func availableBalance(of userID: String, _ currency: String) -> Money {
         balance(Self.available(userID), currency)
@@ -272,6 +280,7 @@ public struct Ledger: Sendable {
         try record(payload, of: event)
         for (key, balance) in updated { balances[key] = balance }
         remember(event.id, at: time)
+        versions[event.userID, default: 0] += 1
         return true
     }
 

@@ -16,7 +16,7 @@ import IntentEvents
 /// signed by the payments stage (``SnapshotStore``), and are still read
 /// defensively: anything out of bounds or unknown is refused, not trusted.
 extension Ledger {
-    public static let snapshotVersion: UInt8 = 2
+    public static let snapshotVersion: UInt8 = 3
     static let snapshotMagic: [UInt8] = Array("LSNP".utf8)
 
     public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -91,6 +91,11 @@ extension Ledger {
             writer.int(Int64(ids.count))
             for id in ids { writer.string(id) }
         }
+        writer.int(Int64(versions.count))
+        for (userID, version) in versions {
+            writer.string(userID)
+            writer.int(Int64(version))
+        }
         return writer.bytes
     }
 
@@ -154,6 +159,10 @@ extension Ledger {
             for _ in 0..<count { ids.append(try reader.string()) }
             for id in ids { applied[id] = hour }
             if hour != Self.undated { appliedByHour[hour] = ids }
+        }
+        for _ in 0..<(try reader.count()) {
+            let userID = try reader.string()
+            versions[userID] = Int(try reader.int())
         }
         guard reader.offset == bytes.count else { throw .malformed("\(bytes.count - reader.offset) bytes left over") }
     }

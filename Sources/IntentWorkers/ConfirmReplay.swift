@@ -1,0 +1,167 @@
+public import Confirmation
+public import Foundation
+import IntentEvents
+import Intents
+public import Kafka
+public import Logging
+import Payments
+public import PipelineTopics
+
+/// Re-derives past confirm decisions on payments with the confirm stage of this
+/// build (its limits, its balance rule): every resolved payment of a period is
+/// confirmed again against the payer's ledger exactly as the decision saw it.
+/// Each decision records the user's ledger version (``Ledger/version(of:)``: how
+/// many of the user's ledger events were applied); the replay reads each ledger
+/// partition in order and decides when the user's version is the recorded one.
+/// The accounts directory is taken as it is now (accounts are opened, never
+/// closed).
+public enum ConfirmReplay {
+    public struct Change: Codable, Sendable, Hashable {
+        public var intentID: String
+        public var userID: String
+        /// `code` or `code reason`, as decided and as decided now.
+        public var before: String
+        public var after: String
+    }
+
+    public struct Report: Codable, Sendable, Hashable {
+        /// Payment decisions re-derived.
+        public var replayed = 0
+        /// Resolved payments with no confirm decision on the confirmations or responses topic.
+        public var undecided = 0
+        /// Decisions from a confirm stage that did not record the ledger version.
+        public var unversioned = 0
+        /// Decisions whose ledger version the ledger topic no longer reaches.
+        public var ledgerUnavailable = 0
+        public var changes: [Change] = []
+    }
+
+    public static func run(
+        topics: PipelineTopics, configuration: KafkaConfiguration, logger: Logger, from: Date?, to: Date?,
+        stage: ConfirmStage, progress: ReplayProgress? = nil
+    ) async throws -> Report {
+        var report = Report()
+        func offsets(_ topic: String, at time: Date?) async throws -> [KafkaTopicPartition: Int64]? {
+            guard let time else { return nil }
+            return try await TopicReader.offsets(of: topic, at: time, configuration: configuration, logger: logger)
+                .mapValues(\.offset.offset)
+        }
+        func read(_ topic: String, windowed: Bool, _ body: (KafkaConsumerMessage) -> Void) async throws {
+            try await TopicReader.forEachRecord(
+                of: topic, between: windowed ? try await offsets(topic, at: from) : nil,
+                and: try await offsets(topic, at: to), configuration: configuration, logger: logger
+            ) { message in
+                progress?.advance()
+                body(message)
+            }
+        }
+        // What was decided, by the resolved event it decided on.
+        var decisions: [String: (code: String, version: Int?)] = [:]
+        func recordDecision(_ message: KafkaConsumerMessage) {
+            guard let value = message.value, let event = try? EventEnvelope.decode(value),
+                event.source == PipelineSource.confirm, let cause = event.causationID
+            else { return }
+            if let confirmation = try? event.decodeData(as: IntentConfirmation.self) {
+                decisions[cause] = (summary(confirmation.code, confirmation.reason), confirmation.ledgerVersion)
+            } else if let response = try? event.decodeData(as: IntentResponse.self) {
+                decisions[cause] = (summary(response.code, response.reason), response.ledgerVersion)
+            }
+        }
+        try await read(topics.confirmations, windowed: true, recordDecision)
+        try await read(topics.responses, windowed: true, recordDecision)
+        // The payments to re-derive, waiting on their user's ledger version.
+        var waiting: [Int32: [String: [Int: [Pending]]]] = [:]
+        try await read(topics.resolved, windowed: true) { message in
+            guard let value = message.value, let event = try? EventEnvelope.decode(value),
+                let intentID = event.intentID,
+                let resolved = try? event.decodeData(as: IntentResolutionReport.self),
+                resolved.intent.kind == .sendPayment || resolved.intent.kind == .requestPayment
+            else { return }
+            guard let decided = decisions[event.id] else {
+                report.undecided += 1
+                return
+            }
+            guard let version = decided.version else {
+                report.unversioned += 1
+                return
+            }
+            waiting[message.partition, default: [:]][event.userID, default: [:]][version, default: []].append(
+                Pending(message: message, intentID: intentID, userID: event.userID, before: decided.code))
+        }
+        var directory = AccountDirectory()
+        try await read(topics.accounts, windowed: false) { message in
+            if let value = message.value, let envelope = try? EventEnvelope.decode(value),
+                let event = try? LedgerEvent.decode(from: envelope), event.kind == .accountOpened
+            {
+                directory.apply(event)
+            }
+        }
+        func decide(_ pending: [Pending], _ ledger: Ledger) {
+            for item in pending {
+                report.replayed += 1
+                let after = outcome(
+                    stage.process(
+                        key: item.message.keyString, value: item.message.value, signature: item.message.signature,
+                        ledger: ledger, directory: directory))
+                if after != item.before {
+                    report.changes.append(
+                        Change(intentID: item.intentID, userID: item.userID, before: item.before, after: after))
+                }
+            }
+        }
+        // Each partition's ledger in order: a decision is taken again when its user's
+        // version is the one it recorded, before the user's next event.
+        var ledgers: [Int32: Ledger] = [:]
+        try await read(topics.ledger, windowed: false) { message in
+            guard let value = message.value, let envelope = try? EventEnvelope.decode(value),
+                let event = try? LedgerEvent.decode(from: envelope)
+            else { return }
+            var ledger = ledgers[message.partition] ?? Ledger()
+            let version = ledger.version(of: event.userID)
+            if let due = waiting[message.partition]?[event.userID]?.removeValue(forKey: version) {
+                decide(due, ledger)
+            }
+            _ = try? ledger.apply(event, at: Timestamp(envelope.time), checkingBalances: false)
+            ledgers[message.partition] = ledger
+        }
+        for (partition, users) in waiting {
+            let ledger = ledgers[partition] ?? Ledger()
+            for (userID, versions) in users {
+                for (version, due) in versions {
+                    if version == ledger.version(of: userID) {
+                        decide(due, ledger)
+                    } else {
+                        report.ledgerUnavailable += due.count
+                    }
+                }
+            }
+        }
+        report.changes.sort { $0.intentID < $1.intentID }
+        return report
+    }
+
+    private struct Pending {
+        var message: KafkaConsumerMessage
+        var intentID: String
+        var userID: String
+        var before: String
+    }
+
+    static func summary(_ code: ResponseCode, _ reason: String?) -> String {
+        code.rawValue + (reason.map { " \($0)" } ?? "")
+    }
+
+    /// What a confirm stage's result decided: ready (a proposal), or the response's code.
+    static func outcome(_ result: StageResult) -> String {
+        if let error = result.rejected { return "rejected \(error.reason.rawValue)" }
+        for (destination, event) in result.events {
+            if destination == .responses, let response = try? event.decodeData(as: IntentResponse.self) {
+                return summary(response.code, response.reason)
+            }
+            if destination == .confirmations, let confirmation = try? event.decodeData(as: IntentConfirmation.self) {
+                return summary(confirmation.code, confirmation.reason)
+            }
+        }
+        return "nothing"
+    }
+}
