@@ -6,6 +6,7 @@ import IntentCrypto
 import IntentEvents
 import IntentWorkers
 import Kafka
+import Logging
 import Payments
 import PipelineTopics
 
@@ -15,6 +16,51 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Re-run past decisions through this build's logic and show what would change.",
         subcommands: [ResolveReplayCommand.self, ConfirmReplayCommand.self])
+}
+
+/// What both replays share: the period, the cluster and topics, progress on a
+/// terminal, and the report (JSON with `--json`, else one line per change and a
+/// summary); exit 1 when anything would change.
+struct ReplayOptions: ParsableArguments {
+    @OptionGroup var period: TimeWindowOptions
+    @Flag(help: "Print the report as one JSON object.") var json = false
+    @OptionGroup var topicOptions: TopicOptions
+    @OptionGroup var kafka: KafkaOptions
+    @OptionGroup var logging: LoggingOptions
+
+    struct Context {
+        var configuration: KafkaConfiguration
+        var logger: Logger
+        var topics: PipelineTopics
+        var from: Date?
+        var to: Date?
+        var progress: ReplayProgress?
+    }
+
+    /// Runs `replay`, whose report lists `changes`, with progress over the `reading` topics.
+    func run<Report: Encodable>(
+        reading: (PipelineTopics) -> [String], _ replay: (Context) async throws -> Report,
+        lines: (Report) -> [String], changes: (Report) -> Int
+    ) async throws {
+        let configuration = try kafka.configuration(clientID: "intentctl-replay")
+        let logger = try logging.makeLogger(label: "intentctl.replay")
+        let topics = topicOptions.topics
+        let window = try period.window()
+        let progress = ReplayProgress.onTerminal(
+            total: try await ReplayProgress.recordCount(
+                of: reading(topics), configuration: configuration, logger: logger))
+        let report = try await replay(
+            Context(
+                configuration: configuration, logger: logger, topics: topics, from: window?.from, to: window?.to,
+                progress: progress))
+        progress?.finish()
+        if json {
+            output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
+        } else {
+            for line in lines(report) { output(line) }
+        }
+        if changes(report) > 0 { throw ExitCode(1) }
+    }
 }
 
 struct ConfirmReplayCommand: AsyncParsableCommand {
@@ -33,42 +79,27 @@ struct ConfirmReplayCommand: AsyncParsableCommand {
             as the worker checks it).
             """)
 
-    @OptionGroup var period: TimeWindowOptions
     @OptionGroup var amounts: AmountOptions
     @OptionGroup var stageKeys: StageKeyOptions
-    @Flag(help: "Print the report as one JSON object.") var json = false
-    @OptionGroup var topicOptions: TopicOptions
-    @OptionGroup var kafka: KafkaOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var replay: ReplayOptions
 
     func run() async throws {
-        let configuration = try kafka.configuration(clientID: "intentctl-replay")
-        let logger = try logging.makeLogger(label: "intentctl.replay")
-        let topics = topicOptions.topics
-        let window = try period.window()
         // Bindings are not compared (they are keyed); any key makes the stage decide.
         let stage = ConfirmStage(
             bindingKey: BindingKey(SecureRandom.bytes(32)), authenticator: try stageKeys.keys(),
             amounts: try amounts.policy())
-        let progress = ReplayProgress.onTerminal(
-            total: try await ReplayProgress.recordCount(
-                of: [topics.confirmations, topics.responses, topics.resolved, topics.accounts, topics.ledger],
-                configuration: configuration, logger: logger))
-        let report = try await ConfirmReplay.run(
-            topics: topics, configuration: configuration, logger: logger, from: window?.from, to: window?.to,
-            stage: stage, progress: progress)
-        progress?.finish()
-        if json {
-            output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
-        } else {
-            for change in report.changes {
-                output("\(change.intentID) (\(change.userID)): \(change.before) → \(change.after)")
-            }
-            output(
-                "\(report.replayed) payment decisions re-derived, \(report.changes.count) would change; \(report.undecided) undecided, \(report.unversioned) without a ledger version, \(report.ledgerUnavailable) whose ledger version is no longer reached"
-            )
-        }
-        if !report.changes.isEmpty { throw ExitCode(1) }
+        try await replay.run(
+            reading: { [$0.confirmations, $0.responses, $0.resolved, $0.accounts, $0.ledger] },
+            { context in
+                try await ConfirmReplay.run(
+                    topics: context.topics, configuration: context.configuration, logger: context.logger,
+                    from: context.from, to: context.to, stage: stage, progress: context.progress)
+            },
+            lines: { report in
+                report.changes.map { "\($0.intentID) (\($0.userID)): \($0.before) → \($0.after)" } + [
+                    "\(report.replayed) payment decisions re-derived, \(report.changes.count) would change; \(report.undecided) undecided, \(report.unversioned) without a ledger version, \(report.ledgerUnavailable) whose ledger version is no longer reached"
+                ]
+            }, changes: { $0.changes.count })
     }
 }
 
@@ -87,41 +118,27 @@ struct ResolveReplayCommand: AsyncParsableCommand {
             (--currencies, --messaging-services or their environment variables), or its decisions on those differ. Progress goes to standard error when it is a terminal.
             """)
 
-    @OptionGroup var period: TimeWindowOptions
     /// As the resolve worker is configured (the same flags and environment).
     @OptionGroup var resolverOptions: ResolverOptions
-    @Flag(help: "Print the report as one JSON object.") var json = false
-    @OptionGroup var topicOptions: TopicOptions
-    @OptionGroup var kafka: KafkaOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var replay: ReplayOptions
 
     func run() async throws {
-        let configuration = try kafka.configuration(clientID: "intentctl-replay")
-        let logger = try logging.makeLogger(label: "intentctl.replay")
-        let topics = topicOptions.topics
-        let window = try period.window()
-        let progress = ReplayProgress.onTerminal(
-            total: try await ReplayProgress.recordCount(
-                of: [topics.contacts, topics.prompts, topics.resolved, topics.requested], configuration: configuration,
-                logger: logger))
-        let report = try await ResolveReplay.run(
-            topics: topics, configuration: configuration, logger: logger, from: window?.from, to: window?.to,
-            resolver: try resolverOptions.resolver(), progress: progress)
-        progress?.finish()
-        if json {
-            output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
-        } else {
-            for change in report.changes {
-                for parameter in Set(change.before.keys).union(change.after.keys).sorted() {
-                    output(
+        let resolver = try resolverOptions.resolver()
+        try await replay.run(
+            reading: { [$0.contacts, $0.prompts, $0.resolved, $0.requested] },
+            { context in
+                try await ResolveReplay.run(
+                    topics: context.topics, configuration: context.configuration, logger: context.logger,
+                    from: context.from, to: context.to, resolver: resolver, progress: context.progress)
+            },
+            lines: { report in
+                report.changes.flatMap { change in
+                    Set(change.before.keys).union(change.after.keys).sorted().map { parameter in
                         "\(change.intentID) (\(change.userID), turn \(change.turn)) \(parameter): \(change.before[parameter] ?? "-") → \(change.after[parameter] ?? "-")"
-                    )
-                }
-            }
-            output(
-                "\(report.replayed) decisions re-derived, \(report.changes.count) would change; \(report.undecided) requests undecided, \(report.unversioned) decisions without a contact-book version, \(report.bookUnavailable) books no longer available"
-            )
-        }
-        if !report.changes.isEmpty { throw ExitCode(1) }
+                    }
+                } + [
+                    "\(report.replayed) decisions re-derived, \(report.changes.count) would change; \(report.undecided) requests undecided, \(report.unversioned) decisions without a contact-book version, \(report.bookUnavailable) books no longer available"
+                ]
+            }, changes: { $0.changes.count })
     }
 }

@@ -32,35 +32,31 @@ struct AuditWindowTests {
             #expect(try await pipeline.answer("after", try await pay("after").binding, .confirmed).code == .success)
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
-            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stage-keys"))
-            try testStageKeys.keyFileText.write(to: keyFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
-            defer { try? FileManager.default.removeItem(at: keyFile) }
+            try await OperatorCommandTests.withStageKeyFile { keyFile in
+                func audit(_ arguments: [String]) async throws -> (Int32, PipelineAudit.Report?, String) {
+                    try await OperatorCommandTests.runJSON(
+                        pipeline.broker, ["audit", "--stage-keys", keyFile.path] + arguments,
+                        as: PipelineAudit.Report.self,
+                        environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
+                }
+                let (status, after, output) = try await audit(["--from", EventTime.format(point)])
+                #expect(status == 0, "\(output)")
+                #expect(after?.intents == 2, "\(output)")  // across and after answered in the period
+                #expect(after?.window?.intentsBeganBefore == ["across"], "\(output)")
+                #expect(after?.window?.located["intents.responses"] != nil, "\(output)")
+                #expect(after?.integrity?.findings == [], "\(output)")
 
-            func audit(_ arguments: [String]) async throws -> (Int32, PipelineAudit.Report?, String) {
-                let (status, output) = try await OperatorCommandTests.run(
-                    pipeline.broker, ["audit", "--stage-keys", keyFile.path] + arguments,
-                    environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
-                let line = output.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-                return (status, try? JSONDecoder().decode(PipelineAudit.Report.self, from: Data(line.utf8)), output)
+                let (untilStatus, until, untilOutput) = try await audit([
+                    "--from", EventTime.format(start.addingTimeInterval(-1)), "--to", EventTime.format(point),
+                ])
+                #expect(untilStatus == 0, "\(untilOutput)")
+                #expect(until?.intents == 1, "\(untilOutput)")  // only "before" was answered before the point
+                #expect(until?.window?.intentsBeganBefore == [], "\(untilOutput)")
+
+                let (badStatus, _, badOutput) = try await audit(["--to", "1h"])
+                #expect(badStatus == 64, "\(badOutput)")
+                #expect(badOutput.contains("--to needs --from"), "\(badOutput)")
             }
-            let (status, after, output) = try await audit(["--from", EventTime.format(point)])
-            #expect(status == 0, "\(output)")
-            #expect(after?.intents == 2, "\(output)")  // across and after answered in the period
-            #expect(after?.window?.intentsBeganBefore == ["across"], "\(output)")
-            #expect(after?.window?.located["intents.responses"] != nil, "\(output)")
-            #expect(after?.integrity?.findings == [], "\(output)")
-
-            let (untilStatus, until, untilOutput) = try await audit([
-                "--from", EventTime.format(start.addingTimeInterval(-1)), "--to", EventTime.format(point),
-            ])
-            #expect(untilStatus == 0, "\(untilOutput)")
-            #expect(until?.intents == 1, "\(untilOutput)")  // only "before" was answered before the point
-            #expect(until?.window?.intentsBeganBefore == [], "\(untilOutput)")
-
-            let (badStatus, _, badOutput) = try await audit(["--to", "1h"])
-            #expect(badStatus == 64, "\(badOutput)")
-            #expect(badOutput.contains("--to needs --from"), "\(badOutput)")
         }
     }
 }

@@ -35,6 +35,25 @@ struct OperatorCommandTests {
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(60))
     }
 
+    /// Runs `intentctl ARGUMENTS` and decodes its last line that is a JSON object as `Report`.
+    static func runJSON<Report: Decodable>(
+        _ broker: LocalBroker, _ arguments: [String], as _: Report.Type, environment: [String: String] = [:]
+    ) async throws -> (status: Int32, report: Report?, output: String) {
+        let (status, output) = try await run(broker, arguments, environment: environment)
+        let line = output.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
+        return (status, try? JSONDecoder().decode(Report.self, from: Data(line.utf8)), output)
+    }
+
+    /// The stages' test keys in a file only its owner may read (as key files must be),
+    /// removed after `body`.
+    static func withStageKeyFile<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stage-keys"))
+        try testStageKeys.keyFileText.write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try await body(file)
+    }
+
     static func topics(_ broker: LocalBroker) async throws -> [String] {
         let (status, output) = try await run(broker, ["topics", "list", "--json"])
         #expect(status == 0, "\(output)")

@@ -40,32 +40,28 @@ struct ReplayConfirmTests {
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
-            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stage-keys"))
-            try testStageKeys.keyFileText.write(to: keyFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
-            defer { try? FileManager.default.removeItem(at: keyFile) }
-            func replay(_ arguments: [String] = []) async throws -> (Int32, ConfirmReplay.Report?, String) {
-                let (status, output) = try await OperatorCommandTests.run(
-                    pipeline.broker, ["replay", "confirm", "--json", "--stage-keys", keyFile.path] + arguments,
-                    environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
-                let line = output.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-                return (status, try? JSONDecoder().decode(ConfirmReplay.Report.self, from: Data(line.utf8)), output)
-            }
-            let (status, same, output) = try await replay()
-            #expect(status == 0, "\(output)")
-            #expect(same?.replayed == 2, "\(output)")
-            #expect(same?.changes == [], "\(output)")
-
-            // A maximum of 50 CNY: both payments would now be refused for their amount.
-            let (lowered, changed, loweredOutput) = try await replay(["--currencies", "CNY:0.01:50"])
-            #expect(lowered == 1, "\(loweredOutput)")
-            #expect(changed?.changes.map(\.intentID) == ["large", "small"], "\(loweredOutput)")
-            #expect(changed?.changes.first { $0.intentID == "small" }?.before == "ready", "\(loweredOutput)")
-            #expect(
-                changed?.changes.allSatisfy {
-                    $0.after.hasPrefix(ResponseCode.failurePaymentsAmountAboveMaximum.rawValue)
+            try await OperatorCommandTests.withStageKeyFile { keyFile in
+                func replay(_ arguments: [String] = []) async throws -> (Int32, ConfirmReplay.Report?, String) {
+                    try await OperatorCommandTests.runJSON(
+                        pipeline.broker, ["replay", "confirm", "--json", "--stage-keys", keyFile.path] + arguments,
+                        as: ConfirmReplay.Report.self, environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
                 }
-                    == true, "\(loweredOutput)")
+                let (status, same, output) = try await replay()
+                #expect(status == 0, "\(output)")
+                #expect(same?.replayed == 2, "\(output)")
+                #expect(same?.changes == [], "\(output)")
+
+                // A maximum of 50 CNY: both payments would now be refused for their amount.
+                let (lowered, changed, loweredOutput) = try await replay(["--currencies", "CNY:0.01:50"])
+                #expect(lowered == 1, "\(loweredOutput)")
+                #expect(changed?.changes.map(\.intentID) == ["large", "small"], "\(loweredOutput)")
+                #expect(changed?.changes.first { $0.intentID == "small" }?.before == "ready", "\(loweredOutput)")
+                #expect(
+                    changed?.changes.allSatisfy {
+                        $0.after.hasPrefix(ResponseCode.failurePaymentsAmountAboveMaximum.rawValue)
+                    }
+                        == true, "\(loweredOutput)")
+            }
         }
     }
 }

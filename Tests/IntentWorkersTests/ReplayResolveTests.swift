@@ -30,11 +30,9 @@ struct ReplayResolveTests {
             try await pipeline.stopWorker()
 
             func replay() async throws -> (Int32, ResolveReplay.Report?, String) {
-                let (status, output) = try await OperatorCommandTests.run(
-                    pipeline.broker, ["replay", "resolve", "--json"],
+                try await OperatorCommandTests.runJSON(
+                    pipeline.broker, ["replay", "resolve", "--json"], as: ResolveReplay.Report.self,
                     environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
-                let line = output.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-                return (status, try? JSONDecoder().decode(ResolveReplay.Report.self, from: Data(line.utf8)), output)
             }
             let (status, report, output) = try await replay()
             #expect(status == 0, "\(output)")

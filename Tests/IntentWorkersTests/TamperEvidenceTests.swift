@@ -38,47 +38,45 @@ struct TamperEvidenceTests {
             }
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
-            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stage-keys"))
-            try testStageKeys.keyFileText.write(to: keyFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
-            defer { try? FileManager.default.removeItem(at: keyFile) }
             let records = try await Self.records(of: pipeline.topics, pipeline.broker)
+            try await OperatorCommandTests.withStageKeyFile { keyFile in
 
-            let untouched = try await Self.audit(copying: records, pipeline.broker, keyFile) { $0 }
-            #expect(untouched.status == 0, "\(untouched.output)")
-            #expect(untouched.kinds == [], "\(untouched.output)")
+                let untouched = try await Self.audit(copying: records, pipeline.broker, keyFile) { $0 }
+                #expect(untouched.status == 0, "\(untouched.output)")
+                #expect(untouched.kinds == [], "\(untouched.output)")
 
-            let forger = EventAuthenticator(keys: [PipelineSource.payments: Array(repeating: 0x5a, count: 32)])
-            let cases: [(RecordIntegrity.Kind, Tampering)] = [
-                (
-                    .modified,
-                    { chain in
-                        var chain = chain
-                        chain[1].value = try Self.changed(chain[1].value ?? [])
-                        return chain
-                    }
-                ),
-                (
-                    .forged,
-                    { chain in
-                        // A copy of a genuine record with another id, signed with a key that is not the stage's.
-                        var event = try EventEnvelope.decode(chain[1].value ?? [])
-                        event.id += "-forged"
-                        let forged = KafkaProducerMessage(topic: chain[1].topic, event: event, signedWith: forger)
-                        var record = chain[1]
-                        record.value = forged.value
-                        record.headers = forged.headers
-                        return Array(chain[...1]) + [record] + chain[2...]
-                    }
-                ),
-                (.deleted, { chain in Array(chain[...0]) + chain[2...] }),
-                (.replayed, { chain in chain + [chain[0]] }),
-                (.reordered, { chain in [chain[0], chain[2], chain[1]] + chain[3...] }),
-            ]
-            for (kind, tampering) in cases {
-                let tampered = try await Self.audit(copying: records, pipeline.broker, keyFile, tampering)
-                #expect(tampered.status == 1, "\(kind): \(tampered.output)")
-                #expect(tampered.kinds == [kind], "\(kind): \(tampered.output)")
+                let forger = EventAuthenticator(keys: [PipelineSource.payments: Array(repeating: 0x5a, count: 32)])
+                let cases: [(RecordIntegrity.Kind, Tampering)] = [
+                    (
+                        .modified,
+                        { chain in
+                            var chain = chain
+                            chain[1].value = try Self.changed(chain[1].value ?? [])
+                            return chain
+                        }
+                    ),
+                    (
+                        .forged,
+                        { chain in
+                            // A copy of a genuine record with another id, signed with a key that is not the stage's.
+                            var event = try EventEnvelope.decode(chain[1].value ?? [])
+                            event.id += "-forged"
+                            let forged = KafkaProducerMessage(topic: chain[1].topic, event: event, signedWith: forger)
+                            var record = chain[1]
+                            record.value = forged.value
+                            record.headers = forged.headers
+                            return Array(chain[...1]) + [record] + chain[2...]
+                        }
+                    ),
+                    (.deleted, { chain in Array(chain[...0]) + chain[2...] }),
+                    (.replayed, { chain in chain + [chain[0]] }),
+                    (.reordered, { chain in [chain[0], chain[2], chain[1]] + chain[3...] }),
+                ]
+                for (kind, tampering) in cases {
+                    let tampered = try await Self.audit(copying: records, pipeline.broker, keyFile, tampering)
+                    #expect(tampered.status == 1, "\(kind): \(tampered.output)")
+                    #expect(tampered.kinds == [kind], "\(kind): \(tampered.output)")
+                }
             }
         }
     }
@@ -146,10 +144,9 @@ struct TamperEvidenceTests {
         }
         await producer.shutdown()
         #expect(tampered, "no ledger partition has three records of the payments stage's chain")
-        let (status, output) = try await OperatorCommandTests.run(
-            broker, ["audit", "--stage-keys", keyFile.path], environment: ["INTENT_TOPIC_PREFIX": prefix])
-        let line = output.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-        let report = try? JSONDecoder().decode(PipelineAudit.Report.self, from: Data(line.utf8))
+        let (status, report, output) = try await OperatorCommandTests.runJSON(
+            broker, ["audit", "--stage-keys", keyFile.path], as: PipelineAudit.Report.self,
+            environment: ["INTENT_TOPIC_PREFIX": prefix])
         return (status, output, report?.integrity?.findings.map { $0.kind } ?? [])
     }
 }
