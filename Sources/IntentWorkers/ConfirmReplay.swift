@@ -41,19 +41,10 @@ public enum ConfirmReplay {
         stage: ConfirmStage, progress: ReplayProgress? = nil
     ) async throws -> Report {
         var report = Report()
-        func offsets(_ topic: String, at time: Date?) async throws -> [KafkaTopicPartition: Int64]? {
-            guard let time else { return nil }
-            return try await TopicReader.offsets(of: topic, at: time, configuration: configuration, logger: logger)
-                .mapValues(\.offset.offset)
-        }
         func read(_ topic: String, windowed: Bool, _ body: (KafkaConsumerMessage) -> Void) async throws {
             try await TopicReader.forEachRecord(
-                of: topic, between: windowed ? try await offsets(topic, at: from) : nil,
-                and: try await offsets(topic, at: to), configuration: configuration, logger: logger
-            ) { message in
-                progress?.advance()
-                body(message)
-            }
+                of: topic, from: windowed ? from : nil, to: to, configuration: configuration, logger: logger,
+                progress: progress, body)
         }
         // What was decided, by the resolved event it decided on.
         var decisions: [String: (code: String, version: Int?)] = [:]

@@ -40,24 +40,16 @@ public enum ResolveReplay {
     ) async throws -> Report {
         // The contacts' whole history, from the start: each version of each user's book.
         var history = ContactHistory()
-        try await TopicReader.forEachRecord(of: topics.contacts, configuration: configuration, logger: logger) {
-            message in
-            progress?.advance()
+        try await TopicReader.forEachRecord(
+            of: topics.contacts, from: nil, to: nil, configuration: configuration, logger: logger, progress: progress
+        ) { message in
             if let record = try? ContactRecord.decode(key: message.key, value: message.value) { history.apply(record) }
         }
         // Decisions and requests in the period.
         func read(_ topic: String, _ body: (EventEnvelope) -> Void) async throws {
-            func offsets(at time: Date?) async throws -> [KafkaTopicPartition: Int64]? {
-                guard let time else { return nil }
-                return try await TopicReader.offsets(of: topic, at: time, configuration: configuration, logger: logger)
-                    .mapValues(\.offset.offset)
-            }
-            let start = try await offsets(at: from)
-            let end = try await offsets(at: to)
             try await TopicReader.forEachRecord(
-                of: topic, between: start, and: end, configuration: configuration, logger: logger
+                of: topic, from: from, to: to, configuration: configuration, logger: logger, progress: progress
             ) { message in
-                progress?.advance()
                 if let value = message.value, let event = try? EventEnvelope.decode(value) { body(event) }
             }
         }
