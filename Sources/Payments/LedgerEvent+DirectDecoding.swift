@@ -26,9 +26,15 @@ extension LedgerEvent {
         var event = LedgerEvent(id: "", kind: .deposit, userID: "")
         for (key, value) in members {
             switch key {
-            case "id": guard let text = value.text else { return nil }; id = text
-            case "kind": guard let text = value.text, let parsed = Kind(rawValue: text) else { return nil }; kind = parsed
-            case "userID": guard let text = value.text else { return nil }; userID = text
+            case "id":
+                guard let text = value.text else { return nil }
+                id = text
+            case "kind":
+                guard let text = value.text, let parsed = Kind(rawValue: text) else { return nil }
+                kind = parsed
+            case "userID":
+                guard let text = value.text else { return nil }
+                userID = text
             case "entries":
                 guard case .array(let items) = value else { return nil }
                 var parsed: [LedgerEntry] = []

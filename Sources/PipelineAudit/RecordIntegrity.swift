@@ -92,7 +92,8 @@ public enum RecordIntegrity {
         var report = Report()
         var chains: [ChainID: Chain] = [:]
         for record in records {
-            guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { continue }  // the lifecycle audit says so
+            // An unreadable record is the lifecycle audit's finding.
+            guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { continue }
             func finding(_ kind: Kind, _ detail: String) {
                 report.findings.append(
                     Finding(

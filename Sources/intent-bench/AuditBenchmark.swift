@@ -154,7 +154,8 @@ struct ResolveHistory {
     static let family = ["Smith", "Lee", "Ivanov", "Щукина", "孙", "张", "Wang", "Garcia", "Kowalski", "Novak"]
 
     /// Writes it; returns how many records.
-    func write(topics: PipelineTopics, partitions: Int, client: KafkaConfiguration, logger: Logger) async throws -> Int {
+    func write(topics: PipelineTopics, partitions: Int, client: KafkaConfiguration, logger: Logger) async throws -> Int
+    {
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         let load = PipelineLoad(users: 1)
         var batch: [KafkaProducerMessage] = []

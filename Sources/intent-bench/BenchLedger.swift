@@ -129,7 +129,9 @@ struct BenchLedger {
                         "answer-\(intentID)", "/voice/bench", ConfirmationAnswer.type, ConfirmationAnswer.dataSchema,
                         ConfirmationAnswer(decision: .confirmed, binding: binding)), to: topics.confirmations)
             }
-            for event in events { append(event.envelope(source: PipelineSource.payments, time: time), to: topics.ledger) }
+            for event in events {
+                append(event.envelope(source: PipelineSource.payments, time: time), to: topics.ledger)
+            }
             try await flush()
         }
         try await flush(true)

@@ -47,14 +47,25 @@ struct LedgerEventDecodingTests {
             ("no entries", variant { $0["entries"] = nil }),
             ("unknown kind", variant { $0["kind"] = .string("steal") }),
             ("number as id", variant { $0["id"] = .integer(7) }),
-            ("amount as a number", variant { $0["amount"] = .object(["amount": .number(1.5), "currency": .string("CNY")]) }),
-            ("lower-case currency", variant { $0["amount"] = .object(["amount": .string("1"), "currency": .string("cny")]) }),
-            ("entry with an extra field", variant {
-                $0["entries"] = .array([.object([
-                    "account": .string("a"), "side": .string("debit"), "extra": .bool(true),
-                    "amount": .object(["amount": .string("1"), "currency": .string("CNY")]),
-                ])])
-            }),
+            (
+                "amount as a number",
+                variant { $0["amount"] = .object(["amount": .number(1.5), "currency": .string("CNY")]) }
+            ),
+            (
+                "lower-case currency",
+                variant { $0["amount"] = .object(["amount": .string("1"), "currency": .string("cny")]) }
+            ),
+            (
+                "entry with an extra field",
+                variant {
+                    $0["entries"] = .array([
+                        .object([
+                            "account": .string("a"), "side": .string("debit"), "extra": .bool(true),
+                            "amount": .object(["amount": .string("1"), "currency": .string("CNY")]),
+                        ])
+                    ])
+                }
+            ),
             ("bad time", variant { $0["expiresAt"] = .string("yesterday") }),
             ("verified as a string", variant { $0["verified"] = .string("yes") }),
             // Strict decoding finds null in no re-encoding: refused, not taken as absent.
