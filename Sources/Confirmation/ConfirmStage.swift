@@ -38,7 +38,11 @@ public struct ConfirmStage: Sendable {
 
     /// One resolved intent. Everything it publishes is derived from the input
     /// (ids, times, the expiry and so the binding), so redoing it after a crash
-    /// publishes the same bytes, never a second, different proposal.
+    /// publishes the same event ids and the same binding, never a second,
+    /// different proposal. Only a payment's `ledgerVersion` can differ in a redo,
+    /// when the user's ledger moved in between (the hold of this very payment,
+    /// applied before the crash): consumers keep the first copy of an id, and so
+    /// does `intentctl replay confirm`.
     /// `ledger` is the state of the record's partition (the user's balances and
     /// the requests they were sent); `directory` finds accounts (nil: the
     /// ledger's own, when one ledger holds every user).

@@ -20,8 +20,11 @@ import IntentCrypto
 /// last record it knows. A fork is not tampering (both branches are signed); an
 /// auditor counts it.
 public enum RecordChain {
-    /// `SOURCE PREVIOUS NONCE`: who chains the record, the hash it follows
-    /// (``genesis`` for a chain's first record), and a random nonce.
+    /// `SOURCE PREVIOUS NONCE [SUPERSEDES]`: who chains the record, the hash it follows
+    /// (``genesis`` for a chain's first record), a random nonce, and for a record sent
+    /// again after a failed delivery, the hash of the earlier attempt. That attempt may
+    /// never have landed while a record after it did and names it: the resend, signed,
+    /// says the missing hash was its own, so the gap is not a deletion.
     public static let header = "intent-chain"
     /// `KEYID HEX`: the HMAC-SHA256 of ``canonical(topic:partition:link:value:)``
     /// with the source's key. The hex is the record's hash in the chain.
@@ -34,26 +37,34 @@ public enum RecordChain {
         public var source: String
         public var previous: String
         public var nonce: String
+        /// The hash of the attempt this record is sent again for.
+        public var supersedes: String?
 
-        public init(source: String, previous: String, nonce: String) {
+        public init(source: String, previous: String, nonce: String, supersedes: String? = nil) {
             self.source = source
             self.previous = previous
             self.nonce = nonce
+            self.supersedes = supersedes
         }
 
         /// A new link with a fresh random nonce.
-        public init(source: String, previous: String) {
-            self.init(source: source, previous: previous, nonce: Digest.hex(SecureRandom.bytes(8)))
+        public init(source: String, previous: String, supersedes: String? = nil) {
+            self.init(
+                source: source, previous: previous, nonce: Digest.hex(SecureRandom.bytes(8)), supersedes: supersedes)
         }
 
         /// The ``RecordChain/header`` value.
-        public var headerValue: String { "\(source) \(previous) \(nonce)" }
+        public var headerValue: String {
+            "\(source) \(previous) \(nonce)" + (supersedes.map { " \($0)" } ?? "")
+        }
 
         /// Parses a ``RecordChain/header`` value; nil when it is not one.
         public init?(headerValue: String) {
             let fields = headerValue.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
-            self.init(source: String(fields[0]), previous: String(fields[1]), nonce: String(fields[2]))
+            guard fields.count == 3 || fields.count == 4, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
+            self.init(
+                source: String(fields[0]), previous: String(fields[1]), nonce: String(fields[2]),
+                supersedes: fields.count == 4 ? String(fields[3]) : nil)
         }
     }
 
@@ -63,7 +74,7 @@ public enum RecordChain {
     /// another partition or to another of the pipeline's topics does not verify.
     public static func canonical(topic: String, partition: Int32, link: Link, value: [UInt8]) -> [UInt8] {
         Array(
-            "intent-chain/v1\n\(topic)\n\(partition)\n\(link.source)\n\(link.previous)\n\(link.nonce)\n\(Digest.hex(Digest.sha256(value)))"
+            "intent-chain/v1\n\(topic)\n\(partition)\n\(link.source)\n\(link.previous)\n\(link.nonce)\n\(link.supersedes ?? "")\n\(Digest.hex(Digest.sha256(value)))"
                 .utf8)
     }
 

@@ -37,7 +37,7 @@ final class ChainStamper: Sendable {
         self.chained = topics
         self.keys = keys
         self.ownKeyIDs = Set(keys.allKeys.filter { $0.source == source }.map(\.id))
-        self.reader = ChainTipReader(configuration: configuration, logger: logger)
+        self.reader = ChainTipReader(configuration: configuration, keys: keys, logger: logger)
     }
 
     /// `records` with their links, each on an explicit partition (a user's, as the
@@ -51,7 +51,10 @@ final class ChainStamper: Sendable {
             record.partition = partition
             let place = KafkaTopicPartition(topic: record.topic, partition: partition)
             let previous = try await tip(of: place)
-            let link = RecordChain.Link(source: source, previous: previous)
+            // Sent again: the earlier attempt's hash, which a record after it may name.
+            let earlier = record.headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
+                .flatMap(RecordChain.signature(headerValue:))?.hex
+            let link = RecordChain.Link(source: source, previous: previous, supersedes: earlier)
             guard
                 let signature = RecordChain.signature(
                     topic: chained[record.topic] ?? record.topic, partition: partition, link: link, value: value,
@@ -107,7 +110,9 @@ final class ChainStamper: Sendable {
 
     private func tip(of place: KafkaTopicPartition) async throws -> String {
         if let known = state.withLock({ $0.tips[place] }) { return known }
-        let found = try await reader.lastLink(of: source, in: place) ?? RecordChain.genesis
+        let found =
+            try await reader.lastLink(of: source, in: place, role: chained[place.topic] ?? place.topic)
+            ?? RecordChain.genesis
         state.withLock { $0.tips[place] = found }
         return found
     }

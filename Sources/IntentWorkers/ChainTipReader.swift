@@ -7,12 +7,24 @@ import Logging
 /// backwards from its end in growing windows (the last record of a chain is
 /// usually among the last few hundred) until a record chained by that source
 /// turns up, or the partition's start is reached (a new chain).
+///
+/// Only a link that verifies counts: a record anyone appended with a made-up
+/// link naming the stage would otherwise become the worker's next predecessor,
+/// and the stage's genuine successor would look like a deletion. A partition
+/// without the chain in its last ``scanLimit`` records starts a new chain rather
+/// than reading a large topic whole (the first start on topics written before
+/// chains existed).
 final class ChainTipReader: Sendable {
     private let configuration: KafkaConfiguration
     private let logger: Logger
+    private let keys: EventAuthenticator
+    /// Records read back at most per search.
+    static let scanLimit: Int64 = 200_000
+    static let largestWindow: Int64 = 16_384
 
-    init(configuration: KafkaConfiguration, logger: Logger) {
+    init(configuration: KafkaConfiguration, keys: EventAuthenticator, logger: Logger) {
         self.configuration = configuration
+        self.keys = keys
         self.logger = logger
     }
 
@@ -23,14 +35,16 @@ final class ChainTipReader: Sendable {
         }
     }
 
-    /// The hash (link signature) of the last record `source` chained on `place`; nil when it has none.
-    func lastLink(of source: String, in place: KafkaTopicPartition) async throws -> String? {
+    /// The hash (link signature) of the last record `source` chained on `place`; nil when it
+    /// has none there (or none in the last ``scanLimit`` records). `role` is the topic's name
+    /// without the prefix, which links sign.
+    func lastLink(of source: String, in place: KafkaTopicPartition, role: String) async throws -> String? {
         try await RetryPolicy.current.retrying("find the chain's end on \(place)", logger: logger) {
-            try await self.search(source, place)
+            try await self.search(source, place, role)
         }
     }
 
-    private func search(_ source: String, _ place: KafkaTopicPartition) async throws -> String? {
+    private func search(_ source: String, _ place: KafkaTopicPartition, _ role: String) async throws -> String? {
         let bounds = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
             try await $0.watermarks([place])[place]
         }
@@ -41,16 +55,21 @@ final class ChainTipReader: Sendable {
         do {
             var end = bounds.high
             var window: Int64 = 256
-            while end > bounds.low {
-                let start = max(bounds.low, end - window)
-                if let found = try await lastLink(of: source, in: place, from: start, to: end, consumer) {
+            let floor = max(bounds.low, bounds.high - Self.scanLimit)
+            while end > floor {
+                let start = max(floor, end - window)
+                if let found = try await lastLink(of: source, in: place, role: role, from: start, to: end, consumer) {
                     await consumer.close()
                     return found
                 }
                 end = start
-                window *= 4
+                window = min(window * 4, Self.largestWindow)
             }
             await consumer.close()
+            if floor > bounds.low {
+                logger.warning(
+                    "no chain of \(source) in the last \(Self.scanLimit) records of \(place): starting a new one")
+            }
             return nil
         } catch {
             await consumer.close()
@@ -58,37 +77,52 @@ final class ChainTipReader: Sendable {
         }
     }
 
-    /// The last link of `source` among the records at offsets `start..<end`.
+    /// The last verified link of `source` among the records at offsets `start..<end`.
     private func lastLink(
-        of source: String, in place: KafkaTopicPartition, from start: Int64, to end: Int64, _ consumer: KafkaConsumer
+        of source: String, in place: KafkaTopicPartition, role: String, from start: Int64, to end: Int64,
+        _ consumer: KafkaConsumer
     ) async throws -> String? {
         try consumer.assign([KafkaPartitionOffset(topic: place.topic, partition: place.partition, offset: start)])
         var found: String?
-        let deadline = ContinuousClock.now + configuration.requestTimeout
         var next = start
         var lastProgress = ContinuousClock.now
         // Offsets may skip (compaction), so a window can end before `end`: quiet for two
-        // seconds after reading something means the log has nothing more there.
+        // seconds after reading something means the log has nothing more there. Reading
+        // nothing at all for the request timeout is an error (retried: an outage).
         while next < end, next == start || ContinuousClock.now - lastProgress < .seconds(2) {
-            guard ContinuousClock.now < deadline else {
+            guard ContinuousClock.now - lastProgress < configuration.requestTimeout else {
                 // A Kafka timeout, so the caller's retry policy rides out a broker outage.
                 throw KafkaError.client(
-                    "reading \(place) from \(start) to \(end) took longer than \(configuration.requestTimeout)",
+                    "reading \(place) from \(start) to \(end): nothing for \(configuration.requestTimeout)",
                     operation: "find the chain's end", code: .timedOut)
             }
             for message in try await consumer.poll(maxMessages: 1000, timeout: .milliseconds(200))
             where message.topicPartition == place && message.offset >= next {
                 next = message.offset + 1
                 lastProgress = ContinuousClock.now
-                guard message.offset < end,
+                guard message.offset < end, let value = message.value,
                     let linkText = message.header(RecordChain.header)?.stringValue,
                     let link = RecordChain.Link(headerValue: linkText), link.source == source,
                     let signatureText = message.header(RecordChain.signatureHeader)?.stringValue,
-                    let signature = RecordChain.signature(headerValue: signatureText)
+                    let signature = RecordChain.signature(headerValue: signatureText),
+                    verifies(link, signature, value: value, role: role, partition: place.partition)
                 else { continue }
                 found = signature.hex
             }
         }
         return found
+    }
+
+    private func verifies(
+        _ link: RecordChain.Link, _ signature: EventSignature, value: [UInt8], role: String, partition: Int32
+    ) -> Bool {
+        do throws(EventDecodingError) {
+            try keys.verify(
+                canonical: RecordChain.canonical(topic: role, partition: partition, link: link, value: value),
+                source: link.source, what: "a chain link", signature: signature)
+            return true
+        } catch {
+            return false
+        }
     }
 }

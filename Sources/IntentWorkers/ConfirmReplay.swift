@@ -46,11 +46,13 @@ public enum ConfirmReplay {
                 of: topic, from: windowed ? from : nil, to: to, configuration: configuration, logger: logger,
                 progress: progress, body)
         }
-        // What was decided, by the resolved event it decided on.
+        // What was decided, by the resolved event it decided on. A decision redone after a
+        // crash may have seen a later version (its own hold applied meanwhile): the first
+        // one published is the one that counted.
         var decisions: [String: (code: String, version: Int?)] = [:]
         func recordDecision(_ message: KafkaConsumerMessage) {
             guard let value = message.value, let event = try? EventEnvelope.decode(value),
-                event.source == PipelineSource.confirm, let cause = event.causationID
+                event.source == PipelineSource.confirm, let cause = event.causationID, decisions[cause] == nil
             else { return }
             if let confirmation = try? event.decodeData(as: IntentConfirmation.self) {
                 decisions[cause] = (summary(confirmation.code, confirmation.reason), confirmation.ledgerVersion)
@@ -103,16 +105,19 @@ public enum ConfirmReplay {
         // Each partition's ledger in order: a decision is taken again when its user's
         // version is the one it recorded, before the user's next event.
         var ledgers: [Int32: Ledger] = [:]
+        // Only what a ledger follower would apply: signed by an allowed writer, keyed by its user.
+        let keys = stage.authenticator
         try await read(topics.ledger, windowed: false) { message in
-            guard let value = message.value, let envelope = try? EventEnvelope.decode(value),
-                let event = try? LedgerEvent.decode(from: envelope)
+            guard
+                let (event, time) = try? LedgerRecord.read(
+                    key: message.keyString, value: message.value, signature: message.signature, keys: keys)
             else { return }
             var ledger = ledgers[message.partition] ?? Ledger()
             let version = ledger.version(of: event.userID)
             if let due = waiting[message.partition]?[event.userID]?.removeValue(forKey: version) {
                 decide(due, ledger)
             }
-            _ = try? ledger.apply(event, at: Timestamp(envelope.time), checkingBalances: false)
+            _ = try? ledger.apply(event, at: time, checkingBalances: false)
             ledgers[message.partition] = ledger
         }
         for (partition, users) in waiting {

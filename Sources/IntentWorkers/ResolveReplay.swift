@@ -56,7 +56,11 @@ public enum ResolveReplay {
         var decisions: [String: IntentResolutionReport] = [:]
         for topic in [topics.prompts, topics.resolved] {
             try await read(topic) { event in
-                if let cause = event.causationID, let report = try? event.decodeData(as: IntentResolutionReport.self) {
+                // The first decision published for a request is the one that counted (a redo
+                // after a contact changed may have published another under the same id).
+                if let cause = event.causationID, decisions[cause] == nil,
+                    let report = try? event.decodeData(as: IntentResolutionReport.self)
+                {
                     decisions[cause] = report
                 }
             }

@@ -440,8 +440,9 @@ public final class StageWorker: Service, Sendable {
                 if let delivery, !(await delivery.results()).allSucceeded {
                     // Notices are derived with deterministic ids: sending them again is harmless
                     // (each copy with its own link: where the chains end is read again first).
-                    chains?.forget(batch.notices)
                     try await RetryPolicy.current.retrying("publish notices", logger: logger) {
+                        // Read again before every attempt: the last one may have landed or not.
+                        self.chains?.forget(batch.notices)
                         _ = try await producer.sendAll(try await self.chained(batch.notices))
                     }
                 }
@@ -475,7 +476,9 @@ public final class StageWorker: Service, Sendable {
         if let failedFrom {
             // The failed batch and every later one of the round again (same event ids), one
             // after another: nothing later was handed over meanwhile, so the state topics
-            // keep their order.
+            // keep their order. Where each of their chains ends is read again first (a later
+            // batch's failures were not looked at).
+            chains?.forget(round[failedFrom...].flatMap { $0.0.state })
             try await RetryPolicy.current.retrying("publish a batch", logger: logger) {
                 try PublishFaults.checkStateRound()
                 for (batch, _) in round[failedFrom...] {

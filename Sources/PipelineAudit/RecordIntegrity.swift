@@ -122,6 +122,7 @@ public enum RecordIntegrity {
                     finding(.modified, "its contents do not match its signatures (\(error.message))")
                 } else {
                     finding(.forged, "\(error.message)")
+                    continue  // a made-up link places nothing in a chain
                 }
             }
             guard let link, let chainSignature else {
@@ -160,6 +161,8 @@ public enum RecordIntegrity {
                 continue
             }
             chain.offsets[hash] = record.offset
+            // A verified resend accounts for its earlier attempt's hash (never landed, or landed).
+            if signed, let earlier = link.supersedes { chain.superseded.insert(earlier) }
             let firstInWindow = chain.offsets.count == 1 && readFromWindow.contains(record.topic)
             if link.previous != RecordChain.genesis && !firstInWindow {
                 if chain.offsets[link.previous] == nil {
@@ -172,7 +175,7 @@ public enum RecordIntegrity {
         for (id, chain) in chains.sorted(by: {
             ($0.key.topic, $0.key.partition, $0.key.source) < ($1.key.topic, $1.key.partition, $1.key.source)
         }) {
-            for (previous, offset, eventID) in chain.missing {
+            for (previous, offset, eventID) in chain.missing where !chain.superseded.contains(previous) {
                 let later = chain.offsets[previous]
                 report.findings.append(
                     Finding(
@@ -200,6 +203,8 @@ public enum RecordIntegrity {
         var offsets: [String: Int64] = [:]
         /// Hashes named as a predecessor.
         var named: Set<String> = []
+        /// Hashes of attempts a verified resend replaced.
+        var superseded: Set<String> = []
         /// Records whose predecessor was not (yet) seen.
         var missing: [(previous: String, offset: Int64, eventID: String)] = []
     }

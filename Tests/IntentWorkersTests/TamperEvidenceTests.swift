@@ -81,6 +81,41 @@ struct TamperEvidenceTests {
         }
     }
 
+    @Test("a made-up link appended to a partition never becomes a worker's predecessor")
+    func poisonedTip() async throws {
+        try await withMoneyPipeline { pipeline in
+            // Before the payments worker first writes on Alice's partition of the responses, someone
+            // appends a record whose link names the payments stage and a made-up hash.
+            let partition = KafkaPartitioner.partition(forKey: "alice", partitions: PipelineHarness.partitions)
+            _ = try await pipeline.send(
+                KafkaProducerMessage(
+                    topic: pipeline.topics.responses, partition: partition, key: Array("alice".utf8),
+                    value: Array("not an event".utf8),
+                    headers: [
+                        KafkaHeader(
+                            key: RecordChain.header,
+                            string: "\(PipelineSource.payments) \(String(repeating: "ab", count: 32)) 0123456789abcdef"),
+                        KafkaHeader(
+                            key: RecordChain.signatureHeader,
+                            string: "0011223344556677 \(String(repeating: "cd", count: 32))"),
+                    ]))
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "after-poison",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))))
+            let request = try await pipeline.event(for: "after-poison", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(try await pipeline.answer("after-poison", request.binding, .confirmed).code == .success)
+            try await pipeline.settlePayments()
+            try await pipeline.stopWorker()
+            // The stage's response follows a verified link (here: none, a new chain), not the made-up
+            // one: no record of the stage looks deleted. The junk itself is not an event.
+            let report = try await pipeline.audit()
+            #expect(report.integrity?.findings == [], "\(report.findings)")
+            #expect(report.findings == ["1 records are not events"])
+        }
+    }
+
     /// The value with its conversation id changed: still a valid event, no longer the one signed.
     static func changed(_ value: [UInt8]) throws -> [UInt8] {
         var event = try EventEnvelope.decode(value)

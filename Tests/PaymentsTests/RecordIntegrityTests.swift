@@ -11,15 +11,15 @@ struct RecordIntegrityTests {
     static let keys = EventAuthenticator.generate(for: PipelineSource.all)
 
     /// A signed, chained record of the payments stage following `previous` on partition 0.
-    static func record(_ id: String, offset: Int64, after previous: String, chained: Bool = true)
-        -> (record: RecordIntegrity.Record, hash: String)
-    {
+    static func record(
+        _ id: String, offset: Int64, after previous: String, chained: Bool = true, supersedes: String? = nil
+    ) -> (record: RecordIntegrity.Record, hash: String) {
         let event = LedgerEvent.deposit(
             id: id, userID: "alice", amount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")
         )
         .envelope(source: PipelineSource.payments, time: Date(timeIntervalSince1970: 1_800_000_000))
         let value = event.encoded()
-        let link = RecordChain.Link(source: PipelineSource.payments, previous: previous)
+        let link = RecordChain.Link(source: PipelineSource.payments, previous: previous, supersedes: supersedes)
         let signature = RecordChain.signature(
             topic: "payments.ledger", partition: 0, link: link, value: value, keys: keys)!
         return (
@@ -64,5 +64,17 @@ struct RecordIntegrityTests {
         #expect(report.findings.first?.offset == 12)
         let whole = RecordIntegrity.check([first.record, gap.record], keys: Self.keys)
         #expect(whole.findings.map(\.kind) == [.deleted, .deleted])
+    }
+
+    @Test("a record after an attempt that never landed: a deletion, unless the signed resend names that attempt")
+    func resends() {
+        let first = Self.record("a", offset: 0, after: RecordChain.genesis)
+        let lost = Self.record("b", offset: 99, after: first.hash)  // failed; never on the partition
+        let after = Self.record("c", offset: 1, after: lost.hash)
+        let gap = RecordIntegrity.check([first.record, after.record], keys: Self.keys)
+        #expect(gap.findings.map(\.kind) == [.deleted])
+        let resent = Self.record("b", offset: 2, after: after.hash, supersedes: lost.hash)
+        let explained = RecordIntegrity.check([first.record, after.record, resent.record], keys: Self.keys)
+        #expect(explained.findings == [])
     }
 }
