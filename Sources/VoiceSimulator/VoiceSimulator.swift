@@ -41,7 +41,7 @@ public final class VoiceSimulator: Sendable {
         producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: configuration), logger: logger)
         reader = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(
-                client: configuration, groupID: "voice-simulator-\(runID)", offsetReset: .latest,
+                client: configuration, groupID: "voice-simulator-\(runID)", offsetReset: .earliest,
                 sessionTimeout: .seconds(6)),
             logger: logger)
         try reader.subscribe(topics: [topics.prompts, topics.responses])
@@ -153,7 +153,11 @@ public final class VoiceSimulator: Sendable {
                 return event
             }
             for message in try await reader.poll(timeout: .milliseconds(200)) {
-                guard let event = try? EventEnvelope.decode(message.value ?? []), let id = event.intentID else {
+                // From the topics' start (a reader starting at their end can miss an answer
+                // published between its assignment and its first fetch), keeping this run's only.
+                guard let event = try? EventEnvelope.decode(message.value ?? []), let id = event.intentID,
+                    id.hasPrefix("voice-\(runID)-")
+                else {
                     continue
                 }
                 inbox.withLock { $0[id, default: []].append(event) }
@@ -162,7 +166,8 @@ public final class VoiceSimulator: Sendable {
         return nil
     }
 
-    /// The reader starts at the end of the topics: it must be assigned before the first intent goes out.
+    /// The reader is assigned before the first intent goes out, so the first answers are not
+    /// waited for behind a group join.
     private func waitForAssignment() async throws {
         let deadline = ContinuousClock.now + stepTimeout
         while try reader.assignment().isEmpty {
