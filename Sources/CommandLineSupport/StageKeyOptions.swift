@@ -18,6 +18,13 @@ public struct StageKeyOptions: ParsableArguments {
             valueName: "PATH"))
     public var stageKeys: String?
 
+    /// Whether keys were given at all (by flag or environment), as ``BindingKeyOptions/isConfigured``.
+    public var isConfigured: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return stageKeys != nil || environment["INTENT_STAGE_KEYS_FILE"] != nil
+            || environment["INTENT_STAGE_KEYS"] != nil
+    }
+
     /// The keyring; it must hold a key for `source` when the caller signs as that source.
     public func keys(signingAs source: String? = nil) throws -> EventAuthenticator {
         let keys = try Secrets.stageKeys(path: stageKeys)

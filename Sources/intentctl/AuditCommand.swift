@@ -48,11 +48,7 @@ struct AuditCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "intentctl.audit")
         let topics = topicOptions.topics
         let key = bindingKey.isConfigured ? BindingKey(try bindingKey.key()) : nil
-        let environment = ProcessInfo.processInfo.environment
-        let keysGiven =
-            stageKeys.stageKeys != nil || environment["INTENT_STAGE_KEYS_FILE"] != nil
-            || environment["INTENT_STAGE_KEYS"] != nil
-        let keys = keysGiven ? try stageKeys.keys() : nil
+        let keys = stageKeys.isConfigured ? try stageKeys.keys() : nil
         let window = try period.window().map { TopicAudit.Window(from: $0.from, to: $0.to) }
         let progress = ReplayProgress.onTerminal(
             total: try await ReplayProgress.recordCount(
