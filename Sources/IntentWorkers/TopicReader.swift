@@ -38,23 +38,15 @@ public enum TopicReader {
 
     /// Where a time falls in each partition of a topic: the first offset of a record at or
     /// after it (the broker's answer, or a scan where the broker's is wrong), and how it
-    /// was found. A nil time is the end of the log.
+    /// was found.
     public static func offsets(
-        of topic: String, at time: Date?, configuration: KafkaConfiguration, logger: Logger
+        of topic: String, at time: Date, configuration: KafkaConfiguration, logger: Logger
     ) async throws -> [KafkaTopicPartition: KafkaTimestampOffset] {
         try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
-            if let time {
-                return Dictionary(
-                    uniqueKeysWithValues: try await lookup.offsets(topic: topic, at: time).map {
-                        ($0.offset.topicPartition, $0)
-                    })
-            }
-            return try await lookup.bounds(of: topic).reduce(into: [:]) { offsets, entry in
-                offsets[entry.key] = KafkaTimestampOffset(
-                    offset: KafkaPartitionOffset(
-                        topic: entry.key.topic, partition: entry.key.partition, offset: entry.value.high),
-                    source: .broker)
-            }
+            Dictionary(
+                uniqueKeysWithValues: try await lookup.offsets(topic: topic, at: time).map {
+                    ($0.offset.topicPartition, $0)
+                })
         }
     }
 

@@ -13,11 +13,6 @@ public struct KafkaTimestampOffset: Sendable, Hashable {
 
     public var offset: KafkaPartitionOffset
     public var source: Source
-
-    public init(offset: KafkaPartitionOffset, source: Source) {
-        self.offset = offset
-        self.source = source
-    }
 }
 
 /// A partition's log bounds.
