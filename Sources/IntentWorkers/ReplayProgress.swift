@@ -11,26 +11,19 @@ public final class ReplayProgress: Sendable {
     private let started = ContinuousClock.now
     private let state = Mutex<(count: Int, lastPrinted: ContinuousClock.Instant)>((0, .now))
 
-    /// Nil when standard error is not a terminal. `total` is how many records there are to read, if known.
-    public static func onTerminal(total: Int?) -> ReplayProgress? {
-        isatty(STDERR_FILENO) == 1 ? ReplayProgress(total: total) : nil
+    /// Progress over a read of `topics`, sized by the records they hold now (an upper bound
+    /// of what the read covers); nil, without asking the cluster anything, when standard
+    /// error is not a terminal.
+    public static func onTerminal(
+        reading topics: [String], configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> ReplayProgress? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        return ReplayProgress(
+            total: try await TopicReader.recordCount(of: topics, configuration: configuration, logger: logger))
     }
 
     init(total: Int?) {
         self.total = total
-    }
-
-    /// How many records the topics hold now: an upper bound of what a read of them covers.
-    public static func recordCount(
-        of topics: [String], configuration: KafkaConfiguration, logger: Logger
-    ) async throws -> Int {
-        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
-            var total: Int64 = 0
-            for topic in topics {
-                for bounds in try await lookup.bounds(of: topic).values { total += bounds.high - bounds.low }
-            }
-            return Int(total)
-        }
     }
 
     func advance() {

@@ -36,6 +36,19 @@ public enum TopicReader {
             of: topic, between: nil, and: nil, configuration: configuration, logger: logger, timeout: timeout, body)
     }
 
+    /// How many records the topics hold now, from each partition's low to its high watermark.
+    public static func recordCount(
+        of topics: [String], configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> Int {
+        try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+            var total: Int64 = 0
+            for topic in topics {
+                for bounds in try await lookup.bounds(of: topic).values { total += bounds.high - bounds.low }
+            }
+            return Int(total)
+        }
+    }
+
     /// Where a time falls in each partition of a topic: the first offset of a record at or
     /// after it (the broker's answer, or a scan where the broker's is wrong), and how it
     /// was found.

@@ -110,10 +110,11 @@ struct AuditBenchmark: AsyncParsableCommand {
         var records: Int64 = 0
         var seconds = 0.0
         for topic in names {
-            let expected = try await KafkaOffsetLookup.with(
-                configuration: KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "bench"),
-                logger: Logger(label: "bench")
-            ) { try await $0.bounds(of: topic).values.reduce(0) { $0 + $1.high - $1.low } }
+            let expected = Int64(
+                try await TopicReader.recordCount(
+                    of: [topic],
+                    configuration: KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "bench"),
+                    logger: Logger(label: "bench")))
             guard expected > 0 else { continue }
             let group = "bench-\(UUID())"
             let bootstrap = broker.bootstrapServers

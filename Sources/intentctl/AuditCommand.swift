@@ -50,10 +50,9 @@ struct AuditCommand: AsyncParsableCommand {
         let key = bindingKey.isConfigured ? BindingKey(try bindingKey.key()) : nil
         let keys = stageKeys.isConfigured ? try stageKeys.keys() : nil
         let window = try period.window().map { TopicAudit.Window(from: $0.from, to: $0.to) }
-        let progress = ReplayProgress.onTerminal(
-            total: try await ReplayProgress.recordCount(
-                of: [topics.responses, topics.ledger, topics.confirmations, topics.messages, topics.deadLetter],
-                configuration: configuration, logger: logger))
+        let progress = try await ReplayProgress.onTerminal(
+            reading: [topics.responses, topics.ledger, topics.confirmations, topics.messages, topics.deadLetter],
+            configuration: configuration, logger: logger)
         var report = try await TopicAudit.run(
             topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window,
             progress: progress)

@@ -46,9 +46,8 @@ struct ReplayOptions: ParsableArguments {
         let logger = try logging.makeLogger(label: "intentctl.replay")
         let topics = topicOptions.topics
         let window = try period.window()
-        let progress = ReplayProgress.onTerminal(
-            total: try await ReplayProgress.recordCount(
-                of: reading(topics), configuration: configuration, logger: logger))
+        let progress = try await ReplayProgress.onTerminal(
+            reading: reading(topics), configuration: configuration, logger: logger)
         let report = try await replay(
             Context(
                 configuration: configuration, logger: logger, topics: topics, from: window?.from, to: window?.to,
