@@ -47,25 +47,16 @@ final class ChainStamper: Sendable {
         var stamped = records
         for index in stamped.indices where isOwn(stamped[index]) {
             var record = stamped[index]
-            guard let value = record.value, let partition = try await partition(of: record) else { continue }
-            record.partition = partition
+            guard record.value != nil, let partition = try await partition(of: record) else { continue }
             let place = KafkaTopicPartition(topic: record.topic, partition: partition)
             let previous = try await tip(of: place)
-            // Sent again: the earlier attempt's hash, which a record after it may name.
-            let earlier = record.headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
-                .flatMap(RecordChain.signature(headerValue:))?.hex
-            let link = RecordChain.Link(source: source, previous: previous, supersedes: earlier)
+            // A record sent again (after a failed delivery) gets a new link, naming its earlier attempt.
             guard
-                let signature = RecordChain.signature(
-                    topic: chained[record.topic] ?? record.topic, partition: partition, link: link, value: value,
-                    keys: keys)
+                let hash = record.link(
+                    after: previous, source: source, role: chained[record.topic] ?? record.topic,
+                    partition: partition, keys: keys)
             else { continue }
-            // A record sent again (after a failed delivery) gets a new link.
-            record.headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
-            record.headers.append(KafkaHeader(key: RecordChain.header, string: link.headerValue))
-            record.headers.append(
-                KafkaHeader(key: RecordChain.signatureHeader, string: RecordChain.headerValue(of: signature)))
-            state.withLock { $0.tips[place] = signature.hex }
+            state.withLock { $0.tips[place] = hash }
             stamped[index] = record
         }
         return stamped

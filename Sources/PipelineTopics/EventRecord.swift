@@ -30,6 +30,32 @@ extension KafkaProducerMessage {
     }
 }
 
+extension KafkaProducerMessage {
+    /// Links the record into `source`'s chain on `partition` of its topic (``RecordChain``),
+    /// after the record whose hash is `previous`: places it on that partition and sets the
+    /// link headers. `role` is the topic's name without the deployment's prefix. A record
+    /// linked before (sent again after a failed delivery) names that attempt as the one it
+    /// supersedes. Returns the record's hash, what the next record names; nil, leaving the
+    /// record as it was, when it has no value or `keys` no key for `source`.
+    public mutating func link(
+        after previous: String, source: String, role: String, partition: Int32, keys: EventAuthenticator
+    ) -> String? {
+        guard let value else { return nil }
+        let earlier = headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
+            .flatMap(RecordChain.signature(headerValue:))?.hex
+        let link = RecordChain.Link(source: source, previous: previous, supersedes: earlier)
+        guard
+            let signature = RecordChain.signature(
+                topic: role, partition: partition, link: link, value: value, keys: keys)
+        else { return nil }
+        self.partition = partition
+        headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+        headers.append(KafkaHeader(key: RecordChain.header, string: link.headerValue))
+        headers.append(KafkaHeader(key: RecordChain.signatureHeader, string: RecordChain.headerValue(of: signature)))
+        return signature.hex
+    }
+}
+
 extension KafkaConsumerMessage {
     /// The producer's signature headers (``EventSignature``), if any.
     public var signature: EventSignature? {

@@ -51,19 +51,14 @@ struct BenchLedger {
         }
         func append(_ event: EventEnvelope, to topic: String) {
             var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
-            if let partitions = chainedOn, let value = record.value, PipelineSource.isInternal(event.source) {
+            if let partitions = chainedOn, PipelineSource.isInternal(event.source) {
                 let partition = KafkaPartitioner.partition(forKey: event.userID, partitions: partitions)
                 let chain = "\(topic) \(partition) \(event.source)"
-                let link = RecordChain.Link(source: event.source, previous: tips[chain] ?? RecordChain.genesis)
-                if let signature = RecordChain.signature(
-                    topic: String(topic.dropFirst(topics.prefix.count)), partition: partition, link: link,
-                    value: value, keys: keys)
+                if let hash = record.link(
+                    after: tips[chain] ?? RecordChain.genesis, source: event.source,
+                    role: String(topic.dropFirst(topics.prefix.count)), partition: partition, keys: keys)
                 {
-                    record.partition = partition
-                    record.headers.append(KafkaHeader(key: RecordChain.header, string: link.headerValue))
-                    record.headers.append(
-                        KafkaHeader(key: RecordChain.signatureHeader, string: RecordChain.headerValue(of: signature)))
-                    tips[chain] = signature.hex
+                    tips[chain] = hash
                 }
             }
             batch.append(record)
