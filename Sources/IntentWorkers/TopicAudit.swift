@@ -34,8 +34,9 @@ public enum TopicAudit {
         }
         var windowed: Set<String> = []
         /// The topic's records, from the window's start when `fromWindow` (else from its
-        /// start), up to the window's end.
-        func read(_ topic: String, fromWindow: Bool, chained: Bool) async throws -> [EventEnvelope] {
+        /// start), up to the window's end; those of a chained topic also for the integrity check.
+        func read(_ topic: String, fromWindow: Bool) async throws -> [EventEnvelope] {
+            let role = keys == nil ? nil : topics.chained[topic]
             var start: [KafkaTopicPartition: Int64]?
             var end: [KafkaTopicPartition: Int64]?
             if let window {
@@ -62,10 +63,10 @@ public enum TopicAudit {
                     return
                 }
                 events.append(event)
-                if chained, keys != nil {
+                if let role {
                     integrityRecords.append(
                         RecordIntegrity.Record(
-                            topic: message.topic, role: String(message.topic.dropFirst(topics.prefix.count)),
+                            topic: message.topic, role: role,
                             partition: message.partition, offset: message.offset, value: value,
                             signature: message.signature,
                             chainLink: message.header(RecordChain.header)?.stringValue,
@@ -74,16 +75,16 @@ public enum TopicAudit {
             }
             return events
         }
-        let responses = try await read(topics.responses, fromWindow: true, chained: true)
-        let ledger = try await read(topics.ledger, fromWindow: false, chained: true)
-        let confirmations = try await read(topics.confirmations, fromWindow: false, chained: true)
-        let messages = try await read(topics.messages, fromWindow: true, chained: false)
+        let responses = try await read(topics.responses, fromWindow: true)
+        let ledger = try await read(topics.ledger, fromWindow: false)
+        let confirmations = try await read(topics.confirmations, fromWindow: false)
+        let messages = try await read(topics.messages, fromWindow: true)
         // Dead letters are not all events (references to oversized records are not): those are skipped.
         let before = unreadable
-        let deadLetters = try await read(topics.deadLetter, fromWindow: false, chained: false)
+        let deadLetters = try await read(topics.deadLetter, fromWindow: false)
         unreadable = before
         if window != nil {
-            let requests = try await read(topics.requested, fromWindow: true, chained: false)
+            let requests = try await read(topics.requested, fromWindow: true)
             summary?.intentsBeganBefore = beganBefore(responses: responses, messages: messages, requests: requests)
         }
         var report = PipelineAudit.audit(
@@ -94,11 +95,11 @@ public enum TopicAudit {
         if let keys {
             // A chained topic whose start was deleted by retention is read from a point in
             // its history, like a period: each chain's first record there names one before it.
-            for topic in topics.chained.keys where !windowed.contains(topic) {
-                let bounds = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
-                    try await $0.bounds(of: topic)
+            let fromStart = topics.chained.keys.filter { !windowed.contains($0) }
+            try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+                for topic in fromStart where try await lookup.bounds(of: topic).values.contains(where: { $0.low > 0 }) {
+                    windowed.insert(topic)
                 }
-                if bounds.values.contains(where: { $0.low > 0 }) { windowed.insert(topic) }
             }
             let integrity = RecordIntegrity.check(integrityRecords, keys: keys, readFromWindow: windowed)
             report.integrity = integrity
