@@ -121,7 +121,12 @@ public struct ContactResolver: Sendable {
 
     public let thresholds: Thresholds
 
-    public init(contacts: [Contact], now: Date = Date(), thresholds: Thresholds = Thresholds()) {
+    /// `spellingCache` shares transliterations with the other books the process builds
+    /// (``NameSpellingCache``); without one, each name is transliterated here.
+    public init(
+        contacts: [Contact], now: Date = Date(), thresholds: Thresholds = Thresholds(),
+        spellingCache: NameSpellingCache? = nil
+    ) {
         self.thresholds = thresholds
         var entries: [Entry] = []
         var exact: [String: [(index: Int, kind: MatchKind)]] = [:]
@@ -129,7 +134,7 @@ public struct ContactResolver: Sendable {
         var variants: [String: [(index: Int, kind: MatchKind)]] = [:]
         var writtenNames: [String: [Int]] = [:]
         var byInitial: [UInt8: FuzzyBucket] = [:]
-        var spellingsOfName: [String: Set<String>] = [:]
+        var spellingsOfName = SpellingTable(shared: spellingCache)
         for (index, contact) in contacts.enumerated() {
             entries.append(
                 Entry(
@@ -153,21 +158,28 @@ public struct ContactResolver: Sendable {
         self.variants = variants
         self.writtenNames = writtenNames
         self.byInitial = byInitial
-        self.spellingsOfName = spellingsOfName
+        self.spellingsOfName = spellingsOfName.names
+    }
+
+    /// The book's names' spellings as they are computed, from the shared cache when there is one.
+    private struct SpellingTable {
+        var names: [String: Set<String>] = [:]
+        let shared: NameSpellingCache?
+
+        init(shared: NameSpellingCache?) { self.shared = shared }
     }
 
     /// ``NameSpellings/of(_:)``, from the book's names when the text is one of them.
-    private static func spellings(of name: String, cache: inout [String: Set<String>]) -> Set<String> {
+    private static func spellings(of name: String, cache: inout SpellingTable) -> Set<String> {
         let trimmed = name.trimmingWhitespaceAndNewlines
-        if let known = cache[trimmed] { return known }
-        let spellings = NameSpellings.of(trimmed)
-        cache[trimmed] = spellings
+        if let known = cache.names[trimmed] { return known }
+        let spellings = cache.shared?.spellings(of: trimmed) ?? NameSpellings.of(trimmed)
+        cache.names[trimmed] = spellings
         return spellings
     }
 
     /// Every spelling under which a contact can be found, with its kind.
-    private static func keys(of contact: Contact, spellings cache: inout [String: Set<String>]) -> [(String, MatchKind)]
-    {
+    private static func keys(of contact: Contact, spellings cache: inout SpellingTable) -> [(String, MatchKind)] {
         var fullNames = [contact.displayName]
         if let given = contact.givenName, let family = contact.familyName {
             fullNames += ["\(given) \(family)", "\(family) \(given)", "\(family)\(given)"]
@@ -194,7 +206,7 @@ public struct ContactResolver: Sendable {
     /// names are the contact's, or the two words of a two-word display name.
     /// Only keys with a K: the others are the given name's ``PhoneticKey``,
     /// which the phonetic match already finds, and scores higher.
-    private static func variantKeys(of contact: Contact, spellings cache: inout [String: Set<String>]) -> [(
+    private static func variantKeys(of contact: Contact, spellings cache: inout SpellingTable) -> [(
         String, MatchKind
     )] {
         var given = contact.givenName

@@ -60,11 +60,11 @@ public enum RecordChain {
 
         /// Parses a ``RecordChain/header`` value; nil when it is not one.
         public init?(headerValue: String) {
-            let fields = headerValue.split(separator: " ", omittingEmptySubsequences: false)
+            let fields = RecordChain.fields(of: headerValue)
             guard fields.count == 3 || fields.count == 4, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
             self.init(
-                source: String(fields[0]), previous: String(fields[1]), nonce: String(fields[2]),
-                supersedes: fields.count == 4 ? String(fields[3]) : nil)
+                source: fields[0], previous: fields[1], nonce: fields[2],
+                supersedes: fields.count == 4 ? fields[3] : nil)
         }
     }
 
@@ -92,8 +92,16 @@ public enum RecordChain {
     }
 
     public static func signature(headerValue: String) -> EventSignature? {
-        let fields = headerValue.split(separator: " ")
-        guard fields.count == 2 else { return nil }
-        return EventSignature(keyID: fields[0] == "-" ? nil : String(fields[0]), hex: String(fields[1]))
+        let fields = fields(of: headerValue)
+        guard fields.count == 2, fields.allSatisfy({ !$0.isEmpty }) else { return nil }
+        return EventSignature(keyID: fields[0] == "-" ? nil : fields[0], hex: fields[1])
+    }
+
+    /// A header value's fields, split at each space by byte: an auditor parses two headers
+    /// per record, and splitting by `Character` (grapheme breaking) was a tenth of its check.
+    static func fields(of headerValue: String) -> [String] {
+        headerValue.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map {
+            String(Substring($0))
+        }
     }
 }

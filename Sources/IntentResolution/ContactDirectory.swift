@@ -9,6 +9,9 @@ public import Foundation
 public struct ContactDirectory: Sendable {
     private var contacts: [String: [String: Contact]] = [:]
     private var books: [String: ContactBook] = [:]
+    /// Names transliterated for earlier books: a change to one contact rebuilds its
+    /// user's book, whose other names are already known.
+    private let spellings = NameSpellingCache()
 
     public init() {}
 
@@ -30,7 +33,8 @@ public struct ContactDirectory: Sendable {
         guard let userContacts = contacts[userID] else { return .empty }
         // Sorted by id, so ranking ties break the same way on every rebuild.
         let sorted = userContacts.values.sorted { $0.id < $1.id }
-        let book = ContactBook(contacts: sorted, resolver: ContactResolver(contacts: sorted, now: now))
+        let book = ContactBook(
+            contacts: sorted, resolver: ContactResolver(contacts: sorted, now: now, spellingCache: spellings))
         books[userID] = book
         return book
     }

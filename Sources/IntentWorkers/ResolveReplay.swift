@@ -68,6 +68,7 @@ public enum ResolveReplay {
         var report = Report()
         // One index per book version, built once: most users make many requests per version.
         var books: [String: ContactBook] = [:]
+        let spellings = NameSpellingCache()
         try await read(topics.requested) { event in
             guard let intentID = event.intentID, let request = try? event.decodeData(as: IntentRequested.self) else {
                 return
@@ -87,7 +88,9 @@ public enum ResolveReplay {
             guard
                 let book = known
                     ?? rebuilt.map({ contacts in
-                        ContactBook(contacts: contacts, resolver: ContactResolver(contacts: contacts, now: event.time))
+                        ContactBook(
+                            contacts: contacts,
+                            resolver: ContactResolver(contacts: contacts, now: event.time, spellingCache: spellings))
                     })
             else {
                 report.bookUnavailable += 1

@@ -28,14 +28,30 @@ public enum TopicAudit {
         bindingKey: BindingKey? = nil, window: Window? = nil, progress: ReplayProgress? = nil
     ) async throws -> PipelineAudit.Report {
         var unreadable = 0
-        var integrityRecords: [RecordIntegrity.Record] = []
+        var audit = StreamingAudit()
         var summary = window.map {
             PipelineAudit.Window(from: EventTime.format($0.from), to: $0.to.map(EventTime.format))
         }
+        // Topics read from a point in their history rather than their start: the window's,
+        // and chained topics whose start retention deleted (each chain's first record
+        // there names one before it, as in a period).
         var windowed: Set<String> = []
-        /// The topic's records, from the window's start when `fromWindow` (else from its
-        /// start), up to the window's end; those of a chained topic also for the integrity check.
-        func read(_ topic: String, fromWindow: Bool) async throws -> [EventEnvelope] {
+        if window != nil {
+            windowed.formUnion([topics.responses, topics.messages, topics.requested])
+        }
+        if keys != nil {
+            let fromStart = topics.chained.keys.filter { !windowed.contains($0) }
+            try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
+                for topic in fromStart where try await lookup.bounds(of: topic).values.contains(where: { $0.low > 0 }) {
+                    windowed.insert(topic)
+                }
+            }
+        }
+        var integrity = keys.map { RecordIntegrity.Checker(keys: $0, readFromWindow: windowed) }
+        /// Feeds the topic's records to `body`, from the window's start when `fromWindow`
+        /// (else from its start) up to the window's end; those of a chained topic also to
+        /// the integrity check.
+        func read(_ topic: String, fromWindow: Bool, _ body: (EventEnvelope) -> Void) async throws {
             let role = keys == nil ? nil : topics.chained[topic]
             var start: [KafkaTopicPartition: Int64]?
             var end: [KafkaTopicPartition: Int64]?
@@ -46,14 +62,12 @@ public enum TopicAudit {
                     start = located.mapValues(\.offset.offset)
                     let how = Set(located.values.map(\.source.rawValue)).sorted().joined(separator: "+")
                     summary?.located[String(topic.dropFirst(topics.prefix.count))] = how
-                    windowed.insert(topic)
                 }
                 if let to = window.to {
                     end = try await TopicReader.offsets(of: topic, at: to, configuration: configuration, logger: logger)
                         .mapValues(\.offset.offset)
                 }
             }
-            var events: [EventEnvelope] = []
             try await TopicReader.forEachRecord(
                 of: topic, between: start, and: end, configuration: configuration, logger: logger
             ) { message in
@@ -62,9 +76,9 @@ public enum TopicAudit {
                     unreadable += 1
                     return
                 }
-                events.append(event)
+                body(event)
                 if let role {
-                    integrityRecords.append(
+                    integrity?.check(
                         RecordIntegrity.Record(
                             topic: message.topic, role: role,
                             partition: message.partition, offset: message.offset, value: value,
@@ -73,54 +87,42 @@ public enum TopicAudit {
                             chainSignature: message.header(RecordChain.signatureHeader)?.stringValue, event: event))
                 }
             }
-            return events
         }
-        let responses = try await read(topics.responses, fromWindow: true)
-        let ledger = try await read(topics.ledger, fromWindow: false)
-        let confirmations = try await read(topics.confirmations, fromWindow: false)
-        let messages = try await read(topics.messages, fromWindow: true)
+        // Intents seen in the window, and those whose first turn was requested in it.
+        var seen: Set<String> = []
+        var begun: Set<String> = []
+        try await read(topics.responses, fromWindow: true) { event in
+            audit.response(event)
+            if window != nil, let intentID = event.intentID { seen.insert(intentID) }
+        }
+        try await read(topics.ledger, fromWindow: false) { audit.ledgerRecord($0) }
+        try await read(topics.confirmations, fromWindow: false) { audit.confirmation($0) }
+        try await read(topics.messages, fromWindow: true) { event in
+            audit.message(event)
+            if window != nil, let intentID = event.intentID { seen.insert(intentID) }
+        }
         // Dead letters are not all events (references to oversized records are not): those are skipped.
         let before = unreadable
-        let deadLetters = try await read(topics.deadLetter, fromWindow: false)
+        try await read(topics.deadLetter, fromWindow: false) { audit.deadLetter($0) }
         unreadable = before
         if window != nil {
-            let requests = try await read(topics.requested, fromWindow: true)
-            summary?.intentsBeganBefore = beganBefore(responses: responses, messages: messages, requests: requests)
-        }
-        var report = PipelineAudit.audit(
-            responses: responses, ledger: ledger, confirmations: confirmations, messages: messages,
-            deadLetters: deadLetters, bindingKey: bindingKey)
-        report.window = summary
-        if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
-        if let keys {
-            // A chained topic whose start was deleted by retention is read from a point in
-            // its history, like a period: each chain's first record there names one before it.
-            let fromStart = topics.chained.keys.filter { !windowed.contains($0) }
-            try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
-                for topic in fromStart where try await lookup.bounds(of: topic).values.contains(where: { $0.low > 0 }) {
-                    windowed.insert(topic)
+            try await read(topics.requested, fromWindow: true) { request in
+                if let intentID = request.intentID, let requested = try? request.decodeData(as: IntentRequested.self),
+                    requested.turn == 1
+                {
+                    begun.insert(intentID)
                 }
             }
-            let integrity = RecordIntegrity.check(integrityRecords, keys: keys, readFromWindow: windowed)
-            report.integrity = integrity
-            report.findings += integrity.findings.map(\.description)
+            summary?.intentsBeganBefore = seen.subtracting(begun).sorted()
+        }
+        var report = audit.report(bindingKey: bindingKey)
+        report.window = summary
+        if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
+        if let integrity {
+            let checked = integrity.report()
+            report.integrity = checked
+            report.findings += checked.findings.map(\.description)
         }
         return report
-    }
-
-    /// Intents with responses or messages in the window whose first turn was not requested in it.
-    private static func beganBefore(
-        responses: [EventEnvelope], messages: [EventEnvelope], requests: [EventEnvelope]
-    ) -> [String] {
-        var begun: Set<String> = []
-        for request in requests {
-            if let intentID = request.intentID, let requested = try? request.decodeData(as: IntentRequested.self),
-                requested.turn == 1
-            {
-                begun.insert(intentID)
-            }
-        }
-        let seen = Set((responses + messages).compactMap(\.intentID))
-        return seen.subtracting(begun).sorted()
     }
 }

@@ -82,20 +82,38 @@ public enum RecordIntegrity {
         public var findings: [Finding] = []
     }
 
-    /// Checks `records` (every topic's partitions each in offset order). Records of
-    /// internal sources (``PipelineSource/isInternal(_:)``) must verify; a stage's must be chained.
-    /// The topics in `readFromWindow` were read from a time on, not from their start:
-    /// the first record of each chain there names one before the window, unseen.
+    /// Checks `records` (every topic's partitions each in offset order); see ``Checker``.
     public static func check(
         _ records: [Record], keys: EventAuthenticator, readFromWindow: Set<String> = []
     ) -> Report {
-        var report = Report()
-        var chains: [ChainID: Chain] = [:]
-        for record in records {
+        var checker = Checker(keys: keys, readFromWindow: readFromWindow)
+        for record in records { checker.check(record) }
+        return checker.report()
+    }
+
+    /// The check fed one record at a time, as the topics are read (every topic's
+    /// partitions each in offset order): it keeps each chain's hashes, not the records.
+    /// Records of internal sources (``PipelineSource/isInternal(_:)``) must verify; a
+    /// stage's must be chained. The topics in `readFromWindow` were read from a time on,
+    /// not from their start: the first record of each chain there names one before the
+    /// window, unseen.
+    public struct Checker {
+        private let keys: EventAuthenticator
+        private let readFromWindow: Set<String>
+        private var chains: [ChainID: Chain] = [:]
+        /// Counts and per-record findings so far.
+        private var tally = Report()
+
+        public init(keys: EventAuthenticator, readFromWindow: Set<String> = []) {
+            self.keys = keys
+            self.readFromWindow = readFromWindow
+        }
+
+        public mutating func check(_ record: Record) {
             // An unreadable record is the lifecycle audit's finding.
-            guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { continue }
+            guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { return }
             func finding(_ kind: Kind, _ detail: String) {
-                report.findings.append(
+                tally.findings.append(
                     Finding(
                         kind: kind, topic: record.topic, partition: record.partition, offset: record.offset,
                         eventID: event.id, detail: detail))
@@ -105,11 +123,11 @@ public enum RecordIntegrity {
                 if internalSource {
                     finding(.forged, "no key of \(event.source) signed it")
                 } else {
-                    report.unverifiable += 1
+                    tally.unverifiable += 1
                 }
-                continue
+                return
             }
-            report.verified += 1
+            tally.verified += 1
             let link = record.chainLink.flatMap(RecordChain.Link.init(headerValue:))
             let chainSignature = record.chainSignature.flatMap(RecordChain.signature(headerValue:))
             var signed = true
@@ -122,18 +140,18 @@ public enum RecordIntegrity {
                     finding(.modified, "its contents do not match its signatures (\(error.message))")
                 } else {
                     finding(.forged, "\(error.message)")
-                    continue  // a made-up link places nothing in a chain
+                    return  // a made-up link places nothing in a chain
                 }
             }
             guard let link, let chainSignature else {
                 if signed && event.source.hasPrefix("/workers/") {
                     finding(.unchained, "\(event.source) wrote it without a chain link")
                 }
-                continue
+                return
             }
             guard link.source == event.source else {
                 if signed { finding(.forged, "chained as \(link.source) but the event is from \(event.source)") }
-                continue
+                return
             }
             if signed {
                 do throws(EventDecodingError) {
@@ -143,7 +161,7 @@ public enum RecordIntegrity {
                         source: link.source, what: "a chain link", signature: chainSignature)
                 } catch {
                     finding(.forged, "its chain link does not verify (\(error.message))")
-                    continue
+                    return
                 }
             }
             // Placed in its chain, modified or not: its successor names its link signature.
@@ -155,40 +173,46 @@ public enum RecordIntegrity {
                 chain = Chain()
                 chains[id] = chain
             }
-            let hash = chainSignature.hex
+            let hash = ChainHash(chainSignature.hex)
             if let first = chain.offsets[hash] {
                 finding(.replayed, "an exact copy of the record at offset \(first)")
-                continue
+                return
             }
             chain.offsets[hash] = record.offset
             // A verified resend accounts for its earlier attempt's hash (never landed, or landed).
-            if signed, let earlier = link.supersedes { chain.superseded.insert(earlier) }
+            if signed, let earlier = link.supersedes { chain.superseded.insert(ChainHash(earlier)) }
             let firstInWindow = chain.offsets.count == 1 && readFromWindow.contains(record.topic)
             if link.previous != RecordChain.genesis && !firstInWindow {
-                if chain.offsets[link.previous] == nil {
-                    chain.missing.append((link.previous, record.offset, event.id))
+                let previous = ChainHash(link.previous)
+                if chain.offsets[previous] == nil {
+                    chain.missing.append((previous, record.offset, event.id))
                 }
-                if !chain.named.insert(link.previous).inserted { report.forks += 1 }
+                if !chain.named.insert(previous).inserted { tally.forks += 1 }
             }
         }
-        report.chains = chains.count
-        for (id, chain) in chains.sorted(by: {
-            ($0.key.topic, $0.key.partition, $0.key.source) < ($1.key.topic, $1.key.partition, $1.key.source)
-        }) {
-            for (previous, offset, eventID) in chain.missing where !chain.superseded.contains(previous) {
-                let later = chain.offsets[previous]
-                report.findings.append(
-                    Finding(
-                        kind: later == nil ? .deleted : .reordered, topic: id.topic, partition: id.partition,
-                        offset: offset, eventID: eventID,
-                        detail: later.map {
-                            "the record before it in \(id.source)'s chain comes after it, at offset \($0)"
-                        }
-                            ?? "the record before it in \(id.source)'s chain is missing"))
+
+        /// What every record checked so far shows.
+        public func report() -> Report {
+            var report = tally
+            report.chains = chains.count
+            for (id, chain) in chains.sorted(by: {
+                ($0.key.topic, $0.key.partition, $0.key.source) < ($1.key.topic, $1.key.partition, $1.key.source)
+            }) {
+                for (previous, offset, eventID) in chain.missing where !chain.superseded.contains(previous) {
+                    let later = chain.offsets[previous]
+                    report.findings.append(
+                        Finding(
+                            kind: later == nil ? .deleted : .reordered, topic: id.topic, partition: id.partition,
+                            offset: offset, eventID: eventID,
+                            detail: later.map {
+                                "the record before it in \(id.source)'s chain comes after it, at offset \($0)"
+                            }
+                                ?? "the record before it in \(id.source)'s chain is missing"))
+                }
             }
+            report.findings.sort { ($0.topic, $0.partition, $0.offset) < ($1.topic, $1.partition, $1.offset) }
+            return report
         }
-        report.findings.sort { ($0.topic, $0.partition, $0.offset) < ($1.topic, $1.partition, $1.offset) }
-        return report
     }
 
     private struct ChainID: Hashable {
@@ -200,12 +224,42 @@ public enum RecordIntegrity {
     /// A class, so recording a record mutates the chain in place rather than copying its tables.
     private final class Chain {
         /// Each record's hash, and where it is.
-        var offsets: [String: Int64] = [:]
+        var offsets: [ChainHash: Int64] = [:]
         /// Hashes named as a predecessor.
-        var named: Set<String> = []
+        var named: Set<ChainHash> = []
         /// Hashes of attempts a verified resend replaced.
-        var superseded: Set<String> = []
+        var superseded: Set<ChainHash> = []
         /// Records whose predecessor was not (yet) seen.
-        var missing: [(previous: String, offset: Int64, eventID: String)] = []
+        var missing: [(previous: ChainHash, offset: Int64, eventID: String)] = []
+    }
+
+    /// A record's hash in its chain (its link signature's hex), as the 32 bytes it spells
+    /// when it is a SHA-256's hex (every genuine one), else as written: hashing and
+    /// comparing 64-character strings was a third of the check.
+    private enum ChainHash: Hashable {
+        case digest(SIMD4<UInt64>)
+        case text(String)
+
+        init(_ hex: String) {
+            var words = SIMD4<UInt64>()
+            var count = 0
+            for byte in hex.utf8 {
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
+                default:
+                    self = .text(hex)
+                    return
+                }
+                guard count < 64 else {
+                    self = .text(hex)
+                    return
+                }
+                words[count / 16] = words[count / 16] << 4 | UInt64(nibble)
+                count += 1
+            }
+            self = count == 64 ? .digest(words) : .text(hex)
+        }
     }
 }

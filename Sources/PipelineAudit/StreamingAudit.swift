@@ -1,0 +1,382 @@
+public import IntentEvents
+import Intents
+import Messaging
+public import Payments
+
+/// ``PipelineAudit`` fed one record at a time, as the topics are read: it keeps
+/// what the rules need (per intent its final responses, per transfer what
+/// happened to it, per account its sum), never the records. An audit of a long
+/// history then costs memory in proportion to the intents and accounts, and no
+/// time building and freeing arrays of events (which was a fifth of it).
+///
+/// Feed each topic in partition order (a transfer's hold, post and void share
+/// the payer's partition); topics may come in any order. ``report(bindingKey:)``
+/// applies the rules that need everything read.
+public struct StreamingAudit: Sendable {
+    private var responses = ResponseRules()
+    private var ledger = LedgerRules()
+    private var confirmations = ConfirmationRecords()
+    private var messages = MessageRules()
+    /// Transfers whose credit the payee's member refused (dead-lettered).
+    private var creditsRefused: Set<String> = []
+
+    public init() {}
+
+    public mutating func response(_ event: EventEnvelope) { responses.read(event) }
+
+    public mutating func ledgerRecord(_ record: EventEnvelope) { ledger.read(record) }
+
+    public mutating func confirmation(_ record: EventEnvelope) { confirmations.read(record) }
+
+    public mutating func message(_ record: EventEnvelope) { messages.read(record) }
+
+    /// A dead-letter record (the original event): tells a credit still on its way
+    /// from one its payee's member refused.
+    public mutating func deadLetter(_ record: EventEnvelope) {
+        if let transferID = ConfirmationRecords.creditTransfer(record) { creditsRefused.insert(transferID) }
+    }
+
+    /// Every rule over what was read.
+    public func report(bindingKey: BindingKey? = nil) -> PipelineAudit.Report {
+        var report = PipelineAudit.Report()
+        responses.finish(&report)
+        ledger.finish(sent: confirmations.creditsSent, refused: creditsRefused, &report)
+        confirmations.checkConfirmed(ledger.ledger, bindingKey, &report)
+        confirmations.checkPayees(ledger, &report)
+        messages.finish(&report)
+        return report
+    }
+}
+
+/// One final response per intent, with one code.
+private struct ResponseRules: Sendable {
+    var finals: [String: [(id: String, code: ResponseCode)]] = [:]
+    var seen: Set<String> = []
+    var findings: [String] = []
+
+    mutating func read(_ event: EventEnvelope) {
+        guard let intentID = event.intentID, let response = try? event.decodeData(as: IntentResponse.self) else {
+            findings.append("response \(event.id) cannot be read")
+            return
+        }
+        seen.insert(intentID)
+        if response.code.isFinal { finals[intentID, default: []].append((event.id, response.code)) }
+    }
+
+    func finish(_ report: inout PipelineAudit.Report) {
+        report.findings += findings
+        report.intents = seen.count
+        report.pendingIntents = seen.filter { finals[$0] == nil }.sorted()
+        for (intentID, events) in finals.sorted(by: { $0.key < $1.key }) {
+            let ids = Set(events.map(\.id))
+            if ids.count != 1 {
+                report.findings.append("intent \(intentID) has \(ids.count) different final responses")
+            }
+            let codes = Set(events.map(\.code.rawValue))
+            if codes.count != 1 { report.findings.append("intent \(intentID) ended with codes \(codes.sorted())") }
+        }
+    }
+}
+
+/// An account's balance in one currency, as the auditor sums it.
+private struct AccountCurrency: Hashable, Sendable {
+    var account: String
+    var currency: String
+
+    var description: String { "\(account) \(currency)" }
+}
+
+/// What happened to one transfer, in ledger order.
+private struct TransferTrail: Sendable {
+    var kinds: [LedgerEvent.Kind] = []
+    /// Its hold (the payer, payee and amount every later event must agree with).
+    var hold: LedgerEvent?
+    var credit: LedgerEvent?
+    /// The id of its post, when posted.
+    var postID: String?
+}
+
+/// Every ledger event once, each in the shape its kind allows; balances the sums
+/// of their entries and never negative; money neither created nor lost; every
+/// transfer held once, ended at most once, and credited to the payee its hold names.
+private struct LedgerRules: Sendable {
+    /// Each event id's contents, as a hash: a second write with other contents is a finding.
+    private var written: [String: Int] = [:]
+    private(set) var trails: [String: TransferTrail] = [:]
+    private var sums: [AccountCurrency: Int64] = [:]
+    private var deposited: [String: Int64] = [:]
+    private(set) var ledger = Ledger()
+    private var findings: [String] = []
+
+    mutating func read(_ record: EventEnvelope) {
+        guard let event = try? LedgerEvent.decode(from: record) else {
+            findings.append("ledger record \(record.id) cannot be read")
+            return
+        }
+        // Hashed with this process's random seed: contents that differ cannot be made to collide.
+        let contents = event.hashValue
+        if let earlier = written[event.id] {
+            if earlier != contents {
+                findings.append("ledger event \(event.id) was written twice with different contents")
+            }
+            return
+        }
+        written[event.id] = contents
+        if let transferID = event.transferID {
+            trails[transferID, default: TransferTrail()].record(event)
+        }
+        // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
+        let hold = event.kind == .credit ? nil : event.transferID.flatMap { trails[$0]?.hold }
+        if let violation = EntryShape.violation(of: event, hold: hold) {
+            findings.append("ledger event \(event.id): \(violation)")
+        }
+        for entry in event.entries {
+            let key = AccountCurrency(account: entry.account, currency: entry.amount.currency)
+            let micros = Money(entry.amount).micros
+            let (sum, overflow) = sums[key, default: 0].addingReportingOverflow(
+                entry.side == .credit ? micros : -micros)
+            if overflow { findings.append("\(key.description) overflows") }
+            sums[key] = sum
+        }
+        if event.kind == .deposit, let amount = event.amount {
+            deposited[amount.currency, default: 0] &+= Money(amount).micros
+        }
+        do throws(Ledger.ApplyError) {
+            try ledger.apply(event, checkingBalances: false)
+        } catch {
+            findings.append("ledger event \(event.id) breaks the ledger: \(error)")
+        }
+    }
+
+    /// `sent`: transfers whose credit is on the confirmations topic (on its way to the
+    /// payee's member); `refused`: those whose credit that member dead-lettered.
+    func finish(
+        sent creditsSent: Set<String>, refused creditsRefused: Set<String>, _ report: inout PipelineAudit.Report
+    ) {
+        report.findings += findings
+        var inTransit: [String: Int64] = [:]
+        // Unsorted (sorting every transfer was most of this): the findings are sorted by transfer.
+        var byTransfer: [(transferID: String, finding: String)] = []
+        for (transferID, trail) in trails {
+            let kinds = trail.kinds
+            let holds = kinds.count { $0 == .hold }
+            let ends = kinds.count { $0 == .post || $0 == .void }
+            let posts = kinds.count { $0 == .post }
+            let credits = kinds.count { $0 == .credit }
+            // Posted, its credit sent and not yet recorded: on its way, not lost, unless the
+            // payee's member refused it (dead-lettered): then the money is stuck in clearing.
+            let uncredited = posts == 1 && credits == 0
+            if uncredited && creditsRefused.contains(transferID) {
+                byTransfer.append(
+                    (
+                        transferID,
+                        "transfer \(transferID): its credit was dead-lettered by the payee's member; the money is in clearing"
+                    ))
+            }
+            let travelling = uncredited && creditsSent.contains(transferID) && !creditsRefused.contains(transferID)
+            if travelling, let amount = trail.hold?.amount {
+                report.creditsInTransit += 1
+                inTransit[amount.currency, default: 0] &+= Money(amount).micros
+            }
+            if holds != 1 || ends > 1 || (credits != posts && !travelling) {
+                byTransfer.append((transferID, "transfer \(transferID): \(kinds.map(\.rawValue).sorted())"))
+            }
+            // The credit reaches exactly the payee the hold named, with the held amount.
+            if let hold = trail.hold, let credit = trail.credit,
+                credit.userID != hold.counterpartyUserID || credit.amount != hold.amount
+            {
+                byTransfer.append(
+                    (
+                        transferID,
+                        "transfer \(transferID) credited \(credit.userID) \(credit.amount.map(\.description) ?? "nothing") but its hold names \(hold.counterpartyUserID ?? "nobody") \(hold.amount.map(\.description) ?? "nothing")"
+                    ))
+            }
+        }
+        report.findings += Self.inOrder(byTransfer)
+        let accounts = sums.sorted { ($0.key.account, $0.key.currency) < ($1.key.account, $1.key.currency) }
+        // Posted money waits in clearing until its payee's member credits it: only the credits
+        // on their way may be there.
+        for (key, micros) in accounts where key.account.hasPrefix(Ledger.clearing) {
+            if micros != inTransit[key.currency, default: 0] {
+                report.findings.append(
+                    "\(key.description) holds \(micros) micro-units posted but never credited to a payee (\(inTransit[key.currency, default: 0]) on their way)"
+                )
+            }
+        }
+        // Balances from the raw entries (the auditor's), compared with the ledger's own.
+        for (account, money) in ledger.allBalances
+        where money.micros != sums[AccountCurrency(account: account, currency: money.currency)] ?? 0 {
+            report.findings.append("\(account) \(money.currency) is not the sum of its entries")
+        }
+        for (key, micros) in accounts where key.account.hasPrefix("users/") && micros < 0 {
+            report.findings.append("\(key.description) is negative (\(micros) micro-units)")
+        }
+        // Money enters only by deposits: what users hold, per currency, is what was deposited.
+        var held: [String: Int64] = [:]
+        for (key, micros) in accounts where key.account.hasPrefix("users/") {
+            held[key.currency, default: 0] &+= micros
+        }
+        for (currency, micros) in inTransit { held[currency, default: 0] &+= micros }
+        for currency in Set(deposited.keys).union(held.keys).sorted()
+        where deposited[currency, default: 0] != held[currency, default: 0] {
+            report.findings.append(
+                "\(currency): users hold \(held[currency, default: 0]) micro-units but \(deposited[currency, default: 0]) were deposited: money was created or lost"
+            )
+        }
+        for transfer in ledger.transfers.values {
+            switch transfer.status {
+            case .posted:
+                report.postedTransfers += 1
+                report.postedIntents.append(transfer.intentID)
+            case .voided: report.voidedTransfers += 1
+            case .held: report.heldTransfers += 1
+            }
+        }
+        report.postedIntents.sort()
+    }
+}
+
+extension LedgerRules {
+    /// Findings keyed by what they are about, in that key's order (several for one key
+    /// keep theirs): a history's findings are few, its transfers many.
+    static func inOrder(_ keyed: [(String, String)]) -> [String] {
+        keyed.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+    }
+}
+
+extension TransferTrail {
+    mutating func record(_ event: LedgerEvent) {
+        kinds.append(event.kind)
+        switch event.kind {
+        case .hold: hold = event
+        case .credit: credit = event
+        case .post: postID = event.id
+        default: break
+        }
+    }
+}
+
+/// What the confirm stage proposed and what payers answered, by `user/intent`;
+/// and which transfers' credits are on their way to the payee's member.
+private struct ConfirmationRecords: Sendable {
+    private var confirmed: [String: ConfirmationAnswer] = [:]
+    private var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
+    private(set) var creditsSent: Set<String> = []
+
+    /// The transfer whose credit effect `record` is, if it is one.
+    static func creditTransfer(_ record: EventEnvelope) -> String? {
+        guard record.type == LedgerEvent.type, let event = try? LedgerEvent.decode(from: record),
+            event.kind == .credit
+        else { return nil }
+        return event.transferID
+    }
+
+    mutating func read(_ record: EventEnvelope) {
+        switch record.type {
+        case LedgerEvent.type:
+            if let transferID = Self.creditTransfer(record) { creditsSent.insert(transferID) }
+        case ConfirmationAnswer.type:
+            if let answer = try? record.decodeData(as: ConfirmationAnswer.self), answer.decision == .confirmed,
+                let intentID = record.intentID
+            {
+                confirmed["\(record.userID)/\(intentID)"] = answer
+            }
+        case IntentConfirmation.type:
+            guard let intentID = record.intentID,
+                let confirmation = try? record.decodeData(as: IntentConfirmation.self),
+                case .sendPayment(let payment) = confirmation.intent
+            else { return }
+            proposals["\(record.userID)/\(intentID)"] = (payment.payee?.handle, payment.currencyAmount)
+        default: break
+        }
+    }
+
+    /// Every posted transfer confirmed by its payer, the binding matching when the key is given.
+    /// One binding that does not match is a confirmation tampered with; none of several
+    /// matching is the auditor holding another key, which says nothing about the payments.
+    func checkConfirmed(_ ledger: Ledger, _ key: BindingKey?, _ report: inout PipelineAudit.Report) {
+        var checked = 0
+        var mismatched: [String] = []
+        var unconfirmed: [(String, String)] = []
+        for transfer in ledger.transfers.values where transfer.status == .posted {
+            guard let answer = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
+                unconfirmed.append(
+                    (transfer.id, "transfer \(transfer.id) was posted without its payer's confirmation"))
+                continue
+            }
+            if let key, let terms = transfer.bindingTerms {
+                checked += 1
+                if !key.matches(answer.binding, terms) { mismatched.append(transfer.id) }
+            }
+        }
+        report.findings += LedgerRules.inOrder(unconfirmed)
+        mismatched.sort()
+        guard checked > 0 else { return }
+        if checked >= 2, mismatched.count == checked {
+            report.bindingKeyCheck = .wrongKey
+            report.findings.append(
+                "the binding key given matches none of the \(checked) confirmed bindings: it is not the key the pipeline binds with (check the key file), which says nothing about tampering"
+            )
+            return
+        }
+        report.bindingKeyCheck = mismatched.isEmpty ? .verified : .mismatches
+        for transfer in mismatched {
+            report.findings.append("transfer \(transfer) was posted on a confirmation that does not match it")
+        }
+    }
+
+    /// The account confirmed is the account paid: each post's credit reaches exactly the
+    /// account the payer's proposal named (the resolved contact's handle), with the
+    /// proposal's amount, and nothing else.
+    func checkPayees(_ rules: LedgerRules, _ report: inout PipelineAudit.Report) {
+        let ledger = rules.ledger
+        // By post id, as the findings are ordered.
+        var byPost: [(postID: String, finding: String)] = []
+        for (transferID, trail) in rules.trails {
+            guard let postID = trail.postID, let transfer = ledger.transfers[transferID] else { continue }
+            guard let proposal = proposals["\(transfer.payer)/\(transfer.intentID)"] else {
+                byPost.append((postID, "transfer \(transferID) was posted without a proposal from the confirm stage"))
+                continue
+            }
+            guard let account = proposal.account, let owner = ledger.account(handle: account)?.userID,
+                let amount = proposal.amount
+            else {
+                byPost.append((postID, "transfer \(transferID) was posted, but its proposal names no payee account"))
+                continue
+            }
+            guard let credit = trail.credit else { continue }  // reported with the transfer's events
+            let credits = credit.entries.filter { $0.side == .credit }
+            if credits.count != 1 || credits[0].amount != amount || credits[0].account != Ledger.available(owner) {
+                byPost.append(
+                    (
+                        postID,
+                        "transfer \(transferID) credited \(credits.map { "\($0.account) \($0.amount)" }) instead of \(account) (\(owner)) \(amount)"
+                    ))
+            }
+        }
+        report.findings += LedgerRules.inOrder(byPost)
+    }
+}
+
+/// Every message sent once.
+private struct MessageRules: Sendable {
+    var sent: [String: Set<String>] = [:]
+    var findings: [String] = []
+
+    mutating func read(_ record: EventEnvelope) {
+        guard let event = try? record.decodeData(as: MessageEvent.self) else {
+            findings.append("message record \(record.id) cannot be read")
+            return
+        }
+        if event.kind == .delivered { sent[event.intentID, default: []].formUnion(event.messageIDs) }
+    }
+
+    func finish(_ report: inout PipelineAudit.Report) {
+        report.findings += findings
+        for (intentID, ids) in sent.sorted(by: { $0.key < $1.key }) where ids.count > 1 {
+            report.findings.append("intent \(intentID) sent \(ids.count) messages")
+        }
+        report.deliveredMessages = sent.mapValues(\.count)
+        report.messagesDelivered = sent.values.reduce(0) { $0 + $1.count }
+    }
+}
