@@ -78,11 +78,11 @@ public enum PipelineAudit {
         messages: [EventEnvelope], deadLetters: [EventEnvelope] = [], bindingKey: BindingKey? = nil
     ) -> Report {
         var audit = StreamingAudit()
-        responses.forEach { audit.response($0) }
-        ledger.forEach { audit.ledgerRecord($0) }
-        confirmations.forEach { audit.confirmation($0) }
-        messages.forEach { audit.message($0) }
-        deadLetters.forEach { audit.deadLetter($0) }
+        for event in responses { audit.response(event) }
+        for record in ledger { audit.ledgerRecord(record) }
+        for record in confirmations { audit.confirmation(record) }
+        for record in messages { audit.message(record) }
+        for record in deadLetters { audit.deadLetter(record) }
         return audit.report(bindingKey: bindingKey)
     }
 }
