@@ -142,7 +142,7 @@ public struct ContactResolver: Sendable {
                     affinity: Self.affinity(contact, now: now)))
             for (spelling, kind) in Self.keys(of: contact, spellings: &spellingsOfName) {
                 exact[spelling, default: []].append((index, kind))
-                phonetic[PhoneticKey.of(spelling), default: []].append((index, kind.phonetic))
+                phonetic[spellingsOfName.phoneticKey(of: spelling), default: []].append((index, kind.phonetic))
                 if let initial = spelling.utf8.first {
                     byInitial[initial, default: FuzzyBucket()].append(spelling, owner: index)
                 }
@@ -167,6 +167,10 @@ public struct ContactResolver: Sendable {
         let shared: NameSpellingCache?
 
         init(shared: NameSpellingCache?) { self.shared = shared }
+
+        func phoneticKey(of spelling: String) -> String {
+            shared?.phoneticKey(of: spelling) ?? PhoneticKey.of(spelling)
+        }
     }
 
     /// ``NameSpellings/of(_:)``, from the book's names when the text is one of them.

@@ -53,15 +53,13 @@ public enum ResolveReplay {
                 if let value = message.value, let event = try? EventEnvelope.decode(value) { body(event) }
             }
         }
-        var decisions: [String: IntentResolutionReport] = [:]
+        var decisions: [String: Decision] = [:]
         for topic in [topics.prompts, topics.resolved] {
             try await read(topic) { event in
                 // The first decision published for a request is the one that counted (a redo
                 // after a contact changed may have published another under the same id).
-                if let cause = event.causationID, decisions[cause] == nil,
-                    let report = try? event.decodeData(as: IntentResolutionReport.self)
-                {
-                    decisions[cause] = report
+                if let cause = event.causationID, decisions[cause] == nil, let decision = Decision(event.data) {
+                    decisions[cause] = decision
                 }
             }
         }
@@ -98,7 +96,7 @@ public enum ResolveReplay {
             }
             books[key] = book
             report.replayed += 1
-            let now = resolver.resolve(request, contacts: book)
+            let now = Decision(resolver.resolve(request, contacts: book))
             let (before, after) = differences(decided, now)
             if !before.isEmpty || !after.isEmpty {
                 report.changes.append(
@@ -110,30 +108,70 @@ public enum ResolveReplay {
 
     /// The parameters decided differently, as `outcome [candidates]` each side.
     static func differences(
-        _ before: IntentResolutionReport, _ after: IntentResolutionReport
+        _ before: Decision, _ after: Decision
     ) -> (before: [String: String], after: [String: String]) {
-        func summaries(_ report: IntentResolutionReport) -> [String: String] {
-            Dictionary(
-                report.parameters.map { parameter in
-                    let candidates = (parameter.candidates ?? []).map(\.contactID)
-                    return (
-                        parameter.parameter,
-                        parameter.outcome.rawValue
-                            + (candidates.isEmpty ? "" : " [\(candidates.joined(separator: ", "))]")
-                    )
-                }, uniquingKeysWith: { first, _ in first })
-        }
-        let old = summaries(before)
-        let new = summaries(after)
+        let old = before.parameters
+        let new = after.parameters
         let changed = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
         return (old.filter { changed.contains($0.key) }, new.filter { changed.contains($0.key) })
+    }
+
+    /// What a decision said, as the replay compares it: the contact-book version it used
+    /// and per parameter `outcome [candidate ids]`. A recorded one is read from the
+    /// event's JSON tree rather than decoded into an ``IntentResolutionReport``: decoding
+    /// every decision was a fifth of a replay, and only these fields are compared.
+    struct Decision {
+        var contactsVersion: String?
+        var parameters: [String: String] = [:]
+
+        init(_ report: IntentResolutionReport) {
+            contactsVersion = report.contactsVersion
+            for parameter in report.parameters where parameters[parameter.parameter] == nil {
+                parameters[parameter.parameter] = Self.summary(
+                    parameter.outcome.rawValue, (parameter.candidates ?? []).map(\.contactID))
+            }
+        }
+
+        /// From a decision event's data; nil when it is not one.
+        init?(_ data: JSONValue) {
+            guard let fields = data.objectValue, let list = fields["parameters"]?.arrayValue else { return nil }
+            switch fields["contactsVersion"] {
+            case nil, .null?: contactsVersion = nil
+            case .string(let version)?: contactsVersion = version
+            default: return nil
+            }
+            for item in list {
+                guard let parameter = item.objectValue, let name = parameter["parameter"]?.stringValue,
+                    let outcome = parameter["outcome"]?.stringValue.flatMap(ParameterOutcome.init(rawValue:))
+                else { return nil }
+                var candidates: [String] = []
+                switch parameter["candidates"] {
+                case nil, .null?: break
+                case .array(let list)?:
+                    for candidate in list {
+                        guard let id = candidate.objectValue?["contactID"]?.stringValue else { return nil }
+                        candidates.append(id)
+                    }
+                default: return nil
+                }
+                if parameters[name] == nil { parameters[name] = Self.summary(outcome.rawValue, candidates) }
+            }
+        }
+
+        private static func summary(_ outcome: String, _ candidates: [String]) -> String {
+            outcome + (candidates.isEmpty ? "" : " [\(candidates.joined(separator: ", "))]")
+        }
     }
 }
 
 /// Every version each user's contact book had, as the contacts topic recorded them.
+/// Versions are named when first asked for, newest first: a decision usually used a
+/// user's latest book, so most states are never hashed (hashing every state as it was
+/// read was a twentieth of a replay).
 struct ContactHistory {
     private var current: [String: [String: Contact]] = [:]
-    private var versions: [String: [String: [Contact]]] = [:]
+    /// Each user's states in topic order, with each one's version once computed.
+    private var states: [String: [(contacts: [Contact], version: String?)]] = [:]
 
     init() {}
 
@@ -148,12 +186,21 @@ struct ContactHistory {
             current[user]?[contactID] = nil
         }
         let contacts = (current[userID] ?? [:]).values.sorted { $0.id < $1.id }
-        versions[userID, default: [:]][ContactBookVersion.of(contacts)] = contacts
+        states[userID, default: []].append((contacts, nil))
     }
 
     /// The user's contacts at `version`; the empty book is every user's first version.
-    func book(of userID: String, version: String) -> [Contact]? {
-        if version == ContactBookVersion.of([]) { return [] }
-        return versions[userID]?[version]
+    mutating func book(of userID: String, version: String) -> [Contact]? {
+        if version == Self.empty { return [] }
+        guard let count = states[userID]?.count else { return nil }
+        for index in (0..<count).reversed() {
+            guard let state = states[userID]?[index] else { return nil }
+            let named = state.version ?? ContactBookVersion.of(state.contacts)
+            states[userID]?[index].version = named
+            if named == version { return state.contacts }
+        }
+        return nil
     }
+
+    private static let empty = ContactBookVersion.of([])
 }

@@ -1,5 +1,5 @@
 public import IntentEvents
-import Intents
+public import Intents
 
 extension LedgerEvent {
     /// The event of a ledger record's data. Every follower of the ledger and every
@@ -97,7 +97,8 @@ extension LedgerEntry {
 }
 
 extension CurrencyAmount {
-    init?(json: JSONValue) {
+    /// An amount as JSON holds it (`{"amount": "12.50", "currency": "EUR"}`); nil for anything else.
+    public init?(json: JSONValue) {
         guard case .object(let members) = json, members.count == 2,
             let amount = members["amount"]?.text.flatMap(DecimalAmount.init), let currency = members["currency"]?.text,
             currency.utf8.count == 3, currency.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })

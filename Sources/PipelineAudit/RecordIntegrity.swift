@@ -241,25 +241,31 @@ public enum RecordIntegrity {
         case text(String)
 
         init(_ hex: String) {
-            var words = SIMD4<UInt64>()
-            var count = 0
-            for byte in hex.utf8 {
-                let nibble: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte &- UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte &- UInt8(ascii: "a") &+ 10
-                default:
-                    self = .text(hex)
-                    return
+            var text = hex
+            let words = text.withUTF8 { bytes -> SIMD4<UInt64>? in
+                guard bytes.count == 64 else { return nil }
+                var words = SIMD4<UInt64>()
+                for word in 0..<4 {
+                    var value: UInt64 = 0
+                    for byte in bytes[(word * 16)..<(word * 16 + 16)] {
+                        let nibble = Self.nibbles[Int(byte)]
+                        guard nibble < 16 else { return nil }
+                        value = value << 4 | UInt64(nibble)
+                    }
+                    words[word] = value
                 }
-                guard count < 64 else {
-                    self = .text(hex)
-                    return
-                }
-                words[count / 16] = words[count / 16] << 4 | UInt64(nibble)
-                count += 1
+                return words
             }
-            self = count == 64 ? .digest(words) : .text(hex)
+            self = words.map(Self.digest) ?? .text(hex)
+        }
+
+        /// Each byte's value as a lowercase hex digit; 0xFF for any other byte.
+        private static let nibbles: [UInt8] = (0...255).map { byte in
+            switch UInt8(byte) {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+            default: 0xFF
+            }
         }
     }
 }

@@ -271,6 +271,18 @@ private struct ConfirmationRecords: Sendable {
         return event.transferID
     }
 
+    /// A send-payment proposal's payee account and amount, read from the confirmation's
+    /// JSON tree (`intent.payee.handle`, `intent.currencyAmount`) rather than decoding the
+    /// whole confirmation, which was a twentieth of an audit. The record's signature, not
+    /// its decoding, is what vouches for it; a field of the wrong shape is read as absent,
+    /// so a post on it is a finding. Nil for a confirmation of anything else.
+    static func proposedPayment(_ data: JSONValue) -> (account: String?, amount: CurrencyAmount?)? {
+        guard case .object(let intent)? = data.objectValue?["intent"], intent["kind"]?.stringValue == "sendPayment"
+        else { return nil }
+        let account = intent["payee"]?.objectValue?["handle"]?.stringValue
+        return (account, intent["currencyAmount"].flatMap(CurrencyAmount.init(json:)))
+    }
+
     mutating func read(_ record: EventEnvelope) {
         switch record.type {
         case LedgerEvent.type:
@@ -282,11 +294,8 @@ private struct ConfirmationRecords: Sendable {
                 confirmed["\(record.userID)/\(intentID)"] = answer
             }
         case IntentConfirmation.type:
-            guard let intentID = record.intentID,
-                let confirmation = try? record.decodeData(as: IntentConfirmation.self),
-                case .sendPayment(let payment) = confirmation.intent
-            else { return }
-            proposals["\(record.userID)/\(intentID)"] = (payment.payee?.handle, payment.currencyAmount)
+            guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
+            proposals["\(record.userID)/\(intentID)"] = proposal
         default: break
         }
     }
