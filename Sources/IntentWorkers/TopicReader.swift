@@ -106,9 +106,9 @@ public enum TopicReader {
         do {
             try consumer.assign(
                 partitions.map {
-                    KafkaPartitionOffset(
-                        topic: $0.topic, partition: $0.partition,
-                        offset: start == nil ? KafkaConsumer.beginning : first($0))
+                    // The offset itself, not "beginning": the consumer need not ask the broker
+                    // where each partition starts before its first fetch.
+                    KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: first($0))
                 })
             let deadline = ContinuousClock.now + timeout
             while !remaining.isEmpty && ContinuousClock.now < deadline {

@@ -7,7 +7,7 @@ import Payments
 /// someone else's account, a post of another amount) is still caught.
 enum EntryShape {
     /// Why `event`'s entries are not the ones its kind allows, or nil when they are.
-    static func violation(of event: LedgerEvent, hold: LedgerEvent?) -> String? {
+    static func violation(of event: LedgerEvent, hold: TransferLeg?) -> String? {
         let expected: [LedgerEntry]
         switch event.kind {
         case .deposit:

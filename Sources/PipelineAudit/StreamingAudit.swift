@@ -86,12 +86,29 @@ private struct AccountCurrency: Hashable, Sendable {
     var description: String { "\(account) \(currency)" }
 }
 
+/// What a transfer's later checks read of one of its events: who, to whom, how much,
+/// and the entries. A trail keeps these, not whole events: moving whole events as the
+/// table of transfers grew was a twentieth of an audit.
+struct TransferLeg: Sendable {
+    var userID: String
+    var counterpartyUserID: String?
+    var amount: CurrencyAmount?
+    var entries: [LedgerEntry]
+
+    init(_ event: LedgerEvent) {
+        userID = event.userID
+        counterpartyUserID = event.counterpartyUserID
+        amount = event.amount
+        entries = event.entries
+    }
+}
+
 /// What happened to one transfer, in ledger order.
 private struct TransferTrail: Sendable {
     var kinds: [LedgerEvent.Kind] = []
     /// Its hold (the payer, payee and amount every later event must agree with).
-    var hold: LedgerEvent?
-    var credit: LedgerEvent?
+    var hold: TransferLeg?
+    var credit: TransferLeg?
     /// The id of its post, when posted.
     var postID: String?
 }
@@ -248,8 +265,8 @@ extension TransferTrail {
     mutating func record(_ event: LedgerEvent) {
         kinds.append(event.kind)
         switch event.kind {
-        case .hold: hold = event
-        case .credit: credit = event
+        case .hold: hold = TransferLeg(event)
+        case .credit: credit = TransferLeg(event)
         case .post: postID = event.id
         default: break
         }

@@ -35,8 +35,10 @@ struct CrashRecoveryTests {
             print("crash test: seed \(Self.seed) (INTENT_CRASH_TEST_SEED=\(Self.seed) replays this run)")
             var random = SplitMix64(seed: Self.seed)
             // The confirm worker also dies between its two publish rounds, once, early in the load:
-            // its redo must publish the same proposal and binding it already made durable.
-            let crashRound = Int.random(in: 1...4, using: &random)
+            // its redo must publish the same proposal and binding it already made durable. A round
+            // is a batch, and a confirm worker behind a loaded machine may take the whole load in
+            // three or four large ones: the crash comes in the first two, which every run has.
+            let crashRound = Int.random(in: 1...2, using: &random)
             let started = ContinuousClock.now
             let run = try await LoadRun.start(
                 broker, name: "crash", random: &random,
