@@ -316,7 +316,8 @@ let package = Package(
         .executableTarget(
             name: "intent-bench",
             dependencies: [
-                "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "ContactResolution", "IntentCrypto",
+                "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "Confirmation", "ContactResolution",
+                "IntentCrypto",
                 "IntentEvents",
                 "IntentWorkers", "Intents", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -112,13 +112,13 @@ public enum ConfirmReplay {
                 let (event, time) = try? LedgerRecord.read(
                     key: message.keyString, value: message.value, signature: message.signature, keys: keys)
             else { return }
-            var ledger = ledgers[message.partition] ?? Ledger()
-            let version = ledger.version(of: event.userID)
+            // Applied in place: a copy taken out of the table and put back made every event
+            // copy the partition's whole ledger (copy-on-write), quadratic in the history.
+            let version = ledgers[message.partition]?.version(of: event.userID) ?? 0
             if let due = waiting[message.partition]?[event.userID]?.removeValue(forKey: version) {
-                decide(due, ledger)
+                decide(due, ledgers[message.partition] ?? Ledger())
             }
-            _ = try? ledger.apply(event, at: time, checkingBalances: false)
-            ledgers[message.partition] = ledger
+            _ = try? ledgers[message.partition, default: Ledger()].apply(event, at: time, checkingBalances: false)
         }
         for (partition, users) in waiting {
             let ledger = ledgers[partition] ?? Ledger()

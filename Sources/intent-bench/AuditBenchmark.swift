@@ -1,7 +1,9 @@
 import ArgumentParser
 import CKafkaBaseline
+import Confirmation
 import ContactResolution
 import Foundation
+import IntentCrypto
 import IntentEvents
 import IntentResolution
 import IntentWorkers
@@ -9,6 +11,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Logging
+import Payments
 import PipelineTopics
 
 /// `intent-bench audit`: how fast an auditor reads back history. The audit
@@ -24,12 +27,13 @@ struct AuditBenchmark: AsyncParsableCommand {
             a post and a credit, chained and signed as the stages do) and a resolve history (contact books, \
             requests, and the resolver's decisions with their contact-book versions), then, --runs times: the C \
             baseline consumes the topics, `TopicAudit` audits the payments with the stages' keys, and \
-            `ResolveReplay` re-derives every decision. Both must find nothing. Rates are records per second of \
+            `ResolveReplay` re-derives every resolve decision and `ConfirmReplay` every payment's confirm \
+            decision. None may find anything. Rates are records per second of \
             wall time and per CPU second of this process (user + system, librdkafka's threads included; the \
             broker is another process): the CPU rate is what one core does.
 
-            JSON keys: audit_records, replay_records; audit_per_s, audit_per_cpu_s, audit_raw_per_s, audit_ratio, \
-            replay_per_s, replay_per_cpu_s, replay_raw_per_s, replay_ratio (medians of the runs), and *_runs arrays.
+            JSON keys: audit_records, replay_records, confirm_replay_records; for each of audit, replay (resolve) \
+            and confirm_replay: *_per_s, *_per_cpu_s, *_raw_per_s, *_ratio (medians of the runs), and *_runs arrays.
             """)
 
     @Option(help: "Transfers in the payment history (five records each).") var transfers = 60_000
@@ -60,14 +64,26 @@ struct AuditBenchmark: AsyncParsableCommand {
         await admin.close()
         let keys = EventAuthenticator.generate(for: PipelineSource.all)
         let history = BenchLedger(users: users, days: 0.5, chainedOn: partitions, confirmations: true)
-        let payments = try await history.write(
+        _ = try await history.write(
             users * 2 + transfers * 3, topics: topics, keys: keys, client: client, logger: logger)
-        let resolve = try await ResolveHistory(users: users, contacts: contacts, requests: requests)
+        let payments = try await TopicReader.recordCount(
+            of: [topics.ledger, topics.confirmations], configuration: client, logger: logger)
+        let confirmReplayed = try await TopicReader.recordCount(
+            of: [topics.confirmations, topics.resolved, topics.accounts, topics.ledger], configuration: client,
+            logger: logger)
+        _ = try await ResolveHistory(users: users, contacts: contacts, requests: requests)
             .write(topics: topics, partitions: partitions, client: client, logger: logger)
+        // What the resolve replay reads: the resolved topic holds the payments' resolved intents too.
+        let resolve = try await TopicReader.recordCount(
+            of: [topics.contacts, topics.requested, topics.prompts, topics.resolved], configuration: client,
+            logger: logger)
         print("written: \(payments) payment records, \(resolve) resolve records")
+        // Bindings are not compared by the replay (they are keyed): any key makes the stage decide.
+        let stage = ConfirmStage(bindingKey: BindingKey(SecureRandom.bytes(32)), authenticator: keys)
 
         var audit: [(wall: Double, cpu: Double, raw: Double)] = []
         var replay: [(wall: Double, cpu: Double, raw: Double)] = []
+        var confirm: [(wall: Double, cpu: Double, raw: Double)] = []
         for run in 1...runs {
             let auditRaw = try await raw([topics.ledger, topics.confirmations], broker)
             let (report, auditWall, auditCPU) = try await timed {
@@ -87,13 +103,29 @@ struct AuditBenchmark: AsyncParsableCommand {
                     "the replay re-derived \(replayed.replayed) of \(requests), \(replayed.changes.count) changed")
             }
             replay.append((Double(resolve) / replayWall, Double(resolve) / replayCPU, replayRaw))
+            let confirmRaw = try await raw(
+                [topics.confirmations, topics.resolved, topics.accounts, topics.ledger], broker)
+            let (confirmed, confirmWall, confirmCPU) = try await timed {
+                try await ConfirmReplay.run(
+                    topics: topics, configuration: client, logger: logger, from: nil, to: nil, stage: stage)
+            }
+            guard confirmed.changes.isEmpty, confirmed.replayed == transfers else {
+                throw BenchFailure(
+                    "the confirm replay re-derived \(confirmed.replayed) of \(transfers), \(confirmed.changes.count) changed (\(confirmed.changes.prefix(2))), \(confirmed.undecided) undecided, \(confirmed.unversioned) unversioned, \(confirmed.ledgerUnavailable) unavailable"
+                )
+            }
+            confirm.append(
+                (Double(confirmReplayed) / confirmWall, Double(confirmReplayed) / confirmCPU, confirmRaw))
             print(
-                "run \(run): audit \(Int(audit[run - 1].wall))/s (\(Int(audit[run - 1].cpu))/CPU-s), raw \(Int(auditRaw))/s; replay \(Int(replay[run - 1].wall))/s (\(Int(replay[run - 1].cpu))/CPU-s), raw \(Int(replayRaw))/s"
+                "run \(run): audit \(Int(audit[run - 1].wall))/s (\(Int(audit[run - 1].cpu))/CPU-s), raw \(Int(auditRaw))/s; replay resolve \(Int(replay[run - 1].wall))/s (\(Int(replay[run - 1].cpu))/CPU-s), raw \(Int(replayRaw))/s; replay confirm \(Int(confirm[run - 1].wall))/s (\(Int(confirm[run - 1].cpu))/CPU-s), raw \(Int(confirmRaw))/s"
             )
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        var json: [(String, String)] = [("audit_records", "\(payments)"), ("replay_records", "\(resolve)")]
-        for (name, rates) in [("audit", audit), ("replay", replay)] {
+        var json: [(String, String)] = [
+            ("audit_records", "\(payments)"), ("replay_records", "\(resolve)"),
+            ("confirm_replay_records", "\(confirmReplayed)"),
+        ]
+        for (name, rates) in [("audit", audit), ("replay", replay), ("confirm_replay", confirm)] {
             json += [
                 ("\(name)_per_s", PipelineBenchmark.format(median(rates.map(\.wall)))),
                 ("\(name)_per_cpu_s", PipelineBenchmark.format(median(rates.map(\.cpu)))),

@@ -13,9 +13,10 @@ import PipelineTopics
 /// payer's partition, a credit on the payee's), dated evenly over `days` days
 /// ending now, signed with the payments stage's key and, with `partitions`,
 /// linked into the stage's chain on each partition as a worker links them.
-/// With `confirmations`, each transfer's proposal (by the confirm stage) and
-/// the payer's answer are on the confirmations topic too: the whole history an
-/// audit checks a posted transfer against.
+/// With `confirmations`, each transfer's resolved intent (by the resolve stage),
+/// its proposal (by the confirm stage, with the payer's ledger version it saw)
+/// and the payer's answer are on their topics too: the whole history an audit
+/// checks a posted transfer against, and a confirm replay re-derives.
 struct BenchLedger {
     var users: Int
     var days: Double
@@ -43,6 +44,8 @@ struct BenchLedger {
         var batch: [KafkaProducerMessage] = []
         var written = 0
         var tips: [String: String] = [:]
+        /// Each user's ledger events so far (``Ledger/version(of:)``), as a confirm decision records it.
+        var versions: [String: Int] = [:]
         func flush(_ force: Bool = false) async throws {
             guard force || batch.count >= 20_000 else { return }
             _ = try await producer.sendAll(batch)
@@ -64,8 +67,10 @@ struct BenchLedger {
             batch.append(record)
         }
         for user in ids {
-            batch += KafkaProducerMessage.accountOpening(
+            let opening = KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"], deposits: [cny], topics: topics, signedWith: keys, time: start)
+            versions[user, default: 0] += opening.filter { $0.topic == topics.ledger }.count
+            batch += opening
             try await flush()
         }
         let transfers = (size - users * 2) / 3
@@ -112,19 +117,32 @@ struct BenchLedger {
                         id: id, source: source, type: type, time: time, dataSchema: schema, userID: payer,
                         conversationID: "c-\(payer)", intentID: intentID, payload: payload)
                 }
-                append(
-                    event(
-                        "proposal-\(intentID)", PipelineSource.confirm, IntentConfirmation.type,
-                        IntentConfirmation.dataSchema,
-                        IntentConfirmation(
-                            turn: 1, intent: intent, code: .ready, proposedResponse: "Send 1 CNY?", binding: binding)),
-                    to: topics.confirmations)
+                let resolved = event(
+                    "resolved-\(intentID)", PipelineSource.resolve, IntentResolutionReport.resolvedType,
+                    IntentResolutionReport.resolvedDataSchema,
+                    IntentResolutionReport(
+                        turn: 1, intent: intent,
+                        parameters: [
+                            ParameterResolution(
+                                parameter: "payee", outcome: .success,
+                                candidates: [ContactCandidate(contactID: payee, displayName: payee)])
+                        ]))
+                append(resolved, to: topics.resolved)
+                var proposal = event(
+                    "proposal-\(intentID)", PipelineSource.confirm, IntentConfirmation.type,
+                    IntentConfirmation.dataSchema,
+                    IntentConfirmation(
+                        turn: 1, intent: intent, code: .ready, proposedResponse: "Send 1 CNY?", binding: binding,
+                        ledgerVersion: versions[payer, default: 0]))
+                proposal.causationID = resolved.id
+                append(proposal, to: topics.confirmations)
                 append(
                     event(
                         "answer-\(intentID)", "/voice/bench", ConfirmationAnswer.type, ConfirmationAnswer.dataSchema,
                         ConfirmationAnswer(decision: .confirmed, binding: binding)), to: topics.confirmations)
             }
             for event in events {
+                versions[event.userID, default: 0] += 1
                 append(event.envelope(source: PipelineSource.payments, time: time), to: topics.ledger)
             }
             try await flush()
