@@ -276,7 +276,7 @@ extension TransferTrail {
 /// What the confirm stage proposed and what payers answered, by `user/intent`;
 /// and which transfers' credits are on their way to the payee's member.
 private struct ConfirmationRecords: Sendable {
-    private var confirmed: [String: ConfirmationAnswer] = [:]
+    private var confirmed: [String: ConfirmationBinding] = [:]
     private var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
     private(set) var creditsSent: Set<String> = []
 
@@ -300,15 +300,25 @@ private struct ConfirmationRecords: Sendable {
         return (account, intent["currencyAmount"].flatMap(CurrencyAmount.init(json:)))
     }
 
+    /// The binding a confirmed answer echoes, read from its JSON tree (`decision`,
+    /// `binding.digest`, `binding.expiresAt`) as ``proposedPayment(_:)`` reads proposals;
+    /// nil for a declined answer or one of another shape.
+    static func confirmedBinding(_ data: JSONValue) -> ConfirmationBinding? {
+        guard let answer = data.objectValue,
+            answer["decision"]?.stringValue == ConfirmationAnswer.Decision.confirmed.rawValue,
+            let binding = answer["binding"]?.objectValue, let digest = binding["digest"]?.stringValue,
+            let expiry = binding["expiresAt"]?.stringValue.flatMap(EventTime.parse)
+        else { return nil }
+        return ConfirmationBinding(digest: digest, expiresAt: Timestamp(expiry))
+    }
+
     mutating func read(_ record: EventEnvelope) {
         switch record.type {
         case LedgerEvent.type:
             if let transferID = Self.creditTransfer(record) { creditsSent.insert(transferID) }
         case ConfirmationAnswer.type:
-            if let answer = try? record.decodeData(as: ConfirmationAnswer.self), answer.decision == .confirmed,
-                let intentID = record.intentID
-            {
-                confirmed["\(record.userID)/\(intentID)"] = answer
+            if let intentID = record.intentID, let binding = Self.confirmedBinding(record.data) {
+                confirmed["\(record.userID)/\(intentID)"] = binding
             }
         case IntentConfirmation.type:
             guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
@@ -325,14 +335,14 @@ private struct ConfirmationRecords: Sendable {
         var mismatched: [String] = []
         var unconfirmed: [(String, String)] = []
         for transfer in ledger.transfers.values where transfer.status == .posted {
-            guard let answer = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
+            guard let binding = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
                 unconfirmed.append(
                     (transfer.id, "transfer \(transfer.id) was posted without its payer's confirmation"))
                 continue
             }
             if let key, let terms = transfer.bindingTerms {
                 checked += 1
-                if !key.matches(answer.binding, terms) { mismatched.append(transfer.id) }
+                if !key.matches(binding, terms) { mismatched.append(transfer.id) }
             }
         }
         report.findings += LedgerRules.inOrder(unconfirmed)
