@@ -168,18 +168,18 @@ public struct ContactResolver: Sendable {
 
         init(shared: NameSpellingCache?) { self.shared = shared }
 
+        /// ``NameSpellings/of(_:)``, computed once per name in the book.
+        mutating func spellings(of name: String) -> Set<String> {
+            let trimmed = name.trimmingWhitespaceAndNewlines
+            if let known = names[trimmed] { return known }
+            let spellings = shared?.spellings(of: trimmed) ?? NameSpellings.of(trimmed)
+            names[trimmed] = spellings
+            return spellings
+        }
+
         func phoneticKey(of spelling: String) -> String {
             shared?.phoneticKey(of: spelling) ?? PhoneticKey.of(spelling)
         }
-    }
-
-    /// ``NameSpellings/of(_:)``, from the book's names when the text is one of them.
-    private static func spellings(of name: String, cache: inout SpellingTable) -> Set<String> {
-        let trimmed = name.trimmingWhitespaceAndNewlines
-        if let known = cache.names[trimmed] { return known }
-        let spellings = cache.shared?.spellings(of: trimmed) ?? NameSpellings.of(trimmed)
-        cache.names[trimmed] = spellings
-        return spellings
     }
 
     /// Every spelling under which a contact can be found, with its kind.
@@ -195,12 +195,12 @@ public struct ContactResolver: Sendable {
         if displayWords.count > 1 { parts += displayWords }
         var keys: [String: MatchKind] = [:]
         for name in parts {
-            for spelling in spellings(of: name, cache: &cache) {
+            for spelling in cache.spellings(of: name) {
                 keys[spelling] = max(keys[spelling] ?? .namePart, .namePart)
             }
         }
         for name in fullNames {
-            for spelling in spellings(of: name, cache: &cache) { keys[spelling] = .fullName }
+            for spelling in cache.spellings(of: name) { keys[spelling] = .fullName }
         }
         return keys.map { ($0.key, $0.value) }
     }
@@ -220,9 +220,9 @@ public struct ContactResolver: Sendable {
             if words.count == 2 { (given, family) = (String(words[0]), String(words[1])) }
         }
         guard let given, SpellingVariants.isLatin(given) else { return [] }
-        let surnames = family.map { spellings(of: $0, cache: &cache) } ?? []
+        let surnames = family.map { cache.spellings(of: $0) } ?? []
         var keys: [String: MatchKind] = [:]
-        for spelling in spellings(of: given, cache: &cache) {
+        for spelling in cache.spellings(of: given) {
             let key = SpellingVariants.key(spelling)
             guard SpellingVariants.hasK(key) else { continue }
             keys[key] = max(keys[key] ?? .variantGivenName, .variantGivenName)

@@ -32,13 +32,13 @@ public enum TopicAudit {
         var summary = window.map {
             PipelineAudit.Window(from: EventTime.format($0.from), to: $0.to.map(EventTime.format))
         }
-        // Topics read from a point in their history rather than their start: the window's,
-        // and chained topics whose start retention deleted (each chain's first record
-        // there names one before it, as in a period).
-        var windowed: Set<String> = []
-        if window != nil {
-            windowed.formUnion([topics.responses, topics.messages, topics.requested])
-        }
+        // Responses, messages and requests are read from the window's start; the ledger, the
+        // confirmations and the dead letters from their start (balances need every entry).
+        let fromWindowStart: Set<String> = window == nil ? [] : [topics.responses, topics.messages, topics.requested]
+        // Topics read from a point in their history rather than their start, for the integrity
+        // check: those, and chained topics whose start retention deleted (each chain's first
+        // record there names one before it, as in a period).
+        var windowed = fromWindowStart
         if keys != nil {
             let fromStart = topics.chained.keys.filter { !windowed.contains($0) }
             try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { lookup in
@@ -48,15 +48,15 @@ public enum TopicAudit {
             }
         }
         var integrity = keys.map { RecordIntegrity.Checker(keys: $0, readFromWindow: windowed) }
-        /// Feeds the topic's records to `body`, from the window's start when `fromWindow`
-        /// (else from its start) up to the window's end; those of a chained topic also to
-        /// the integrity check.
-        func read(_ topic: String, fromWindow: Bool, _ body: (EventEnvelope) -> Void) async throws {
+        /// Feeds the topic's records to `body`, from the window's start when it is read from
+        /// there (else from its start) up to the window's end; those of a chained topic also
+        /// to the integrity check.
+        func read(_ topic: String, _ body: (EventEnvelope) -> Void) async throws {
             let role = keys == nil ? nil : topics.chained[topic]
             var start: [KafkaTopicPartition: Int64]?
             var end: [KafkaTopicPartition: Int64]?
             if let window {
-                if fromWindow {
+                if fromWindowStart.contains(topic) {
                     let located = try await TopicReader.offsets(
                         of: topic, at: window.from, configuration: configuration, logger: logger)
                     start = located.mapValues(\.offset.offset)
@@ -91,22 +91,22 @@ public enum TopicAudit {
         // Intents seen in the window, and those whose first turn was requested in it.
         var seen: Set<String> = []
         var begun: Set<String> = []
-        try await read(topics.responses, fromWindow: true) { event in
+        try await read(topics.responses) { event in
             audit.response(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
         }
-        try await read(topics.ledger, fromWindow: false) { audit.ledgerRecord($0) }
-        try await read(topics.confirmations, fromWindow: false) { audit.confirmation($0) }
-        try await read(topics.messages, fromWindow: true) { event in
+        try await read(topics.ledger) { audit.ledgerRecord($0) }
+        try await read(topics.confirmations) { audit.confirmation($0) }
+        try await read(topics.messages) { event in
             audit.message(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
         }
         // Dead letters are not all events (references to oversized records are not): those are skipped.
         let before = unreadable
-        try await read(topics.deadLetter, fromWindow: false) { audit.deadLetter($0) }
+        try await read(topics.deadLetter) { audit.deadLetter($0) }
         unreadable = before
         if window != nil {
-            try await read(topics.requested, fromWindow: true) { request in
+            try await read(topics.requested) { request in
                 if let intentID = request.intentID, let requested = try? request.decodeData(as: IntentRequested.self),
                     requested.turn == 1
                 {

@@ -111,6 +111,16 @@ private struct TransferTrail: Sendable {
     var credit: TransferLeg?
     /// The id of its post, when posted.
     var postID: String?
+
+    mutating func record(_ event: LedgerEvent) {
+        kinds.append(event.kind)
+        switch event.kind {
+        case .hold: hold = TransferLeg(event)
+        case .credit: credit = TransferLeg(event)
+        case .post: postID = event.id
+        default: break
+        }
+    }
 }
 
 /// Every ledger event once, each in the shape its kind allows; balances the sums
@@ -173,7 +183,7 @@ private struct LedgerRules: Sendable {
         report.findings += findings
         var inTransit: [String: Int64] = [:]
         // Unsorted (sorting every transfer was most of this): the findings are sorted by transfer.
-        var byTransfer: [(transferID: String, finding: String)] = []
+        var byTransfer: [(key: String, finding: String)] = []
         for (transferID, trail) in trails {
             let kinds = trail.kinds
             let holds = kinds.count { $0 == .hold }
@@ -209,7 +219,7 @@ private struct LedgerRules: Sendable {
                     ))
             }
         }
-        report.findings += Self.inOrder(byTransfer)
+        report.findings += inKeyOrder(byTransfer)
         let accounts = sums.sorted { ($0.key.account, $0.key.currency) < ($1.key.account, $1.key.currency) }
         // Posted money waits in clearing until its payee's member credits it: only the credits
         // on their way may be there.
@@ -253,24 +263,11 @@ private struct LedgerRules: Sendable {
     }
 }
 
-extension LedgerRules {
-    /// Findings keyed by what they are about, in that key's order (several for one key
-    /// keep theirs): a history's findings are few, its transfers many.
-    static func inOrder(_ keyed: [(String, String)]) -> [String] {
-        keyed.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
-    }
-}
-
-extension TransferTrail {
-    mutating func record(_ event: LedgerEvent) {
-        kinds.append(event.kind)
-        switch event.kind {
-        case .hold: hold = TransferLeg(event)
-        case .credit: credit = TransferLeg(event)
-        case .post: postID = event.id
-        default: break
-        }
-    }
+/// Findings keyed by what they are about, in that key's order (several for one key keep
+/// theirs): the rules walk transfers unsorted, since a history's findings are few and its
+/// transfers many.
+private func inKeyOrder(_ keyed: [(key: String, finding: String)]) -> [String] {
+    keyed.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element.finding)
 }
 
 /// What the confirm stage proposed and what payers answered, by `user/intent`;
@@ -279,6 +276,9 @@ private struct ConfirmationRecords: Sendable {
     private var confirmed: [String: ConfirmationBinding] = [:]
     private var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
     private(set) var creditsSent: Set<String> = []
+
+    /// How proposals and answers are found for a transfer: its payer and intent.
+    private static func key(_ userID: String, _ intentID: String) -> String { "\(userID)/\(intentID)" }
 
     /// The transfer whose credit effect `record` is, if it is one.
     static func creditTransfer(_ record: EventEnvelope) -> String? {
@@ -318,11 +318,11 @@ private struct ConfirmationRecords: Sendable {
             if let transferID = Self.creditTransfer(record) { creditsSent.insert(transferID) }
         case ConfirmationAnswer.type:
             if let intentID = record.intentID, let binding = Self.confirmedBinding(record.data) {
-                confirmed["\(record.userID)/\(intentID)"] = binding
+                confirmed[Self.key(record.userID, intentID)] = binding
             }
         case IntentConfirmation.type:
             guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
-            proposals["\(record.userID)/\(intentID)"] = proposal
+            proposals[Self.key(record.userID, intentID)] = proposal
         default: break
         }
     }
@@ -333,9 +333,9 @@ private struct ConfirmationRecords: Sendable {
     func checkConfirmed(_ ledger: Ledger, _ key: BindingKey?, _ report: inout PipelineAudit.Report) {
         var checked = 0
         var mismatched: [String] = []
-        var unconfirmed: [(String, String)] = []
+        var unconfirmed: [(key: String, finding: String)] = []
         for transfer in ledger.transfers.values where transfer.status == .posted {
-            guard let binding = confirmed["\(transfer.payer)/\(transfer.intentID)"] else {
+            guard let binding = confirmed[Self.key(transfer.payer, transfer.intentID)] else {
                 unconfirmed.append(
                     (transfer.id, "transfer \(transfer.id) was posted without its payer's confirmation"))
                 continue
@@ -345,7 +345,7 @@ private struct ConfirmationRecords: Sendable {
                 if !key.matches(binding, terms) { mismatched.append(transfer.id) }
             }
         }
-        report.findings += LedgerRules.inOrder(unconfirmed)
+        report.findings += inKeyOrder(unconfirmed)
         mismatched.sort()
         guard checked > 0 else { return }
         if checked >= 2, mismatched.count == checked {
@@ -367,10 +367,10 @@ private struct ConfirmationRecords: Sendable {
     func checkPayees(_ rules: LedgerRules, _ report: inout PipelineAudit.Report) {
         let ledger = rules.ledger
         // By post id, as the findings are ordered.
-        var byPost: [(postID: String, finding: String)] = []
+        var byPost: [(key: String, finding: String)] = []
         for (transferID, trail) in rules.trails {
             guard let postID = trail.postID, let transfer = ledger.transfers[transferID] else { continue }
-            guard let proposal = proposals["\(transfer.payer)/\(transfer.intentID)"] else {
+            guard let proposal = proposals[Self.key(transfer.payer, transfer.intentID)] else {
                 byPost.append((postID, "transfer \(transferID) was posted without a proposal from the confirm stage"))
                 continue
             }
@@ -390,7 +390,7 @@ private struct ConfirmationRecords: Sendable {
                     ))
             }
         }
-        report.findings += LedgerRules.inOrder(byPost)
+        report.findings += inKeyOrder(byPost)
     }
 }
 
