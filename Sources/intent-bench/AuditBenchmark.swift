@@ -64,60 +64,73 @@ struct AuditBenchmark: AsyncParsableCommand {
         await admin.close()
         let keys = EventAuthenticator.generate(for: PipelineSource.all)
         let history = BenchLedger(users: users, days: 0.5, chainedOn: partitions, confirmations: true)
+        // What each reads; the C consumer reads the same topics, and the records counted are theirs.
+        let auditTopics = [topics.ledger, topics.confirmations]
+        let replayTopics = [topics.contacts, topics.requested, topics.prompts, topics.resolved]
+        let confirmTopics = [topics.confirmations, topics.resolved, topics.accounts, topics.ledger]
+        func records(_ names: [String]) async throws -> Int {
+            try await TopicReader.recordCount(of: names, configuration: client, logger: logger)
+        }
         _ = try await history.write(
             users * 2 + transfers * 3, topics: topics, keys: keys, client: client, logger: logger)
-        let payments = try await TopicReader.recordCount(
-            of: [topics.ledger, topics.confirmations], configuration: client, logger: logger)
-        let confirmReplayed = try await TopicReader.recordCount(
-            of: [topics.confirmations, topics.resolved, topics.accounts, topics.ledger], configuration: client,
-            logger: logger)
+        // Counted before the resolve history is written: the confirm replay also reads (and
+        // skips) the resolve decisions on the resolved topic, which its rate does not count.
+        let confirmReplayed = try await records(confirmTopics)
         _ = try await ResolveHistory(users: users, contacts: contacts, requests: requests)
             .write(topics: topics, partitions: partitions, client: client, logger: logger)
-        // What the resolve replay reads: the resolved topic holds the payments' resolved intents too.
-        let resolve = try await TopicReader.recordCount(
-            of: [topics.contacts, topics.requested, topics.prompts, topics.resolved], configuration: client,
-            logger: logger)
+        let payments = try await records(auditTopics)
+        // The resolved topic holds the payments' resolved intents too, which this counts.
+        let resolve = try await records(replayTopics)
         print("written: \(payments) payment records, \(resolve) resolve records")
         // Bindings are not compared by the replay (they are keyed): any key makes the stage decide.
         let stage = ConfirmStage(bindingKey: BindingKey(SecureRandom.bytes(32)), authenticator: keys)
+        /// The C consumer's rate on `names`, then `body`'s rates over `count` records.
+        func rates(
+            _ names: [String], _ count: Int, _ body: () async throws -> Void
+        ) async throws -> (wall: Double, cpu: Double, raw: Double) {
+            let rawRate = try await raw(names, broker)
+            let ((), wall, cpu) = try await timed(body)
+            return (Double(count) / wall, Double(count) / cpu, rawRate)
+        }
 
         var audit: [(wall: Double, cpu: Double, raw: Double)] = []
         var replay: [(wall: Double, cpu: Double, raw: Double)] = []
         var confirm: [(wall: Double, cpu: Double, raw: Double)] = []
         for run in 1...runs {
-            let auditRaw = try await raw([topics.ledger, topics.confirmations], broker)
-            let (report, auditWall, auditCPU) = try await timed {
-                try await TopicAudit.run(topics: topics, configuration: client, logger: logger, keys: keys)
-            }
-            guard report.findings.isEmpty else {
-                throw BenchFailure("the audit found \(report.findings.count) problems: \(report.findings.prefix(3))")
-            }
-            audit.append((Double(payments) / auditWall, Double(payments) / auditCPU, auditRaw))
-            let replayRaw = try await raw([topics.contacts, topics.requested, topics.prompts, topics.resolved], broker)
-            let (replayed, replayWall, replayCPU) = try await timed {
-                try await ResolveReplay.run(
-                    topics: topics, configuration: client, logger: logger, from: nil, to: nil)
-            }
-            guard replayed.changes.isEmpty, replayed.replayed == requests else {
-                throw BenchFailure(
-                    "the replay re-derived \(replayed.replayed) of \(requests), \(replayed.changes.count) changed")
-            }
-            replay.append((Double(resolve) / replayWall, Double(resolve) / replayCPU, replayRaw))
-            let confirmRaw = try await raw(
-                [topics.confirmations, topics.resolved, topics.accounts, topics.ledger], broker)
-            let (confirmed, confirmWall, confirmCPU) = try await timed {
-                try await ConfirmReplay.run(
-                    topics: topics, configuration: client, logger: logger, from: nil, to: nil, stage: stage)
-            }
-            guard confirmed.changes.isEmpty, confirmed.replayed == transfers else {
-                throw BenchFailure(
-                    "the confirm replay re-derived \(confirmed.replayed) of \(transfers), \(confirmed.changes.count) changed (\(confirmed.changes.prefix(2))), \(confirmed.undecided) undecided, \(confirmed.unversioned) unversioned, \(confirmed.ledgerUnavailable) unavailable"
-                )
-            }
+            audit.append(
+                try await rates(auditTopics, payments) {
+                    let report = try await TopicAudit.run(
+                        topics: topics, configuration: client, logger: logger, keys: keys)
+                    guard report.findings.isEmpty else {
+                        throw BenchFailure(
+                            "the audit found \(report.findings.count) problems: \(report.findings.prefix(3))")
+                    }
+                })
+            replay.append(
+                try await rates(replayTopics, resolve) {
+                    let replayed = try await ResolveReplay.run(
+                        topics: topics, configuration: client, logger: logger, from: nil, to: nil)
+                    guard replayed.changes.isEmpty, replayed.replayed == requests else {
+                        throw BenchFailure(
+                            "the replay re-derived \(replayed.replayed) of \(requests), \(replayed.changes.count) changed"
+                        )
+                    }
+                })
             confirm.append(
-                (Double(confirmReplayed) / confirmWall, Double(confirmReplayed) / confirmCPU, confirmRaw))
+                try await rates(confirmTopics, confirmReplayed) {
+                    let confirmed = try await ConfirmReplay.run(
+                        topics: topics, configuration: client, logger: logger, from: nil, to: nil, stage: stage)
+                    guard confirmed.changes.isEmpty, confirmed.replayed == transfers else {
+                        throw BenchFailure(
+                            "the confirm replay re-derived \(confirmed.replayed) of \(transfers), \(confirmed.changes.count) changed (\(confirmed.changes.prefix(2))), \(confirmed.undecided) undecided, \(confirmed.unversioned) unversioned, \(confirmed.ledgerUnavailable) unavailable"
+                        )
+                    }
+                })
+            func line(_ rates: (wall: Double, cpu: Double, raw: Double)) -> String {
+                "\(Int(rates.wall))/s (\(Int(rates.cpu))/CPU-s), raw \(Int(rates.raw))/s"
+            }
             print(
-                "run \(run): audit \(Int(audit[run - 1].wall))/s (\(Int(audit[run - 1].cpu))/CPU-s), raw \(Int(auditRaw))/s; replay resolve \(Int(replay[run - 1].wall))/s (\(Int(replay[run - 1].cpu))/CPU-s), raw \(Int(replayRaw))/s; replay confirm \(Int(confirm[run - 1].wall))/s (\(Int(confirm[run - 1].cpu))/CPU-s), raw \(Int(confirmRaw))/s"
+                "run \(run): audit \(line(audit[run - 1])); replay resolve \(line(replay[run - 1])); replay confirm \(line(confirm[run - 1]))"
             )
         }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
