@@ -86,6 +86,17 @@ public enum RecordChain {
             forCanonical: canonical(topic: topic, partition: partition, link: link, value: value), source: link.source)
     }
 
+    /// Checks a link's signature (``signatureHeader``) over the record's place and value,
+    /// as ``signature(topic:partition:link:value:keys:)`` made it; throws why not.
+    public static func verify(
+        _ signature: EventSignature, topic: String, partition: Int32, link: Link, value: [UInt8],
+        keys: EventAuthenticator
+    ) throws(EventDecodingError) {
+        try keys.verify(
+            canonical: canonical(topic: topic, partition: partition, link: link, value: value), source: link.source,
+            what: "a chain link", signature: signature)
+    }
+
     /// ``signatureHeader``'s value from a signature, and back.
     public static func headerValue(of signature: EventSignature) -> String {
         "\(signature.keyID ?? "-") \(signature.hex)"

@@ -105,24 +105,13 @@ final class ChainTipReader: Sendable {
                     let link = RecordChain.Link(headerValue: linkText), link.source == source,
                     let signatureText = message.header(RecordChain.signatureHeader)?.stringValue,
                     let signature = RecordChain.signature(headerValue: signatureText),
-                    verifies(link, signature, value: value, role: role, partition: place.partition)
+                    (try? RecordChain.verify(
+                        signature, topic: role, partition: place.partition, link: link, value: value, keys: keys))
+                        != nil
                 else { continue }
                 found = signature.hex
             }
         }
         return found
-    }
-
-    private func verifies(
-        _ link: RecordChain.Link, _ signature: EventSignature, value: [UInt8], role: String, partition: Int32
-    ) -> Bool {
-        do throws(EventDecodingError) {
-            try keys.verify(
-                canonical: RecordChain.canonical(topic: role, partition: partition, link: link, value: value),
-                source: link.source, what: "a chain link", signature: signature)
-            return true
-        } catch {
-            return false
-        }
     }
 }

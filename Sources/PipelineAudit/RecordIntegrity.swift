@@ -155,10 +155,9 @@ public enum RecordIntegrity {
             }
             if signed {
                 do throws(EventDecodingError) {
-                    try keys.verify(
-                        canonical: RecordChain.canonical(
-                            topic: record.role, partition: record.partition, link: link, value: record.value),
-                        source: link.source, what: "a chain link", signature: chainSignature)
+                    try RecordChain.verify(
+                        chainSignature, topic: record.role, partition: record.partition, link: link,
+                        value: record.value, keys: keys)
                 } catch {
                     finding(.forged, "its chain link does not verify (\(error.message))")
                     return
