@@ -15,34 +15,10 @@ public enum Digest {
         return output
     }
 
-    /// HMAC-SHA256 of `message` under `key` (RFC 2104), over OpenSSL's SHA-256 fetched
-    /// once. OpenSSL 3's one-shot `HMAC()` looks the MAC and the digest up by name in
-    /// its provider store (under a lock) and allocates three contexts on every call:
-    /// three times the cost of hashing a record, and every event is signed or checked.
+    /// HMAC-SHA256 of `message` under `key` (RFC 2104); a key used for many messages
+    /// is an ``HMACKey``, which hashes its padded blocks once.
     public static func hmacSHA256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
-        let blockSize = 64
-        var block = Array(key)
-        if block.count > blockSize { block = sha256(block) }
-        block += [UInt8](repeating: 0, count: blockSize - block.count)
-        let message = Array(message)
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("HMAC-SHA256: out of memory") }
-        defer { EVP_MD_CTX_free(context) }
-        var inner = [UInt8](repeating: 0, count: 32)
-        var output = [UInt8](repeating: 0, count: 32)
-        /// SHA-256 of the key block XOR-ed with `pad`, then `data`.
-        func digest(pad: UInt8, _ data: [UInt8], into result: inout [UInt8]) {
-            let padded = block.map { $0 ^ pad }
-            var length: UInt32 = 0
-            let ok =
-                EVP_DigestInit_ex2(context, SHA256Algorithm.shared.md, nil) == 1
-                && EVP_DigestUpdate(context, padded, padded.count) == 1
-                && data.withUnsafeBufferPointer { EVP_DigestUpdate(context, $0.baseAddress, $0.count) } == 1
-                && EVP_DigestFinal_ex(context, &result, &length) == 1
-            precondition(ok && length == 32, "HMAC-SHA256 failed: \(CryptoError.fromQueue("HMAC"))")
-        }
-        digest(pad: 0x36, message, into: &inner)
-        digest(pad: 0x5c, inner, into: &output)
-        return output
+        HMACKey(key).authenticate(message)
     }
 
     /// Compares in time independent of where the inputs differ, so a
@@ -105,7 +81,7 @@ public enum Digest {
 
 /// SHA-256, fetched from OpenSSL's default provider once per process: an explicit
 /// algorithm spares each digest the implicit fetch (a name lookup under a lock).
-private struct SHA256Algorithm: @unchecked Sendable {
+struct SHA256Algorithm: @unchecked Sendable {
     /// Immutable once fetched, and OpenSSL's algorithm objects may be shared by threads.
     let md: OpaquePointer
 

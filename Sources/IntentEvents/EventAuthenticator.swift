@@ -19,10 +19,19 @@ public struct EventAuthenticator: Sendable {
     public static let signatureHeader = EventSignature.header
 
     /// Keys by source, oldest first: the last one signs.
-    private let keys: [String: [SigningKey]]
+    private let keys: [String: [Keyed]]
+
+    /// A key with its MAC state (``HMACKey``), built once per keyring rather than per event.
+    private struct Keyed: Sendable {
+        var key: SigningKey
+        var mac: HMACKey
+
+        /// The lowercase hex signature of `message`.
+        func sign(_ message: [UInt8]) -> [UInt8] { Array(Digest.hex(mac.authenticate(message)).utf8) }
+    }
 
     public init(keys: [SigningKey]) {
-        self.keys = Dictionary(grouping: keys, by: \.source)
+        self.keys = Dictionary(grouping: keys.map { Keyed(key: $0, mac: HMACKey($0.bytes)) }, by: \.key.source)
     }
 
     /// One key per source, with ids derived from the keys.
@@ -35,7 +44,7 @@ public struct EventAuthenticator: Sendable {
     public func hasKey(for source: String) -> Bool { keys[source]?.isEmpty == false }
 
     /// Every key, for merging keyrings.
-    public var allKeys: [SigningKey] { keys.keys.sorted().flatMap { keys[$0] ?? [] } }
+    public var allKeys: [SigningKey] { keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] } }
 
     /// The signature to send with the event; nil when its source has no key.
     public func signature(for event: EventEnvelope) -> EventSignature? {
@@ -45,8 +54,8 @@ public struct EventAuthenticator: Sendable {
     /// The signature of an event already encoded (``EventEnvelope/encoded()``), so a
     /// producer encodes each event once.
     public func signature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
-        guard let key = keys[source]?.last else { return nil }
-        return EventSignature(keyID: key.id, hex: Digest.hex(Digest.hmacSHA256(key: key.bytes, message: bytes)))
+        guard let keyed = keys[source]?.last else { return nil }
+        return EventSignature(keyID: keyed.key.id, hex: Digest.hex(keyed.mac.authenticate(bytes)))
     }
 
     /// Accepts the event only if `isAllowed` accepts its source (who may
@@ -89,7 +98,7 @@ public struct EventAuthenticator: Sendable {
     /// at all (with a key it has, if it names one).
     private func candidateKeys(
         source: String, what: String, signature: EventSignature?, _ isAllowed: Producers
-    ) throws(EventDecodingError) -> (keys: [SigningKey], given: [UInt8]) {
+    ) throws(EventDecodingError) -> (keys: [Keyed], given: [UInt8]) {
         guard isAllowed.admits(source) else {
             throw EventDecodingError(
                 .wrongProducer, field: "$.source", "\(what) must come from \(isAllowed.description), not from \(source)"
@@ -101,7 +110,7 @@ public struct EventAuthenticator: Sendable {
         guard let signature else {
             throw EventDecodingError(.unauthenticated, field: EventSignature.header, "the event is not signed")
         }
-        let tried = signature.keyID.map { id in candidates.filter { $0.id == id } } ?? candidates
+        let tried = signature.keyID.map { id in candidates.filter { $0.key.id == id } } ?? candidates
         guard !tried.isEmpty else {
             throw EventDecodingError(
                 .unauthenticated, field: EventSignature.keyIDHeader,
@@ -111,10 +120,8 @@ public struct EventAuthenticator: Sendable {
     }
 
     /// Whether one of `keys` gives the signature `given` (lowercase hex) over `message`.
-    private static func signs(_ keys: [SigningKey], _ message: [UInt8], _ given: [UInt8]) -> Bool {
-        keys.contains { key in
-            Digest.constantTimeEqual(Array(Digest.hex(Digest.hmacSHA256(key: key.bytes, message: message)).utf8), given)
-        }
+    private static func signs(_ keys: [Keyed], _ message: [UInt8], _ given: [UInt8]) -> Bool {
+        keys.contains { Digest.constantTimeEqual($0.sign(message), given) }
     }
 
     private static let mismatch = EventDecodingError(

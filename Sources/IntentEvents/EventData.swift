@@ -8,22 +8,25 @@ enum EventData: Sendable, Hashable {
     case value(JSONValue)
     /// Canonical JSON of a value; always parses.
     case canonical([UInt8])
+    /// A received value's bytes as written, checked by the parser but not built
+    /// (``EventEnvelope/decode(_:maximumBytes:deferringData:)``); always parses.
+    case received([UInt8])
 
     var value: JSONValue {
         switch self {
         case .value(let value): return value
-        case .canonical(let bytes):
+        case .canonical(let bytes), .received(let bytes):
             do {
                 return try JSONParser.parse(bytes)
             } catch {
-                preconditionFailure("canonical payload bytes do not parse: \(error)")
+                preconditionFailure("checked payload bytes do not parse: \(error)")
             }
         }
     }
 
     func write(into output: inout [UInt8]) {
         switch self {
-        case .value(let value): CanonicalJSONWriter.write(value, into: &output)
+        case .value, .received: CanonicalJSONWriter.write(value, into: &output)
         case .canonical(let bytes): output.append(contentsOf: bytes)
         }
     }

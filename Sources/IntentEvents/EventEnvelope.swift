@@ -71,6 +71,22 @@ public struct EventEnvelope: Sendable, Hashable {
 
         /// Where a decoded event's attribute is kept (its place in ``ordered``).
         var position: Int { Self.ordered.firstIndex(of: self)! }
+
+        /// The attribute a member's name is, among those of its length: `init(rawValue:)`
+        /// compares it with every name in turn, which was a tenth of reading an envelope.
+        static func named(_ name: String) -> Attribute? {
+            let length = name.utf8.count
+            guard length < byLength.count else { return nil }
+            for attribute in byLength[length] where attribute.rawValue == name { return attribute }
+            return nil
+        }
+
+        /// The attributes by the length of their names in UTF-8.
+        private static let byLength: [[Attribute]] = {
+            var table = [[Attribute]](repeating: [], count: (allCases.map(\.rawValue.utf8.count).max() ?? 0) + 1)
+            for attribute in allCases { table[attribute.rawValue.utf8.count].append(attribute) }
+            return table
+        }()
     }
 
     // MARK: Encoding
@@ -159,15 +175,25 @@ public struct EventEnvelope: Sendable, Hashable {
     /// Decodes an envelope, rejecting anything not exactly as specified:
     /// oversized input, invalid JSON, missing or unknown attributes, wrong
     /// types, empty identifiers, another spec version, or an unparseable time.
+    ///
+    /// `deferringData`: `data` is checked as JSON (what is refused is the same) but kept as
+    /// its bytes, for a reader that decodes them straight into its types (``readData(_:_:)``)
+    /// rather than build a tree it would read once: an auditor reading the ledger. Reading
+    /// ``data`` then parses them each time.
     public static func decode(
-        _ bytes: some Collection<UInt8>, maximumBytes: Int = defaultMaximumBytes
+        _ bytes: some Collection<UInt8>, maximumBytes: Int = defaultMaximumBytes, deferringData: Bool = false
     ) throws(EventDecodingError) -> EventEnvelope {
         guard bytes.count <= maximumBytes else {
             throw EventDecodingError(.oversized, "event is \(bytes.count) bytes; the limit is \(maximumBytes)")
         }
         let topLevel: JSONParser.TopLevel
+        var deferred: [UInt8]?
         do {
-            topLevel = try JSONParser.parseTopLevel(bytes)
+            if deferringData {
+                (topLevel, deferred) = try JSONParser.parseTopLevel(bytes, deferring: Attribute.data.rawValue)
+            } else {
+                topLevel = try JSONParser.parseTopLevel(bytes)
+            }
         } catch {
             throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
         }
@@ -194,7 +220,12 @@ public struct EventEnvelope: Sendable, Hashable {
         guard let time = EventTime.parse(timeText) else {
             throw EventDecodingError(.schemaInvalid, field: "$.time", "not an RFC 3339 timestamp: \(timeText)")
         }
-        guard let data = attributes[Attribute.data.position] else {
+        let body: EventData
+        if let deferred {
+            body = .received(deferred)
+        } else if let data = attributes[Attribute.data.position] {
+            body = .value(data)
+        } else {
             throw EventDecodingError(.schemaInvalid, field: "$.data", "required attribute missing")
         }
         let userID = try reader.identifier(.userid)
@@ -207,7 +238,7 @@ public struct EventEnvelope: Sendable, Hashable {
             throw EventDecodingError(
                 .schemaInvalid, field: "$.userid", "the user id must be in Unicode normalization form C (NFC)")
         }
-        return EventEnvelope(
+        var envelope = EventEnvelope(
             id: try reader.identifier(.id),
             source: try reader.identifier(.source),
             type: try reader.identifier(.type),
@@ -218,7 +249,22 @@ public struct EventEnvelope: Sendable, Hashable {
             conversationID: try reader.identifier(.conversationid),
             intentID: try reader.optionalIdentifier(.intentid),
             causationID: try reader.optionalIdentifier(.causationid),
-            data: data, extensions: extensions)
+            data: .null, extensions: extensions)
+        envelope.body = body
+        return envelope
+    }
+
+    /// `data` decoded by a ``JSONReading`` decoder: from its bytes when the envelope holds
+    /// them (decoded with deferred data, or built from a payload), else from its JSON value;
+    /// nil when the decoder refuses it. Two closures, so each reads a concrete reader.
+    public func readData<T>(
+        _ fromBytes: (inout JSONBytesReader) throws(JSONRefusal) -> T,
+        _ fromValue: (inout JSONValueReader) throws(JSONRefusal) -> T
+    ) -> T? {
+        switch body {
+        case .received(let bytes), .canonical(let bytes): JSONBytesReader.read(bytes, fromBytes)
+        case .value(let value): JSONValueReader.read(value, fromValue)
+        }
     }
 
     /// A top-level object's members by attribute (``Attribute/position``), a
@@ -232,7 +278,7 @@ public struct EventEnvelope: Sendable, Hashable {
         var values = [JSONValue?](repeating: nil, count: Attribute.ordered.count)
         var others: [(key: String, value: JSONValue)] = []
         for (key, value) in members {
-            if let attribute = Attribute(rawValue: key) {
+            if let attribute = Attribute.named(key) {
                 if values[attribute.position] == nil { values[attribute.position] = value }
             } else {
                 others.append((key, value))

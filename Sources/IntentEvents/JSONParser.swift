@@ -40,7 +40,18 @@ enum JSONParser {
 
     /// Reads what ``parse(_:)`` reads and refuses what it refuses, with the same failures.
     static func parseTopLevel(_ bytes: some Collection<UInt8>) throws(Failure) -> TopLevel {
-        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel() }
+        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel(deferring: nil).topLevel }
+    }
+
+    /// ``parseTopLevel(_:)``, except that the value of the top-level member named `name`
+    /// is checked (accepted and refused exactly as parsing it would be) but not built:
+    /// its bytes are returned instead (the first such member's, as a repeated key keeps
+    /// its first value), and it is not among the members. A reader that decodes those
+    /// bytes straight into its own type (``JSONBytesReader``) then builds no tree.
+    static func parseTopLevel(_ bytes: some Collection<UInt8>, deferring name: String) throws(Failure) -> (
+        topLevel: TopLevel, deferred: [UInt8]?
+    ) {
+        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel(deferring: name) }
     }
 
     private static func parse<T>(
@@ -72,7 +83,7 @@ enum JSONParser {
         }
     }
 
-    private struct Reader {
+    fileprivate struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
         /// The members of the objects being read, innermost last: an object's
@@ -84,14 +95,15 @@ enum JSONParser {
             self.bytes = bytes
         }
 
-        mutating func topLevel() throws(Failure) -> TopLevel {
+        mutating func topLevel(deferring name: String?) throws(Failure) -> (topLevel: TopLevel, deferred: [UInt8]?) {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
-                return .value(try value(depth: 0))
+                return (.value(try value(depth: 0)), nil)
             }
-            let start = try members(depth: 1)
+            var deferred: [UInt8]?
+            let start = try members(depth: 1, deferring: name, into: &deferred)
             defer { pending.removeSubrange(start...) }
-            return .members(Array(pending[start...]))
+            return (.members(Array(pending[start...])), deferred)
         }
 
         func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
@@ -136,7 +148,8 @@ enum JSONParser {
         }
 
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
-            let start = try members(depth: depth)
+            var none: [UInt8]?
+            let start = try members(depth: depth, deferring: nil, into: &none)
             defer { pending.removeSubrange(start...) }
             var members: [String: JSONValue] = .init(minimumCapacity: pending.count - start)
             for (key, member) in pending[start...] {
@@ -146,8 +159,11 @@ enum JSONParser {
             return .object(members)
         }
 
-        /// Reads an object's members onto ``pending``; returns where they start.
-        mutating func members(depth: Int) throws(Failure) -> Int {
+        /// Reads an object's members onto ``pending``; returns where they start. The value of
+        /// a member named `deferred` is checked, not read: its bytes go to `deferredBytes`.
+        mutating func members(depth: Int, deferring deferred: String?, into deferredBytes: inout [UInt8]?)
+            throws(Failure) -> Int
+        {
             guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
             position += 1
             let start = pending.count
@@ -165,10 +181,84 @@ enum JSONParser {
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
                 position += 1
-                let member = try value(depth: depth)
-                pending.append((key, member))
+                if let deferred, key == deferred {
+                    skipWhitespace()
+                    let valueStart = position
+                    try skipValue(depth: depth)
+                    if deferredBytes == nil { deferredBytes = Array(bytes[valueStart..<position]) }
+                } else {
+                    let member = try value(depth: depth)
+                    pending.append((key, member))
+                }
                 if try closes(with: UInt8(ascii: "}")) { return start }
             }
+        }
+
+        /// Checks a value as ``value(depth:)`` reads it, with the same failures, without
+        /// building it (strings without escapes are not copied).
+        mutating func skipValue(depth: Int) throws(Failure) {
+            skipWhitespace()
+            guard position < bytes.count else { throw failure("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: "{"):
+                guard depth + 1 <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+                position += 1
+                skipWhitespace()
+                if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    return
+                }
+                while true {
+                    skipWhitespace()
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                        throw failure("expected a key")
+                    }
+                    try skipString()
+                    skipWhitespace()
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                        throw failure("expected :")
+                    }
+                    position += 1
+                    try skipValue(depth: depth + 1)
+                    if try closes(with: UInt8(ascii: "}")) { return }
+                }
+            case UInt8(ascii: "["):
+                guard depth + 1 <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+                position += 1
+                skipWhitespace()
+                if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    return
+                }
+                while true {
+                    try skipValue(depth: depth + 1)
+                    if try closes(with: UInt8(ascii: "]")) { return }
+                }
+            case UInt8(ascii: "\""): try skipString()
+            default: _ = try value(depth: depth)  // a literal or a number: nothing to build
+            }
+        }
+
+        /// Checks a string as ``string()`` reads it; one with escapes is read by it.
+        mutating func skipString() throws(Failure) {
+            let opening = position
+            position += 1
+            let start = position
+            var bits: UInt8 = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    if bits >= 0x80 { _ = try utf8(start..<position) }
+                    position += 1
+                    return
+                }
+                bits |= byte
+                if byte == UInt8(ascii: "\\") { break }
+                guard byte >= 0x20 else { throw failure("unescaped control character") }
+                position += 1
+            }
+            position = opening
+            _ = try string()
         }
 
         mutating func array(depth: Int) throws(Failure) -> JSONValue {
@@ -362,6 +452,92 @@ enum JSONParser {
                 value = next
             }
             return value
+        }
+    }
+}
+
+/// Reads JSON bytes straight into a decoder's types (``JSONReading``), building no
+/// ``JSONValue`` tree: strings are read as ``JSONParser`` reads them, and anything the
+/// decoder does not expect is refused. Used within ``read(_:_:)`` only (it reads the
+/// array's storage in place).
+public struct JSONBytesReader: JSONReading {
+    fileprivate var reader: JSONParser.Reader
+
+    /// `body`'s reading of `bytes`, which must be one JSON value with nothing after it
+    /// but whitespace; nil when `body` refuses it or the bytes are not that.
+    public static func read<T>(_ bytes: [UInt8], _ body: (inout JSONBytesReader) throws(JSONRefusal) -> T) -> T? {
+        bytes.withUnsafeBufferPointer { buffer -> T? in
+            var cursor = JSONBytesReader(reader: JSONParser.Reader(bytes: buffer))
+            do throws(JSONRefusal) {
+                let value = try body(&cursor)
+                cursor.reader.skipWhitespace()
+                return cursor.reader.position == buffer.count ? value : nil
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// The next byte after whitespace, consumed when it is `expected`.
+    private mutating func take(_ expected: UInt8) -> Bool {
+        reader.skipWhitespace()
+        guard reader.position < reader.bytes.count, reader.bytes[reader.position] == expected else { return false }
+        reader.position += 1
+        return true
+    }
+
+    public mutating func readObject(_ member: (String, inout JSONBytesReader) throws(JSONRefusal) -> Void)
+        throws(JSONRefusal)
+    {
+        guard take(UInt8(ascii: "{")) else { throw JSONRefusal() }
+        if take(UInt8(ascii: "}")) { return }
+        while true {
+            reader.skipWhitespace()
+            guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: "\"") else {
+                throw JSONRefusal()
+            }
+            let key: String
+            do { key = try reader.string() } catch { throw JSONRefusal() }
+            guard take(UInt8(ascii: ":")) else { throw JSONRefusal() }
+            try member(key, &self)
+            do { if try reader.closes(with: UInt8(ascii: "}")) { return } } catch { throw JSONRefusal() }
+        }
+    }
+
+    public mutating func readArray(_ element: (inout JSONBytesReader) throws(JSONRefusal) -> Void)
+        throws(JSONRefusal)
+    {
+        guard take(UInt8(ascii: "[")) else { throw JSONRefusal() }
+        if take(UInt8(ascii: "]")) { return }
+        while true {
+            try element(&self)
+            do { if try reader.closes(with: UInt8(ascii: "]")) { return } } catch { throw JSONRefusal() }
+        }
+    }
+
+    public mutating func readString() throws(JSONRefusal) -> String {
+        reader.skipWhitespace()
+        guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: "\"") else {
+            throw JSONRefusal()
+        }
+        do { return try reader.string() } catch { throw JSONRefusal() }
+    }
+
+    public mutating func readBool() throws(JSONRefusal) -> Bool {
+        reader.skipWhitespace()
+        guard reader.position < reader.bytes.count else { throw JSONRefusal() }
+        do {
+            switch reader.bytes[reader.position] {
+            case UInt8(ascii: "t"):
+                try reader.literal("true")
+                return true
+            case UInt8(ascii: "f"):
+                try reader.literal("false")
+                return false
+            default: throw JSONRefusal()
+            }
+        } catch {
+            throw JSONRefusal()
         }
     }
 }

@@ -73,9 +73,23 @@ public enum RecordChain {
     /// and the partition), the link, and the value's SHA-256. A record moved to
     /// another partition or to another of the pipeline's topics does not verify.
     public static func canonical(topic: String, partition: Int32, link: Link, value: [UInt8]) -> [UInt8] {
-        Array(
-            "intent-chain/v1\n\(topic)\n\(partition)\n\(link.source)\n\(link.previous)\n\(link.nonce)\n\(link.supersedes ?? "")\n\(Digest.hex(Digest.sha256(value)))"
-                .utf8)
+        // Appended field by field: an auditor builds this for every chained record, and
+        // interpolating a string first, then copying its bytes, was a twentieth of the check.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        func line(_ field: String) {
+            bytes += field.utf8
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        line("intent-chain/v1")
+        line(topic)
+        line(String(partition))
+        line(link.source)
+        line(link.previous)
+        line(link.nonce)
+        line(link.supersedes ?? "")
+        bytes += Digest.hex(Digest.sha256(value)).utf8
+        return bytes
     }
 
     /// The ``signatureHeader`` value for a link: nil when the source has no key.
@@ -108,11 +122,21 @@ public enum RecordChain {
         return EventSignature(keyID: fields[0] == "-" ? nil : fields[0], hex: fields[1])
     }
 
-    /// A header value's fields, split at each space by byte: an auditor parses two headers
-    /// per record, and splitting by `Character` (grapheme breaking) was a tenth of its check.
+    /// A header value's fields, split at each space by byte over its contiguous UTF-8 (empty
+    /// fields kept): an auditor parses two headers per record, and splitting by `Character`
+    /// (grapheme breaking), then through the generic `split`, was a tenth of its check.
     static func fields(of headerValue: String) -> [String] {
-        headerValue.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map {
-            String(Substring($0))
+        var text = headerValue
+        return text.withUTF8 { bytes in
+            var fields: [String] = []
+            fields.reserveCapacity(4)
+            var start = 0
+            for index in bytes.indices where bytes[index] == UInt8(ascii: " ") {
+                fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return fields
         }
     }
 }

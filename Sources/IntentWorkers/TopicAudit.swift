@@ -53,6 +53,8 @@ public enum TopicAudit {
         /// to the integrity check.
         func read(_ topic: String, _ body: (EventEnvelope) -> Void) async throws {
             let role = keys == nil ? nil : topics.chained[topic]
+            // Ledger events are read straight from their bytes (``LedgerEvent/decode(from:)``).
+            let deferringData = topic == topics.ledger
             var start: [KafkaTopicPartition: Int64]?
             var end: [KafkaTopicPartition: Int64]?
             if let window {
@@ -72,7 +74,9 @@ public enum TopicAudit {
                 of: topic, between: start, and: end, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
-                guard let value = message.value, let event = try? EventEnvelope.decode(value) else {
+                guard let value = message.value,
+                    let event = try? EventEnvelope.decode(value, deferringData: deferringData)
+                else {
                     unreadable += 1
                     return
                 }

@@ -3,122 +3,136 @@ public import Intents
 
 extension LedgerEvent {
     /// The event of a ledger record's data. Every follower of the ledger and every
-    /// audit reads each ledger record, so this reads the parsed JSON directly
-    /// (``init(json:)``) rather than through `Codable`'s containers, which cost
-    /// the audit a third of its time. Anything unexpected takes the `Codable`
-    /// path, whose error is the one reported: both accept exactly the same data
-    /// (`LedgerEventDecodingTests`).
+    /// audit reads each ledger record, so this reads it directly (``read(from:)``):
+    /// from the record's bytes when the envelope kept them, else from the parsed JSON,
+    /// rather than through `Codable`'s containers, which cost the audit a third of its
+    /// time. Anything unexpected takes the `Codable` path, whose error is the one
+    /// reported: both accept exactly the same data (`LedgerEventDecodingTests`).
     public static func decode(from envelope: EventEnvelope) throws(EventDecodingError) -> LedgerEvent {
-        if let event = LedgerEvent(json: envelope.data) { return event }
+        if let event = envelope.readData(
+            { (reader: inout JSONBytesReader) throws(JSONRefusal) in try read(from: &reader) },
+            { (reader: inout JSONValueReader) throws(JSONRefusal) in try read(from: &reader) })
+        {
+            return event
+        }
         return try envelope.decodeData(as: LedgerEvent.self)
     }
 
-    /// Decodes `json` as strict decoding of the synthesized `Codable` conformance does
+    /// Reads the data as strict decoding of the synthesized `Codable` conformance does
     /// (required `id`, `kind`, `userID` and `entries`, the rest optional; unknown fields
-    /// and `null` refused, since strict decoding finds `null` in no re-encoding); nil
-    /// for anything else.
-    init?(json: JSONValue) {
-        guard case .object(let members) = json else { return nil }
+    /// and `null` refused, since strict decoding finds `null` in no re-encoding); refuses
+    /// anything else, and a repeated key.
+    static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> LedgerEvent {
         var id: String?
         var kind: Kind?
         var userID: String?
         var entries: [LedgerEntry]?
+        var amount: CurrencyAmount?
+        var expiresAt: Timestamp?
+        var decidedAt: Timestamp?
+        var verified: Bool?
+        var handles: [String]?
         var event = LedgerEvent(id: "", kind: .deposit, userID: "")
-        for (key, value) in members {
+        try reader.readObject { (key, value) throws(JSONRefusal) in
             switch key {
-            case "id":
-                guard let text = value.text else { return nil }
-                id = text
+            case "id": try setOnce(&id, value.readString())
             case "kind":
-                guard let text = value.text, let parsed = Kind(rawValue: text) else { return nil }
-                kind = parsed
-            case "userID":
-                guard let text = value.text else { return nil }
-                userID = text
+                guard let parsed = Kind(rawValue: try value.readString()) else { throw JSONRefusal() }
+                try setOnce(&kind, parsed)
+            case "userID": try setOnce(&userID, value.readString())
             case "entries":
-                guard case .array(let items) = value else { return nil }
                 var parsed: [LedgerEntry] = []
-                parsed.reserveCapacity(items.count)
-                for item in items {
-                    guard let entry = LedgerEntry(json: item) else { return nil }
-                    parsed.append(entry)
-                }
-                entries = parsed
-            case "intentID": guard value.optionalText(into: &event.intentID) else { return nil }
-            case "transferID": guard value.optionalText(into: &event.transferID) else { return nil }
-            case "requestID": guard value.optionalText(into: &event.requestID) else { return nil }
-            case "counterpartyUserID": guard value.optionalText(into: &event.counterpartyUserID) else { return nil }
-            case "counterpartyContactID":
-                guard value.optionalText(into: &event.counterpartyContactID) else { return nil }
-            case "counterpartyAccount": guard value.optionalText(into: &event.counterpartyAccount) else { return nil }
-            case "note": guard value.optionalText(into: &event.note) else { return nil }
-            case "reason": guard value.optionalText(into: &event.reason) else { return nil }
-            case "decidedBy": guard value.optionalText(into: &event.decidedBy) else { return nil }
-            case "amount":
-                guard let amount = CurrencyAmount(json: value) else { return nil }
-                event.amount = amount
-            case "expiresAt":
-                guard let time = value.timestamp else { return nil }
-                event.expiresAt = time
-            case "decidedAt":
-                guard let time = value.timestamp else { return nil }
-                event.decidedAt = time
-            case "verified":
-                guard case .bool(let flag) = value else { return nil }
-                event.verified = flag
+                parsed.reserveCapacity(2)
+                try value.readArray { (item) throws(JSONRefusal) in parsed.append(try LedgerEntry.read(from: &item)) }
+                try setOnce(&entries, parsed)
+            case "intentID": try setOnce(&event.intentID, value.readString())
+            case "transferID": try setOnce(&event.transferID, value.readString())
+            case "requestID": try setOnce(&event.requestID, value.readString())
+            case "counterpartyUserID": try setOnce(&event.counterpartyUserID, value.readString())
+            case "counterpartyContactID": try setOnce(&event.counterpartyContactID, value.readString())
+            case "counterpartyAccount": try setOnce(&event.counterpartyAccount, value.readString())
+            case "note": try setOnce(&event.note, value.readString())
+            case "reason": try setOnce(&event.reason, value.readString())
+            case "decidedBy": try setOnce(&event.decidedBy, value.readString())
+            case "amount": try setOnce(&amount, CurrencyAmount.read(from: &value))
+            case "expiresAt": try setOnce(&expiresAt, readTimestamp(&value))
+            case "decidedAt": try setOnce(&decidedAt, readTimestamp(&value))
+            case "verified": try setOnce(&verified, value.readBool())
             case "handles":
-                guard case .array(let items) = value else { return nil }
-                var handles: [String] = []
-                for item in items {
-                    guard let text = item.text else { return nil }
-                    handles.append(text)
-                }
-                event.handles = handles
-            default: return nil
+                var parsed: [String] = []
+                try value.readArray { (item) throws(JSONRefusal) in parsed.append(try item.readString()) }
+                try setOnce(&handles, parsed)
+            default: throw JSONRefusal()
             }
         }
-        guard let id, let kind, let userID, let entries else { return nil }
+        guard let id, let kind, let userID, let entries else { throw JSONRefusal() }
         event.id = id
         event.kind = kind
         event.userID = userID
         event.entries = entries
-        self = event
+        event.amount = amount
+        event.expiresAt = expiresAt
+        event.decidedAt = decidedAt
+        event.verified = verified
+        event.handles = handles
+        return event
+    }
+
+    /// An RFC 3339 time, as the event's `Codable` times are written.
+    private static func readTimestamp(_ reader: inout some JSONReading) throws(JSONRefusal) -> Timestamp {
+        guard let time = EventTime.parse(try reader.readString()) else { throw JSONRefusal() }
+        return Timestamp(time)
     }
 }
 
 extension LedgerEntry {
-    init?(json: JSONValue) {
-        guard case .object(let members) = json, members.count == 3, let account = members["account"]?.text,
-            let side = members["side"]?.text.flatMap(Side.init(rawValue:)),
-            let amount = members["amount"].flatMap(CurrencyAmount.init(json:))
-        else { return nil }
-        self.init(account: account, side: side, amount: amount)
+    /// Exactly `account`, `side` and `amount`, each once.
+    static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> LedgerEntry {
+        var account: String?
+        var side: Side?
+        var amount: CurrencyAmount?
+        try reader.readObject { (key, value) throws(JSONRefusal) in
+            switch key {
+            case "account": try setOnce(&account, value.readString())
+            case "side":
+                guard let parsed = Side(rawValue: try value.readString()) else { throw JSONRefusal() }
+                try setOnce(&side, parsed)
+            case "amount": try setOnce(&amount, CurrencyAmount.read(from: &value))
+            default: throw JSONRefusal()
+            }
+        }
+        guard let account, let side, let amount else { throw JSONRefusal() }
+        return LedgerEntry(account: account, side: side, amount: amount)
     }
 }
 
 extension CurrencyAmount {
     /// An amount as JSON holds it (`{"amount": "12.50", "currency": "EUR"}`); nil for anything else.
     public init?(json: JSONValue) {
-        guard case .object(let members) = json, members.count == 2,
-            let amount = members["amount"]?.text.flatMap(DecimalAmount.init), let currency = members["currency"]?.text,
-            currency.utf8.count == 3, currency.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        guard let amount = JSONValueReader.read(json, { (reader) throws(JSONRefusal) in try Self.read(from: &reader) })
         else { return nil }
-        self.init(amount: amount, currency: currency)
-    }
-}
-
-extension JSONValue {
-    fileprivate var text: String? {
-        if case .string(let text) = self { return text }
-        return nil
+        self = amount
     }
 
-    /// Sets `target` from a string; false for anything else (`null` included).
-    fileprivate func optionalText(into target: inout String?) -> Bool {
-        guard case .string(let text) = self else { return false }
-        target = text
-        return true
+    /// Exactly `amount` (a decimal string) and `currency` (three capital letters), each once.
+    static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> CurrencyAmount {
+        var amount: DecimalAmount?
+        var currency: String?
+        try reader.readObject { (key, value) throws(JSONRefusal) in
+            switch key {
+            case "amount":
+                guard let parsed = DecimalAmount(try value.readString()) else { throw JSONRefusal() }
+                try setOnce(&amount, parsed)
+            case "currency":
+                let code = try value.readString()
+                guard code.utf8.count == 3,
+                    code.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+                else { throw JSONRefusal() }
+                try setOnce(&currency, code)
+            default: throw JSONRefusal()
+            }
+        }
+        guard let amount, let currency else { throw JSONRefusal() }
+        return CurrencyAmount(amount: amount, currency: currency)
     }
-
-    fileprivate var timestamp: Timestamp? { text.flatMap(EventTime.parse).map(Timestamp.init) }
 }

@@ -25,6 +25,14 @@ public struct LedgerEntry: Codable, Sendable, Hashable {
             LedgerEntry(account: destination, side: .credit, amount: amount),
         ]
     }
+
+    /// Whether two lists hold the same entries in any order (as many, and each of one in the
+    /// other): what comparing them as sets meant, without hashing two sets per event (a
+    /// ledger event has two entries or none, and every audit and replay checks each).
+    public static func same(_ entries: [LedgerEntry], as expected: [LedgerEntry]) -> Bool {
+        entries.count == expected.count && expected.allSatisfy(entries.contains)
+            && entries.allSatisfy(expected.contains)
+    }
 }
 
 /// What the payments worker appends to the ledger topic: its whole state,

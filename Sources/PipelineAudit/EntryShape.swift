@@ -31,10 +31,7 @@ enum EntryShape {
             .proposalClosed:
             expected = []
         }
-        // The same entries in any order (two or none: comparing arrays beats hashing sets).
-        guard event.entries.count == expected.count, expected.allSatisfy(event.entries.contains),
-            event.entries.allSatisfy(expected.contains)
-        else {
+        guard LedgerEntry.same(event.entries, as: expected) else {
             let written = event.entries.map { "\($0.side.rawValue) \($0.account) \($0.amount)" }
             return "\(event.kind.rawValue) moves \(written) instead of what a \(event.kind.rawValue) may move"
         }

@@ -112,7 +112,10 @@ private struct TransferTrail: Sendable {
     /// The id of its post, when posted.
     var postID: String?
 
-    mutating func record(_ event: LedgerEvent) {
+    /// Records `event`; returns the transfer's hold as it stands after it (one table lookup
+    /// for both, by the caller).
+    @discardableResult
+    mutating func record(_ event: LedgerEvent) -> TransferLeg? {
         kinds.append(event.kind)
         switch event.kind {
         case .hold: hold = TransferLeg(event)
@@ -120,6 +123,7 @@ private struct TransferTrail: Sendable {
         case .post: postID = event.id
         default: break
         }
+        return hold
     }
 }
 
@@ -142,28 +146,25 @@ private struct LedgerRules: Sendable {
         }
         // Hashed with this process's random seed: contents that differ cannot be made to collide.
         let contents = event.hashValue
-        if let earlier = written[event.id] {
+        // One lookup for the usual case, a first write (the first contents stay).
+        if let earlier = written.updateValue(contents, forKey: event.id) {
+            written[event.id] = earlier
             if earlier != contents {
                 findings.append("ledger event \(event.id) was written twice with different contents")
             }
             return
         }
-        written[event.id] = contents
-        if let transferID = event.transferID {
-            trails[transferID, default: TransferTrail()].record(event)
-        }
+        let hold = event.transferID.flatMap { trails[$0, default: TransferTrail()].record(event) }
         // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
-        let hold = event.kind == .credit ? nil : event.transferID.flatMap { trails[$0]?.hold }
-        if let violation = EntryShape.violation(of: event, hold: hold) {
+        if let violation = EntryShape.violation(of: event, hold: event.kind == .credit ? nil : hold) {
             findings.append("ledger event \(event.id): \(violation)")
         }
         for entry in event.entries {
             let key = AccountCurrency(account: entry.account, currency: entry.amount.currency)
             let micros = Money(entry.amount).micros
-            let (sum, overflow) = sums[key, default: 0].addingReportingOverflow(
-                entry.side == .credit ? micros : -micros)
-            if overflow { findings.append("\(key.description) overflows") }
-            sums[key] = sum
+            if Self.add(entry.side == .credit ? micros : -micros, to: &sums[key, default: 0]) {
+                findings.append("\(key.description) overflows")
+            }
         }
         if event.kind == .deposit, let amount = event.amount {
             deposited[amount.currency, default: 0] &+= Money(amount).micros
@@ -173,6 +174,13 @@ private struct LedgerRules: Sendable {
         } catch {
             findings.append("ledger event \(event.id) breaks the ledger: \(error)")
         }
+    }
+
+    /// Adds in place (one lookup of a sum in its table); true when it overflowed.
+    private static func add(_ delta: Int64, to sum: inout Int64) -> Bool {
+        let (result, overflow) = sum.addingReportingOverflow(delta)
+        sum = result
+        return overflow
     }
 
     /// `sent`: transfers whose credit is on the confirmations topic (on its way to the

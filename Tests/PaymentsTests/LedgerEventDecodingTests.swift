@@ -78,4 +78,60 @@ struct LedgerEventDecodingTests {
             #expect(throws: EventDecodingError.self, "\(name)") { try LedgerEvent.decode(from: envelope) }
         }
     }
+
+    /// An envelope's bytes around `data` as written.
+    static func document(_ data: String) -> [UInt8] {
+        Array(
+            (#"{"specversion":"1.0","id":"e","source":"/workers/payments","type":"ledger.event.v1","#
+                + #""time":"1970-01-01T00:00:00.000Z","userid":"u","conversationid":"c","data":"# + data + "}").utf8)
+    }
+
+    @Test("read from a record's bytes (deferred data): the same event, or the same refusal, as from its parsed JSON")
+    func bytesAgreeWithParsedJSON() throws {
+        var documents = LedgerEventCanonicalTests.events.map {
+            Self.document(String(decoding: CanonicalJSON.encode($0), as: UTF8.self))
+        }
+        let entries =
+            #"[{"account":"users/u/available","side":"debit","amount":{"amount":"1.50","currency":"CNY"}},"#
+            + #"{"account":"users/u/held","side":"credit","amount":{"amount":"1.50","currency":"CNY"}}]"#
+        let base = #""kind":"hold","userID":"u","transferID":"t","amount":{"amount":"1.50","currency":"CNY"}"#
+        for data in [
+            #"{"id":"d","# + base + #","entries":"# + entries + "}",
+            // Whitespace, trailing commas, an escaped key: read as the parser reads them.
+            #"{ "\u0069d" : "d" , "# + base + #", "entries" : "# + entries + " , }",
+            // A repeated key: parsed JSON keeps the first value.
+            #"{"id":"d","id":"e","# + base + #","entries":"# + entries + "}",
+            #"{"id":"d","# + base + #","entries":[],"entries":"# + entries + "}",
+            #"{"id":"d","# + base + #","entries":"#
+                + entries.replacingOccurrences(of: #""side":"debit""#, with: #""side":"debit","side":"credit""#) + "}",
+            #"{"id":"d","kind":"hold","userID":"u","amount":{"amount":"1","currency":"CNY","currency":"EUR"},"entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","handles":["a","b",],"verified":true,"entries":[]}"#,
+            // Refused: wrong types, unknown members, null, a bad time or currency.
+            #"{"id":"d","kind":"accountOpened","userID":"u","handles":"a","entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","verified":"true","entries":[]}"#,
+            #"{"id":"d","kind":"deposit","userID":"u","note":null,"entries":[]}"#,
+            #"{"id":"d","kind":"deposit","userID":"u","extra":1,"entries":[]}"#,
+            #"{"id":"d","kind":"deposit","userID":"u","expiresAt":"soon","entries":[]}"#,
+            #"{"id":"d","kind":"deposit","userID":"u","amount":{"amount":"1","currency":"cny"},"entries":[]}"#,
+            #"{"id":"d","kind":"deposit","userID":"u","entries":[{"account":"a","side":"debit"}]}"#,
+            #"{"id":7,"kind":"deposit","userID":"u","entries":[]}"#, "[]", #""d""#,
+        ] {
+            documents.append(Self.document(data))
+        }
+        for bytes in documents {
+            let parsed = try EventEnvelope.decode(bytes)
+            let deferred = try EventEnvelope.decode(bytes, deferringData: true)
+            #expect(deferred == parsed)
+            let fromJSON = Result { () throws(EventDecodingError) in try LedgerEvent.decode(from: parsed) }
+            let fromBytes = Result { () throws(EventDecodingError) in try LedgerEvent.decode(from: deferred) }
+            switch (fromJSON, fromBytes) {
+            case (.success(let expected), .success(let read)): #expect(read == expected)
+            case (.failure(let expected), .failure(let error)): #expect(error.message == expected.message)
+            default:
+                Issue.record(
+                    "\(String(decoding: bytes, as: UTF8.self)): \(fromJSON) from JSON, \(fromBytes) from bytes")
+            }
+        }
+        #expect(documents.count > LedgerEventCanonicalTests.events.count)
+    }
 }

@@ -31,6 +31,20 @@ struct RecordIntegrityTests {
         )
     }
 
+    @Test("a link is signed over its documented form: the place, the link, and the value's SHA-256")
+    func canonicalForm() {
+        // SHA-256 of the bytes 01 02 03, from Python's hashlib.
+        let digest = "039058c6f2c0cb492c533b0a4d14ef77cc0f78abccced5287d84a1a2011cfb81"
+        let plain = RecordChain.Link(source: "/workers/payments", previous: "p1", nonce: "n1")
+        #expect(
+            RecordChain.canonical(topic: "payments.ledger", partition: 3, link: plain, value: [1, 2, 3])
+                == Array("intent-chain/v1\npayments.ledger\n3\n/workers/payments\np1\nn1\n\n\(digest)".utf8))
+        let resent = RecordChain.Link(source: "/workers/payments", previous: "p1", nonce: "n1", supersedes: "s1")
+        #expect(
+            RecordChain.canonical(topic: "payments.ledger", partition: 11, link: resent, value: [1, 2, 3])
+                == Array("intent-chain/v1\npayments.ledger\n11\n/workers/payments\np1\nn1\ns1\n\(digest)".utf8))
+    }
+
     @Test("a chain verifies; two writers continuing from one record are a fork, not a finding")
     func forks() {
         let first = Self.record("a", offset: 0, after: RecordChain.genesis)
