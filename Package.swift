@@ -100,10 +100,17 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "ContactResolution", "IntentCrypto"],
             swiftSettings: swiftSettings
         ),
+        /// What the assistant says, in the user's language: a message catalog per language
+        /// and CLDR formatting of amounts and lists (Foundation's ICU formatters); pure.
+        .target(
+            name: "Localization",
+            dependencies: ["Intents", "IntentEvents"],
+            swiftSettings: swiftSettings
+        ),
         /// Confirm and payments stages, and the double-entry ledger; pure.
         .target(
             name: "Payments",
-            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution"],
+            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// SiriKit's confirm stage, pure: the last check before an intent is done,
@@ -111,13 +118,13 @@ let package = Package(
         /// payments stage and a confirmation request with its binding).
         .target(
             name: "Confirmation",
-            dependencies: ["Intents", "IntentEvents", "IntentResolution", "Payments"],
+            dependencies: ["Intents", "IntentEvents", "IntentResolution", "Payments", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// The handle stage for messaging and the message history; pure.
         .target(
             name: "Messaging",
-            dependencies: ["Intents", "IntentEvents"],
+            dependencies: ["Intents", "IntentEvents", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// The pipeline's topic names and how an event travels on them as a record
@@ -174,7 +181,7 @@ let package = Package(
         .target(
             name: "VoiceSimulator",
             dependencies: [
-                "Kafka", "IntentEvents", "Intents", "PipelineTopics",
+                "Kafka", "IntentEvents", "Intents", "PipelineTopics", "Localization",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -367,6 +374,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LocalizationTests",
+            dependencies: ["Localization", "Intents", "IntentEvents"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ContactResolutionTests",
             dependencies: ["ContactResolution"],
             swiftSettings: swiftSettings
@@ -383,7 +395,7 @@ let package = Package(
                 "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
-                "PipelineAudit",
+                "PipelineAudit", "Localization",
                 "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

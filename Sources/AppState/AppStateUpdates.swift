@@ -47,6 +47,9 @@ enum AppStateUpdates {
             "status": .string(response.code == .inProgress ? "inProgress" : "done"),
         ]
         body["reason"] = response.reason.map(JSONValue.string)
+        // The sentence by key and arguments, so a client can say it in its own language.
+        body["messageKey"] = response.messageKey.map { .string($0.rawValue) }
+        body["messageArguments"] = response.messageArguments.map(MessageArgument.json)
         return [.item(user: envelope.userID, kind: .intent, id: intentID, body: body)]
     }
 

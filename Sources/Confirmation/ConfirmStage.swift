@@ -2,6 +2,7 @@ import Foundation
 public import IntentEvents
 public import IntentResolution
 public import Intents
+import Localization
 public import Payments
 
 /// SiriKit's confirm stage as a pure function: the final check that a
@@ -65,21 +66,24 @@ public struct ConfirmStage: Sendable {
         let now = envelope.time
         let verdict = confirm(
             report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)
+        // Said in the user's locale (the request's, carried on every derived event).
+        let said = MessageRenderer(locale: UserLocale.of(envelope)).render(verdict.message)
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
         let ledgerVersion =
             report.intent.kind == .sendPayment || report.intent.kind == .requestPayment
             ? ledger.version(of: envelope.userID) : nil
         guard verdict.code == .ready else {
             let response = IntentResponse(
-                kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: verdict.message,
-                ledgerVersion: ledgerVersion)
+                kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: said,
+                localized: verdict.message, ledgerVersion: ledgerVersion)
             return StageResult(events: [
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
         }
         guard let terms = PaymentTerms(report.intent) else {
             let confirmation = IntentConfirmation(
-                turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message)
+                turn: report.turn, intent: report.intent, code: .ready, proposedResponse: said,
+                localized: verdict.message)
             return StageResult(events: [(.confirmed, derived(envelope, confirmation, now))])
         }
         // A financial intent: the proposal goes to the payments stage first (the worker publishes
@@ -88,12 +92,12 @@ public struct ConfirmStage: Sendable {
         let binding = bindingKey.binding(
             terms.binding(kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt))
         let confirmation = IntentConfirmation(
-            turn: report.turn, intent: report.intent, code: .ready, proposedResponse: verdict.message, binding: binding,
-            ledgerVersion: ledgerVersion)
+            turn: report.turn, intent: report.intent, code: .ready, proposedResponse: said, localized: verdict.message,
+            binding: binding, ledgerVersion: ledgerVersion)
         let request = ConfirmationRequest(
             intent: report.intent, counterpartyContactID: terms.counterparty?.contactID,
             counterpartyDisplayName: terms.counterparty?.displayName, counterpartyAccount: terms.account,
-            amount: terms.money.currencyAmount, proposedResponse: verdict.message, binding: binding)
+            amount: terms.money.currencyAmount, proposedResponse: said, localized: verdict.message, binding: binding)
         return StageResult(events: [
             (.confirmations, derived(envelope, confirmation, now)),
             (
@@ -114,7 +118,15 @@ public struct ConfirmStage: Sendable {
     struct Verdict {
         var code: ResponseCode
         var reason: String?
-        var message: String
+        /// What to say, before a locale renders it.
+        var message: LocalizedMessage
+
+        init(code: ResponseCode, reason: String? = nil, _ key: MessageKey, _ arguments: [String: MessageArgument] = [:])
+        {
+            self.code = code
+            self.reason = reason
+            message = LocalizedMessage(key, arguments)
+        }
     }
 
     func confirm(_ intent: Intent, userID: String, ledger: Ledger, directory: AccountDirectory) -> Verdict {
@@ -122,18 +134,22 @@ public struct ConfirmStage: Sendable {
         case .sendMessage(let message):
             if let service = message.serviceName, unavailableServices.contains(service.lowercased()) {
                 return Verdict(
-                    code: .failureMessageServiceNotAvailable, reason: "serviceDown",
-                    message: "\(service) is not available right now")
+                    code: .failureMessageServiceNotAvailable, reason: "serviceDown", .serviceUnavailable,
+                    ["service": .text(service)])
             }
             let names = message.recipients.compactMap { $0.displayName ?? $0.spoken }
-            let to = message.groupName ?? names.joined(separator: ", ")
-            return Verdict(code: .ready, message: "Send to \(to): \"\(message.content ?? "")\"?")
+            return Verdict(
+                code: .ready, .sendMessageConfirm,
+                [
+                    "recipients": .names(message.groupName.map { [$0] } ?? names),
+                    "content": .text(message.content ?? ""),
+                ])
         case .searchForMessages:
-            return Verdict(code: .ready, message: "Searching your messages.")
+            return Verdict(code: .ready, .searchingMessages)
         case .setMessageAttribute(let change):
             return Verdict(
-                code: .ready,
-                message: "Mark \(change.messageIDs.count) message(s) as \(change.attribute?.rawValue ?? "?").")
+                code: .ready, .markMessagesConfirm,
+                ["count": .number(change.messageIDs.count), "attribute": .text(change.attribute?.rawValue ?? "?")])
         case .sendPayment(let payment):
             return confirmPayment(
                 userID: userID, counterparty: payment.payee, amount: payment.currencyAmount, ledger: ledger,
@@ -152,52 +168,59 @@ public struct ConfirmStage: Sendable {
         paysRequestID: String?,
         isRequest: Bool
     ) -> Verdict {
-        guard let amount else { return Verdict(code: .failure, reason: "amountMissing", message: "How much?") }
+        guard let amount else { return Verdict(code: .failure, reason: "amountMissing", .amountMissing) }
         guard let account = directory.accounts[userID] else {
-            return Verdict(code: .failureNoBankAccount, message: "Set up payments in the app first.")
+            return Verdict(code: .failureNoBankAccount, .noPaymentAccount)
         }
         guard account.verified else {
-            return Verdict(code: .failureCredentialsUnverified, message: "Verify your payment details in the app.")
+            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified)
         }
         // The resolve stage's own rule (AmountPolicy), checked again here: the
         // policy may have changed since, and confirm is the last gate.
         if let violation = amounts.check(amount) {
-            let (code, message): (ResponseCode, String) =
+            let currency = MessageArgument.text(amount.currency)
+            let (code, key, arguments): (ResponseCode, MessageKey, [String: MessageArgument]) =
                 switch violation {
-                case .currencyUnsupported: (.failurePaymentsCurrencyUnsupported, "\(amount.currency) is not supported.")
+                case .currencyUnsupported:
+                    (.failurePaymentsCurrencyUnsupported, .currencyUnsupported, ["currency": currency])
                 case .belowMinimum(let minimum):
-                    (.failurePaymentsAmountBelowMinimum, "The minimum is \(minimum) \(amount.currency).")
+                    (
+                        .failurePaymentsAmountBelowMinimum, .amountBelowMinimum,
+                        ["minimum": .amount(CurrencyAmount(amount: minimum, currency: amount.currency))]
+                    )
                 case .aboveMaximum(let maximum):
-                    (.failurePaymentsAmountAboveMaximum, "The maximum is \(maximum) \(amount.currency).")
+                    (
+                        .failurePaymentsAmountAboveMaximum, .amountAboveMaximum,
+                        ["maximum": .amount(CurrencyAmount(amount: maximum, currency: amount.currency))]
+                    )
                 case .tooPrecise(let digits):
-                    (.failure, "\(amount.currency) amounts have at most \(digits) fraction digits.")
+                    (.failure, .amountTooPrecise, ["currency": currency, "digits": .number(digits)])
                 }
-            return Verdict(code: code, reason: violation.reason, message: message)
+            return Verdict(code: code, reason: violation.reason, key, arguments)
         }
-        let name = counterparty?.displayName ?? counterparty?.spoken ?? "them"
+        let name = MessageArgument.text(counterparty?.displayName ?? counterparty?.spoken ?? "?")
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
-            return Verdict(code: .failure, reason: "counterpartyNoAccount", message: "\(name) cannot receive payments.")
+            return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])
         }
         guard other.userID != userID else {
-            return Verdict(code: .failure, reason: "selfPayment", message: "You cannot pay yourself.")
+            return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf)
         }
+        let proposal: [String: MessageArgument] = ["amount": .amount(amount), "name": name, "account": .text(handle)]
         if isRequest {
-            return Verdict(code: .ready, message: "Request \(amount) from \(name) (\(handle))?")
+            return Verdict(code: .ready, .requestPaymentConfirm, proposal)
         }
         if let requestID = paysRequestID {
             guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
                 request.requester == other.userID, request.money == Money(amount)
             else {
-                return Verdict(
-                    code: .failure, reason: "paymentRequestNotPending",
-                    message: "That payment request is not open for this amount.")
+                return Verdict(code: .failure, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
             }
         }
-        guard ledger.availableBalance(of: userID, amount.currency) >= Money(amount) else {
+        let balance = ledger.availableBalance(of: userID, amount.currency)
+        guard balance >= Money(amount) else {
             return Verdict(
-                code: .failureInsufficientFunds,
-                message: "Your balance is \(ledger.availableBalance(of: userID, amount.currency)).")
+                code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)])
         }
-        return Verdict(code: .ready, message: "Send \(amount) to \(name) (\(handle))?")
+        return Verdict(code: .ready, .sendPaymentConfirm, proposal)
     }
 }

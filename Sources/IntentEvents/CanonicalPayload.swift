@@ -31,6 +31,13 @@ public struct CanonicalObjectWriter {
         CanonicalJSONWriter.write(value, into: &output)
     }
 
+    /// An optional JSON value, written canonically.
+    public mutating func value(_ key: StaticString, _ value: JSONValue?, into output: inout [UInt8]) {
+        guard let value else { return }
+        self.key(key, into: &output)
+        CanonicalJSONWriter.write(value, into: &output)
+    }
+
     public mutating func bool(_ key: StaticString, _ value: Bool?, into output: inout [UInt8]) {
         guard let value else { return }
         self.key(key, into: &output)

@@ -10,6 +10,8 @@ extension IntentConfirmation: CanonicalPayload {
         object.string("code", code.rawValue, into: &output)
         object.intent("intent", intent, into: &output)
         if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
+        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("proposedResponse", proposedResponse, into: &output)
         object.string("reason", reason, into: &output)
         object.integer("turn", turn, into: &output)
@@ -26,6 +28,8 @@ extension ConfirmationRequest: CanonicalPayload {
         object.string("counterpartyContactID", counterpartyContactID, into: &output)
         object.string("counterpartyDisplayName", counterpartyDisplayName, into: &output)
         object.intent("intent", intent, into: &output)
+        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("proposedResponse", proposedResponse, into: &output)
         object.close(into: &output)
     }

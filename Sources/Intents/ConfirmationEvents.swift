@@ -12,8 +12,11 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
     public var code: ResponseCode
     /// Machine-readable detail of a failure (`payeeNoAccount`, `serviceDown`, ...).
     public var reason: String?
-    /// What the assistant would say, e.g. "Send 100 CNY to 孙波?".
+    /// What the assistant would say, in the user's locale, e.g. "Send CN¥100.00 to 孙波?".
     public var proposedResponse: String
+    /// `proposedResponse` by key and arguments (``LocalizedMessage``).
+    public var messageKey: MessageKey?
+    public var messageArguments: [String: MessageArgument]?
     /// For a financial intent that is ready: the binding the user's answer must echo.
     public var binding: ConfirmationBinding?
     /// For a financial intent: how many ledger events of the user the decision had seen
@@ -22,13 +25,15 @@ public struct IntentConfirmation: Codable, Sendable, Hashable {
 
     public init(
         turn: Int, intent: Intent, code: ResponseCode, reason: String? = nil, proposedResponse: String,
-        binding: ConfirmationBinding? = nil, ledgerVersion: Int? = nil
+        localized: LocalizedMessage? = nil, binding: ConfirmationBinding? = nil, ledgerVersion: Int? = nil
     ) {
         self.turn = turn
         self.intent = intent
         self.code = code
         self.reason = reason
         self.proposedResponse = proposedResponse
+        messageKey = localized?.key
+        messageArguments = localized?.arguments.isEmpty == false ? localized?.arguments : nil
         self.binding = binding
         self.ledgerVersion = ledgerVersion
     }
@@ -71,14 +76,20 @@ public struct ConfirmationRequest: Codable, Sendable, Hashable {
     /// covered by the binding: "Send 200 CNY to 孙波 (sunbo@pay.example)?".
     public var counterpartyAccount: String?
     public var amount: CurrencyAmount
+    /// The question, in the user's locale.
     public var proposedResponse: String
+    /// `proposedResponse` by key and arguments (``LocalizedMessage``).
+    public var messageKey: MessageKey?
+    public var messageArguments: [String: MessageArgument]?
     public var binding: ConfirmationBinding
 
     public init(
         intent: Intent, counterpartyContactID: String?, counterpartyDisplayName: String?,
         counterpartyAccount: String? = nil, amount: CurrencyAmount, proposedResponse: String,
-        binding: ConfirmationBinding
+        localized: LocalizedMessage? = nil, binding: ConfirmationBinding
     ) {
+        messageKey = localized?.key
+        messageArguments = localized?.arguments.isEmpty == false ? localized?.arguments : nil
         self.intent = intent
         self.counterpartyContactID = counterpartyContactID
         self.counterpartyDisplayName = counterpartyDisplayName
@@ -115,7 +126,12 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var kind: Intent.Kind
     public var code: ResponseCode
     public var reason: String?
+    /// What the user hears, in their locale.
     public var message: String
+    /// `message` by key and arguments (``LocalizedMessage``), for a client that says it in
+    /// its own language; nil from writers that predate them.
+    public var messageKey: MessageKey?
+    public var messageArguments: [String: MessageArgument]?
     public var transferID: String?
     public var paymentRequestID: String?
     public var messageIDs: [String]?
@@ -124,13 +140,16 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var ledgerVersion: Int?
 
     public init(
-        kind: Intent.Kind, code: ResponseCode, reason: String? = nil, message: String, transferID: String? = nil,
-        paymentRequestID: String? = nil, messageIDs: [String]? = nil, ledgerVersion: Int? = nil
+        kind: Intent.Kind, code: ResponseCode, reason: String? = nil, message: String,
+        localized: LocalizedMessage? = nil, transferID: String? = nil, paymentRequestID: String? = nil,
+        messageIDs: [String]? = nil, ledgerVersion: Int? = nil
     ) {
         self.kind = kind
         self.code = code
         self.reason = reason
         self.message = message
+        messageKey = localized?.key
+        messageArguments = localized?.arguments.isEmpty == false ? localized?.arguments : nil
         self.transferID = transferID
         self.paymentRequestID = paymentRequestID
         self.messageIDs = messageIDs

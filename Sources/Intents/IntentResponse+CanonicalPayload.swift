@@ -10,7 +10,9 @@ extension IntentResponse: CanonicalPayload {
         object.string("kind", kind.rawValue, into: &output)
         if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
         object.string("message", message, into: &output)
+        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
         object.strings("messageIDs", messageIDs, into: &output)
+        object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("paymentRequestID", paymentRequestID, into: &output)
         object.string("reason", reason, into: &output)
         object.string("transferID", transferID, into: &output)

@@ -1,6 +1,7 @@
 public import Foundation
 public import IntentEvents
 public import Intents
+import Localization
 
 /// SiriKit's handle stage for messaging, as a pure function over the
 /// history: send a message, search the user's messages, set attributes.
@@ -78,7 +79,8 @@ public struct HandleStage: Sendable {
             kind: delay == nil ? .delivered : .queued, userID: userID, intentID: intentID, messageIDs: [messageID],
             conversation: Self.conversation(intent), recipients: intent.recipients, content: intent.content ?? "",
             serviceName: intent.serviceName, at: stamp,
-            dueAt: delay.map { Timestamp(now.addingTimeInterval(Double($0.components.seconds))) })
+            dueAt: delay.map { Timestamp(now.addingTimeInterval(Double($0.components.seconds))) },
+            locale: delay == nil ? nil : UserLocale.of(envelope))
         history.apply(event)
         return StageResult(events: [
             (.messages, wrap(event, envelope, now)),
@@ -101,10 +103,12 @@ public struct HandleStage: Sendable {
                 recipients: message.recipients, content: message.content, serviceName: message.serviceName,
                 at: Timestamp(now))
             history.apply(event)
-            let cause = EventEnvelope(
+            var cause = EventEnvelope(
                 id: EventID.derived("delivery", message.id), source: source, type: "message.delivery.v1", time: now,
                 userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
                 data: .object([:]))
+            // The answer in the sender's language, as the queued message recorded it.
+            if let locale = message.locale { try? cause.extensions.set(UserLocale.attribute, .string(locale)) }
             result.events.append((.messages, wrap(event, cause, now)))
             result.events.append(
                 (.responses, response(cause, message.intentID, .sendMessage, .success, [message.id], now)))
@@ -144,7 +148,8 @@ public struct HandleStage: Sendable {
         guard unknown.isEmpty else {
             let failure = IntentResponse(
                 kind: .setMessageAttribute, code: .failure, reason: "unknownMessage",
-                message: "No such message: \(unknown.joined(separator: ", ")).", messageIDs: unknown)
+                saying: LocalizedMessage(.noSuchMessage, ["ids": .names(unknown)]), answering: envelope,
+                messageIDs: unknown)
             return StageResult(events: [
                 (.responses, envelope.response(failure, source: source, time: now, intentID: intentID))
             ])
@@ -168,13 +173,16 @@ public struct HandleStage: Sendable {
     ) -> EventEnvelope {
         let message =
             switch code {
-            case .inProgress: "Sending…"
-            case .success: kind == .searchForMessages ? "Found \(messageIDs.count) message(s)." : "Done."
-            default: code.rawValue
+            case .inProgress: LocalizedMessage(.messageSending)
+            case .success:
+                kind == .searchForMessages
+                    ? LocalizedMessage(.messagesFound, ["count": .number(messageIDs.count)])
+                    : LocalizedMessage(.messageDone)
+            default: LocalizedMessage(.messageFailed, ["code": .text(code.rawValue)])
             }
         return cause.response(
-            IntentResponse(kind: kind, code: code, message: message, messageIDs: messageIDs), source: source, time: now,
-            intentID: intentID)
+            IntentResponse(kind: kind, code: code, saying: message, answering: cause, messageIDs: messageIDs),
+            source: source, time: now, intentID: intentID)
     }
 
     private func wrap(_ event: MessageEvent, _ cause: EventEnvelope, _ now: Date) -> EventEnvelope {

@@ -15,6 +15,7 @@ extension MessageEvent: CanonicalPayload {
         object.string("id", id, into: &output)
         object.string("intentID", intentID, into: &output)
         object.string("kind", kind.rawValue, into: &output)
+        object.string("locale", locale, into: &output)
         object.strings("messageIDs", messageIDs, into: &output)
         object.people("recipients", recipients, into: &output)
         object.string("serviceName", serviceName, into: &output)

@@ -32,12 +32,16 @@ public struct MessageEvent: Codable, Sendable, Hashable {
     public var at: Timestamp
     public var dueAt: Timestamp?
     public var attribute: MessageAttribute?
+    /// queued: the user's locale (``Localization/UserLocale``), so the answer given when the
+    /// message is delivered later is said in it.
+    public var locale: String?
 
     public init(
         id: String, kind: Kind, userID: String, intentID: String, messageIDs: [String], conversation: String? = nil,
         recipients: [Person]? = nil, content: String? = nil, serviceName: String? = nil, at: Timestamp,
-        dueAt: Timestamp? = nil, attribute: MessageAttribute? = nil
+        dueAt: Timestamp? = nil, attribute: MessageAttribute? = nil, locale: String? = nil
     ) {
+        self.locale = locale
         self.id = id
         self.kind = kind
         self.userID = userID

@@ -16,6 +16,8 @@ public struct MessageHistory: Sendable {
         public var dueAt: Timestamp?
         public var status: MessageEvent.Status
         public var attributes: Set<MessageAttribute>
+        /// The sender's locale, while queued.
+        public var locale: String?
     }
 
     private var messages: [String: [String: Message]] = [:]
@@ -45,7 +47,8 @@ public struct MessageHistory: Sendable {
                         id: id, intentID: event.intentID, userID: event.userID, conversation: event.conversation ?? "",
                         recipients: event.recipients ?? [], content: event.content ?? "",
                         serviceName: event.serviceName,
-                        sentAt: event.at, dueAt: event.dueAt, status: .queued, attributes: [.read])
+                        sentAt: event.at, dueAt: event.dueAt, status: .queued, attributes: [.read],
+                        locale: event.locale)
                 if event.kind == .delivered {
                     message.status = .delivered
                     message.sentAt = event.at

@@ -1,6 +1,7 @@
 public import Foundation
 public import IntentEvents
 public import Intents
+import Localization
 
 /// The payments stage as a pure function over the ledger: the only place
 /// money moves. A proposal from the confirm stage (signed by it) reserves
@@ -323,8 +324,9 @@ public struct PaymentsStage: Sendable {
     private func paid(_ transfer: Ledger.Transfer, _ envelope: EventEnvelope) -> EventEnvelope {
         envelope.response(
             IntentResponse(
-                kind: .sendPayment, code: .success, message: "Sent \(transfer.money).", transferID: transfer.id,
-                paymentRequestID: transfer.paysRequestID),
+                kind: .sendPayment, code: .success,
+                saying: LocalizedMessage(.paymentSent, ["amount": .amount(transfer.money.currencyAmount)]),
+                answering: envelope, transferID: transfer.id, paymentRequestID: transfer.paysRequestID),
             source: source, time: envelope.time, intentID: transfer.intentID)
     }
 
@@ -381,8 +383,9 @@ public struct PaymentsStage: Sendable {
     private func requested(_ proposal: Ledger.PaymentRequest, _ envelope: EventEnvelope) -> EventEnvelope {
         envelope.response(
             IntentResponse(
-                kind: .requestPayment, code: .success, message: "Requested \(proposal.money).",
-                paymentRequestID: proposal.id),
+                kind: .requestPayment, code: .success,
+                saying: LocalizedMessage(.paymentRequested, ["amount": .amount(proposal.money.currencyAmount)]),
+                answering: envelope, paymentRequestID: proposal.id),
             source: source, time: envelope.time, intentID: proposal.intentID)
     }
 
@@ -485,7 +488,7 @@ public struct PaymentsStage: Sendable {
 
     private func released(_ transfer: Ledger.Transfer, _ reason: String, _ envelope: EventEnvelope) -> EventEnvelope {
         let response = IntentResponse(
-            kind: .sendPayment, code: .failure, reason: reason, message: Self.sentence(reason),
+            kind: .sendPayment, code: .failure, reason: reason, saying: Self.sentence(reason), answering: envelope,
             transferID: transfer.id)
         return envelope.response(response, source: source, time: envelope.time, intentID: transfer.intentID)
     }
@@ -511,8 +514,8 @@ public struct PaymentsStage: Sendable {
     ) -> EventEnvelope {
         let code = ResponseCode(rawValue: reason).flatMap { $0.isFinal ? $0 : nil } ?? .failure
         let response = IntentResponse(
-            kind: kind, code: code, reason: code == .failure ? reason : nil, message: Self.sentence(reason),
-            paymentRequestID: requestID)
+            kind: kind, code: code, reason: code == .failure ? reason : nil, saying: Self.sentence(reason),
+            answering: envelope, paymentRequestID: requestID)
         return envelope.response(response, source: source, time: envelope.time, intentID: intentID)
     }
 
@@ -539,15 +542,15 @@ public struct PaymentsStage: Sendable {
         }
     }
 
-    static func sentence(_ reason: String) -> String {
+    static func sentence(_ reason: String) -> LocalizedMessage {
         switch reason {
-        case "declinedByUser": "OK, I won't send it."
-        case "confirmationExpired": "The confirmation timed out; nothing was sent."
-        case "confirmationMismatch": "That confirmation doesn't match this payment; nothing was sent."
-        case "counterpartyNoAccount": "They cannot receive payments."
-        case "payeeAccountChanged": "Their payment account changed since you confirmed; nothing was sent."
-        case "failureInsufficientFunds": "You don't have enough money for this."
-        default: "Nothing was sent (\(reason))."
+        case "declinedByUser": LocalizedMessage(.paymentDeclinedByUser)
+        case "confirmationExpired": LocalizedMessage(.confirmationExpired)
+        case "confirmationMismatch": LocalizedMessage(.confirmationMismatch)
+        case "counterpartyNoAccount": LocalizedMessage(.payeeCannotReceive)
+        case "payeeAccountChanged": LocalizedMessage(.payeeAccountChanged)
+        case "failureInsufficientFunds": LocalizedMessage(.notEnoughMoney)
+        default: LocalizedMessage(.nothingSent, ["reason": .text(reason)])
         }
     }
 }

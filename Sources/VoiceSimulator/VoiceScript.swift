@@ -19,6 +19,9 @@ public struct VoiceScript: Codable, Sendable {
         public var user: String
         /// What the user said, for the transcript.
         public var say: String
+        /// The language the user said it in (BCP 47, e.g. `zh-Hans-CN`): sent as the request's
+        /// and the answers' `locale`, so the assistant answers in it. Nil: none sent (English).
+        public var locale: String?
         /// The intent as an object with `kind` (schemas/intent/common.v1.json).
         public var intent: JSONValue
         /// Answers to the prompts and confirmation requests of this intent, in order.

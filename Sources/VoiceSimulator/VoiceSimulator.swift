@@ -2,6 +2,7 @@ import Foundation
 public import IntentEvents
 public import Intents
 public import Kafka
+import Localization
 public import Logging
 public import PipelineTopics
 import Synchronization
@@ -103,11 +104,12 @@ public final class VoiceSimulator: Sendable {
                 say(
                     "  \(step.user): \(confirmed ? "yes" : "no")\(answer.tamper == true ? " (with a tampered binding)" : "")",
                     &outcome)
-                let reply = EventEnvelope(
+                var reply = EventEnvelope(
                     id: "\(intentID)-answer-\(turn)", source: source, type: ConfirmationAnswer.type, time: Date(),
                     dataSchema: ConfirmationAnswer.dataSchema, userID: step.user, conversationID: "voice-\(runID)",
                     intentID: intentID,
                     payload: ConfirmationAnswer(decision: confirmed ? .confirmed : .declined, binding: binding))
+                try Self.setLocale(step, on: &reply)
                 _ = try await producer.send(
                     KafkaProducerMessage(topic: topics.confirmations, event: reply, signedWith: authenticator))
             case IntentResponse.type:
@@ -133,12 +135,20 @@ public final class VoiceSimulator: Sendable {
 
     private func request(_ step: VoiceScript.Step, intent: JSONValue, turn: Int, intentID: String) async throws {
         let decoded = try JSONDecoder().decode(Intent.self, from: Data(CanonicalJSON.encode(intent)))
-        let event = EventEnvelope(
+        var event = EventEnvelope(
             id: "\(intentID)-turn-\(turn)", source: source, type: IntentRequested.type, time: Date(),
             dataSchema: IntentRequested.dataSchema, userID: step.user, conversationID: "voice-\(runID)",
             intentID: intentID, payload: IntentRequested(turn: turn, intent: decoded))
+        try Self.setLocale(step, on: &event)
         _ = try await producer.send(
             KafkaProducerMessage(topic: topics.requested, event: event, signedWith: authenticator))
+    }
+
+    /// The step's language on an event the user sends, as a voice service sets it.
+    private static func setLocale(_ step: VoiceScript.Step, on event: inout EventEnvelope) throws {
+        guard let locale = step.locale else { return }
+        guard UserLocale.isWellFormed(locale) else { throw SimulatorError("\(locale) is not a BCP 47 language tag") }
+        try event.extensions.set(UserLocale.attribute, .string(locale))
     }
 
     /// The next prompt, confirmation request or response for the intent, or nil at the deadline.

@@ -46,7 +46,9 @@ let paymentEvents: [EventEnvelope] = [
             ], counterpartyUserID: "bob", amount: cny("100"))),
     envelope(
         "response-i1", type: IntentResponse.type, user: "alice", intent: "i1",
-        IntentResponse(kind: .sendPayment, code: .success, message: "Sent 100 CNY.", transferID: "t1")),
+        IntentResponse(
+            kind: .sendPayment, code: .success, message: "已付款¥100.00。",
+            localized: LocalizedMessage(.paymentSent, ["amount": .amount(cny("100"))]), transferID: "t1")),
     envelope(
         "message", type: MessageEvent.type, user: "alice", intent: "i2",
         MessageEvent(
@@ -73,6 +75,13 @@ struct AppStateStoreTests {
         #expect(received["direction"] == "received")
         #expect(alice["intents"]?.arrayValue?.count == 1)
         #expect(alice["messages"]?.arrayValue?.count == 1)
+        // The answer as said, and by key and arguments for a client that says it in its own language.
+        let intent = try #require(alice["intents"]?.arrayValue?.first?.objectValue)
+        #expect(intent["message"] == "已付款¥100.00。")
+        #expect(intent["messageKey"] == "payment.sent")
+        #expect(
+            intent["messageArguments"]
+                == .object(["amount": .object(["amount": .object(["amount": "100", "currency": "CNY"])])]))
     }
 
     @Test("redelivered events change nothing; the change feed gives only what is new after a cursor")

@@ -7,6 +7,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import Localization
 import Messaging
 import Payments
 import PipelineTopics
@@ -78,13 +79,13 @@ struct VoiceConversationTests {
                       {"user": "alice", "say": "Pay Brandon Lee 40 yuan (a forged confirmation)",
                        "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon Lee"}, "currencyAmount": {"amount": "40", "currency": "CNY"}},
                        "answers": [{"confirm": true, "tamper": true}], "expect": "failure", "expectReason": "confirmationMismatch"},
-                      {"user": "alice", "say": "Pay Brandon Lee",
+                      {"user": "alice", "say": "给Brandon Lee转账", "locale": "zh-Hans-CN",
                        "intent": {"kind": "sendPayment", "payee": {"spoken": "Brandon Lee"}},
                        "answers": [{"value": {"currencyAmount": {"amount": "5", "currency": "CNY"}}}, {"confirm": true}], "expect": "success"},
-                      {"user": "alice", "say": "Text 小明 by satellite",
+                      {"user": "alice", "say": "用卫星给小明发消息：到了", "locale": "zh-Hans-CN",
                        "intent": {"kind": "sendMessage", "recipients": [{"spoken": "小明"}], "content": "到了", "serviceName": "satellite"},
                        "expect": "success"},
-                      {"user": "alice", "say": "Find my messages to 小明",
+                      {"user": "alice", "say": "Найди мои сообщения Сяомину", "locale": "ru-RU",
                        "intent": {"kind": "searchForMessages", "keywords": ["到了"]}, "expect": "success"}
                     ]}
                     """#.utf8))
@@ -110,6 +111,22 @@ struct VoiceConversationTests {
                 headers: [
                     KafkaHeader(key: EventAuthenticator.signatureHeader, string: forger.signature(for: forged)!.hex)
                 ])
+            // A locale that is not a BCP 47 tag, from a signed voice service: ignored (English), not
+            // handed to ICU, and nothing else changes.
+            var hostile = pipeline.requestEvent(
+                "hostile-locale", user: "alice", turn: 1, .searchForMessages(SearchForMessagesIntent(keywords: ["到了"])))
+            hostile.source = "/voice/sim"
+            try hostile.extensions.set(
+                UserLocale.attribute, .string("ru_RU\u{0}; ../../etc/" + String(repeating: "x", count: 900)))
+            try await pipeline.publish(
+                hostile, to: pipeline.topics.requested,
+                headers: [
+                    KafkaHeader(
+                        key: EventAuthenticator.signatureHeader, string: authenticator.signature(for: hostile)!.hex)
+                ])
+            let hostileResponse = try await pipeline.event(for: "hostile-locale", type: IntentResponse.type)
+            #expect(try hostileResponse.decodeData(as: IntentResponse.self).message == "Found 1 message(s).")
+
             let letters = try await pipeline.deadLetters(count: 2)
             #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["unauthenticated", "unauthenticated"])
             #expect(letters.first?.header(DeadLetter.messageHeader) == "the event is not signed")
@@ -121,8 +138,13 @@ struct VoiceConversationTests {
             #expect(outcome.failures == [])
             let transcript = lines.withLock { $0 }.joined(separator: "\n")
             #expect(transcript.contains("1) Brandon Smith, 2) Brandon Lee"), "\(transcript)")
-            #expect(transcript.contains("[inProgress]"), "\(transcript)")
-            #expect(transcript.contains("Found 1 message(s). [success]"), "\(transcript)")
+            // Completed later by the slow service, still in the sender's language.
+            #expect(transcript.contains("assistant: 正在发送… [inProgress]\n  assistant: 完成。 [success]"), "\(transcript)")
+            // Each step's answers in the language it was said in (CLDR formats), English without one.
+            #expect(transcript.contains("assistant: 向Brandon Lee（lee@example.com）付款¥5.00？"), "\(transcript)")
+            #expect(transcript.contains("assistant: 已付款¥5.00。 [success]"), "\(transcript)")
+            #expect(transcript.contains("assistant: Найдено сообщений: 1. [success]"), "\(transcript)")
+            #expect(transcript.contains("assistant: Sent CN¥20.00. [success]"), "\(transcript)")
             let ledger = try await pipeline.rebuildLedger()
             #expect(ledger.availableBalance(of: "lee", "CNY") == Money(money("25", "CNY")))
             #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("475", "CNY")))

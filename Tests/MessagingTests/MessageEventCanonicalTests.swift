@@ -23,7 +23,7 @@ struct MessageEventCanonicalTests {
                         recipients: full ? [Person(spoken: text, handle: "h", contactID: "c", displayName: text)] : nil,
                         content: full ? text : nil, serviceName: full ? "s" : nil, at: at,
                         dueAt: full ? Timestamp(Date(timeIntervalSince1970: 1_795_000_060)) : nil,
-                        attribute: full ? MessageAttribute.allCases[index % 4] : nil)
+                        attribute: full ? MessageAttribute.allCases[index % 4] : nil, locale: full ? "ru-RU" : nil)
                     var direct: [UInt8] = []
                     event.writeCanonicalJSON(into: &direct)
                     #expect(direct == CanonicalJSON.encode(event), "\(String(decoding: direct, as: UTF8.self))")

@@ -74,14 +74,27 @@ struct IntentCanonicalTests {
         for (index, intent) in Self.allIntents().enumerated() {
             let text = Self.awkward[index % Self.awkward.count]
             let full = index % 2 == 0
+            // A key with arguments of every kind, a key alone, or neither.
+            let localized: LocalizedMessage? =
+                switch index % 3 {
+                case 0:
+                    LocalizedMessage(
+                        .sendPaymentConfirm,
+                        [
+                            "amount": .amount(Self.amount(true)!), "name": .text(text), "count": .number(index - 2),
+                            "ids": .names([text, "b"]),
+                        ])
+                case 1: LocalizedMessage(.searchingMessages)
+                default: nil
+                }
             let confirmation = IntentConfirmation(
                 turn: index - 3, intent: intent, code: ResponseCode.allCases[index % ResponseCode.allCases.count],
-                reason: full ? text : nil, proposedResponse: text, binding: full ? binding : nil)
+                reason: full ? text : nil, proposedResponse: text, localized: localized, binding: full ? binding : nil)
             #expect(Self.direct(confirmation) == CanonicalJSON.encode(confirmation))
             let request = ConfirmationRequest(
                 intent: intent, counterpartyContactID: full ? "c-\(text)" : nil,
                 counterpartyDisplayName: full ? text : nil, counterpartyAccount: full ? nil : "acct-\(text)",
-                amount: Self.amount(true)!, proposedResponse: text, binding: binding)
+                amount: Self.amount(true)!, proposedResponse: text, localized: localized, binding: binding)
             #expect(Self.direct(request) == CanonicalJSON.encode(request))
         }
     }

@@ -14,8 +14,20 @@ struct IntentResponseCanonicalTests {
             for kind in Intent.Kind.allCases {
                 for code in ResponseCode.allCases {
                     let full = index % 2 == 0
+                    let localized: LocalizedMessage? =
+                        switch index % 3 {
+                        case 0:
+                            LocalizedMessage(
+                                .paymentSent,
+                                [
+                                    "amount": .amount(CurrencyAmount(amount: DecimalAmount("12.50")!, currency: "RUB")),
+                                    "reason": .text(text), "count": .number(-3), "ids": .names([text]),
+                                ])
+                        case 1: LocalizedMessage(.messageDone)
+                        default: nil
+                        }
                     let response = IntentResponse(
-                        kind: kind, code: code, reason: full ? text : nil, message: text,
+                        kind: kind, code: code, reason: full ? text : nil, message: text, localized: localized,
                         transferID: full ? "t-\(text)" : nil, paymentRequestID: full ? nil : "pr-\(text)",
                         messageIDs: full ? [text, "m-2"] : (index == 1 ? [] : nil))
                     var direct: [UInt8] = []

@@ -30,7 +30,9 @@ struct ConfirmStageTests {
         #expect(events.count == 1)
         let confirmation = try #require(try events.first?.decodeData(as: IntentConfirmation.self))
         #expect(confirmation.code == .ready)
-        #expect(confirmation.proposedResponse == "Send 100 CNY to Bob (bob@example.com)?")
+        // English (no locale on the request), with CLDR's format for yuan outside China.
+        #expect(confirmation.proposedResponse == "Send CN¥100.00 to Bob (bob@example.com)?")
+        #expect(confirmation.messageKey == .sendPaymentConfirm)
         #expect(result.events(to: .responses).isEmpty)
         // The user is asked, with the binding the payments stage will check, expiring in 120 s.
         let request = try #require(result.confirmationRequest)

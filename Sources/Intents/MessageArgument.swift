@@ -1,0 +1,73 @@
+public import IntentEvents
+
+/// A value a ``MessageKey``'s sentence names, kept typed so each locale formats it
+/// its own way (CLDR: "100,00 ₽", "¥100.00"; lists joined as the language joins them).
+/// On the wire, an object with one member naming the kind: `{"amount": {...}}`,
+/// `{"text": "…"}`, `{"number": 3}`, `{"names": [...]}`.
+public enum MessageArgument: Sendable, Hashable {
+    case text(String)
+    case amount(CurrencyAmount)
+    case number(Int)
+    /// Names read as one group ("A, B and C").
+    case names([String])
+
+    /// Its JSON, as ``init(json:)`` reads it and the canonical writer writes it.
+    public var json: JSONValue {
+        switch self {
+        case .text(let text): .object(["text": .string(text)])
+        case .amount(let amount):
+            .object([
+                "amount": .object(["amount": .string(amount.amount.description), "currency": .string(amount.currency)])
+            ])
+        case .number(let number): .object(["number": .integer(Int64(number))])
+        case .names(let names): .object(["names": .array(names.map(JSONValue.string))])
+        }
+    }
+
+    /// Nil for anything but one of the four shapes.
+    public init?(json: JSONValue) {
+        guard case .object(let members) = json, members.count == 1, let (kind, value) = members.first else {
+            return nil
+        }
+        switch (kind, value) {
+        case ("text", .string(let text)): self = .text(text)
+        case ("amount", let amount):
+            guard let amount = CurrencyAmount(json: amount) else { return nil }
+            self = .amount(amount)
+        case ("number", .integer(let number)):
+            guard let number = Int(exactly: number) else { return nil }
+            self = .number(number)
+        case ("names", .array(let items)):
+            var names: [String] = []
+            for item in items {
+                guard case .string(let name) = item else { return nil }
+                names.append(name)
+            }
+            self = .names(names)
+        default: return nil
+        }
+    }
+}
+
+extension MessageArgument {
+    /// Arguments by name as one JSON object, as responses carry them.
+    public static func json(_ arguments: [String: MessageArgument]) -> JSONValue {
+        .object(arguments.mapValues(\.json))
+    }
+}
+
+extension MessageArgument: Codable {
+    public init(from decoder: any Decoder) throws {
+        let json = try JSONValue(from: decoder)
+        guard let argument = MessageArgument(json: json) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a message argument is one of {\"text\"}, {\"amount\"}, {\"number\"}, {\"names\"}"
+                ))
+        }
+        self = argument
+    }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+}

@@ -1,0 +1,59 @@
+/// Every sentence the assistant says to a user, by a stable key. A worker renders
+/// it in the user's locale (the `Localization` catalogs), and the response also
+/// carries the key and its arguments (``LocalizedMessage``), so a client can render
+/// it in its own language. Keys are part of the app-state API: added, never renamed.
+public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
+    // The confirm stage's proposals and refusals.
+    /// `recipients` (names), `content` (text).
+    case sendMessageConfirm = "confirm.sendMessage"
+    case searchingMessages = "confirm.searchMessages"
+    /// `count` (number), `attribute` (text: read, unread, flagged, unflagged).
+    case markMessagesConfirm = "confirm.markMessages"
+    /// `service` (text).
+    case serviceUnavailable = "confirm.serviceUnavailable"
+    case amountMissing = "payment.amountMissing"
+    case noPaymentAccount = "payment.noAccount"
+    case paymentDetailsUnverified = "payment.detailsUnverified"
+    /// `currency` (text).
+    case currencyUnsupported = "payment.currencyUnsupported"
+    /// `minimum` (amount).
+    case amountBelowMinimum = "payment.belowMinimum"
+    /// `maximum` (amount).
+    case amountAboveMaximum = "payment.aboveMaximum"
+    /// `currency` (text), `digits` (number).
+    case amountTooPrecise = "payment.tooPrecise"
+    /// `name` (text).
+    case counterpartyCannotReceive = "payment.counterpartyCannotReceive"
+    case cannotPaySelf = "payment.selfPayment"
+    /// `amount` (amount), `name` (text), `account` (text).
+    case requestPaymentConfirm = "payment.requestConfirm"
+    case paymentRequestNotOpen = "payment.requestNotOpen"
+    /// `balance` (amount).
+    case insufficientBalance = "payment.insufficientBalance"
+    /// `amount` (amount), `name` (text), `account` (text).
+    case sendPaymentConfirm = "payment.sendConfirm"
+
+    // The payments stage's answers.
+    /// `amount` (amount).
+    case paymentSent = "payment.sent"
+    /// `amount` (amount).
+    case paymentRequested = "payment.requested"
+    case paymentDeclinedByUser = "payment.declinedByUser"
+    case confirmationExpired = "payment.confirmationExpired"
+    case confirmationMismatch = "payment.confirmationMismatch"
+    case payeeCannotReceive = "payment.payeeCannotReceive"
+    case payeeAccountChanged = "payment.payeeAccountChanged"
+    case notEnoughMoney = "payment.notEnoughMoney"
+    /// `reason` (text: the machine-readable reason).
+    case nothingSent = "payment.nothingSent"
+
+    // The handle stage's answers.
+    case messageSending = "message.sending"
+    case messageDone = "message.done"
+    /// `count` (number).
+    case messagesFound = "message.found"
+    /// `ids` (names).
+    case noSuchMessage = "message.noSuchMessage"
+    /// `code` (text: the response code).
+    case messageFailed = "message.failed"
+}

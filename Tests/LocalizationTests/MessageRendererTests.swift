@@ -1,0 +1,91 @@
+import Foundation
+import IntentEvents
+import Intents
+import Testing
+
+@testable import Localization
+
+/// Rendering in the user's locale, with CLDR's formats (the expected strings are CLDR's,
+/// as the issue states them, not computed by the renderer).
+@Suite("Rendering messages in a locale")
+struct MessageRendererTests {
+    static func amount(_ text: String, _ currency: String) -> MessageArgument {
+        .amount(CurrencyAmount(amount: DecimalAmount(text)!, currency: currency))
+    }
+
+    @Test("amounts in each locale's format: 100,00 ₽, ¥100.00, $20.00")
+    func amounts() {
+        #expect(MessageRenderer(locale: "ru-RU").format(Self.amount("100", "RUB")) == "100,00\u{a0}₽")
+        #expect(MessageRenderer(locale: "zh-Hans-CN").format(Self.amount("100", "CNY")) == "¥100.00")
+        #expect(MessageRenderer(locale: "en-US").format(Self.amount("20", "USD")) == "$20.00")
+        // Every digit of an amount is said: a confirmation never rounds what it binds.
+        #expect(MessageRenderer(locale: "en-US").format(Self.amount("20.125", "USD")) == "$20.125")
+        #expect(MessageRenderer(locale: "en-US").format(Self.amount("20.5", "USD")) == "$20.50")
+    }
+
+    @Test("the confirmation questions of the seed scenarios, in the user's language")
+    func confirmations() {
+        let toSunBo = LocalizedMessage(
+            .sendPaymentConfirm,
+            ["amount": Self.amount("100", "CNY"), "name": .text("孙波"), "account": .text("sunbo@pay")])
+        #expect(MessageRenderer(locale: "zh-Hans-CN").render(toSunBo) == "向孙波（sunbo@pay）付款¥100.00？")
+        let fromYulia = LocalizedMessage(
+            .requestPaymentConfirm,
+            ["amount": Self.amount("500", "RUB"), "name": .text("Юлия Щукина"), "account": .text("yulia@pay")])
+        #expect(
+            MessageRenderer(locale: "ru-RU").render(fromYulia)
+                == "Запросить 500,00\u{a0}₽? Плательщик: Юлия Щукина (yulia@pay).")
+        let toBrandon = LocalizedMessage(
+            .sendPaymentConfirm,
+            ["amount": Self.amount("20", "USD"), "name": .text("Brandon"), "account": .text("b@pay")])
+        #expect(MessageRenderer(locale: "en-US").render(toBrandon) == "Send $20.00 to Brandon (b@pay)?")
+    }
+
+    @Test("lists read the way each language joins them")
+    func lists() {
+        let message = LocalizedMessage(
+            .sendMessageConfirm, ["recipients": .names(["张伟", "王芳", "李娜"]), "content": .text("你好")])
+        #expect(MessageRenderer(locale: "zh-Hans-CN").render(message) == "发送给张伟、王芳和李娜：“你好”？")
+        #expect(MessageRenderer(locale: "ru-RU").format(.names(["Юля", "Петя", "Вася"])) == "Юля, Петя и Вася")
+        #expect(MessageRenderer(locale: "en-US").format(.names(["Ann", "Bo", "Cy"])) == "Ann, Bo, and Cy")
+    }
+
+    @Test("a locale arrives on the envelope; a malformed one is ignored")
+    func userLocale() throws {
+        for tag in ["en", "zh-Hans-CN", "ru-RU", "en-US", "sr-Latn-RS", "es-419"] {
+            #expect(UserLocale.isWellFormed(tag), "\(tag)")
+        }
+        for tag in [
+            "", "e", "english-US", "en_US", "en-", "-en", "zh Hans", "en-US\n", "ru-РФ",
+            String(repeating: "a-", count: 30) + "a",
+        ] {
+            #expect(!UserLocale.isWellFormed(tag), "\(tag)")
+        }
+        var envelope = EventEnvelope(
+            id: "e", source: "/voice/test", type: "t", time: Date(timeIntervalSince1970: 0), userID: "u",
+            conversationID: "c", data: .null)
+        #expect(UserLocale.of(envelope) == nil)
+        try envelope.extensions.set(UserLocale.attribute, .string("ru-RU"))
+        #expect(UserLocale.of(envelope) == "ru-RU")
+        try envelope.extensions.set(UserLocale.attribute, .string("ru_RU; rm -rf"))
+        #expect(UserLocale.of(envelope) == nil)
+    }
+
+    @Test("arguments travel as JSON with one member naming their kind, and read back")
+    func argumentJSON() throws {
+        let arguments: [MessageArgument] = [
+            .text("孙波"), Self.amount("100.50", "CNY"), .number(3), .names(["a", "b"]),
+        ]
+        for argument in arguments {
+            #expect(MessageArgument(json: argument.json) == argument)
+            let decoded = try JSONDecoder().decode(MessageArgument.self, from: JSONEncoder().encode(argument))
+            #expect(decoded == argument)
+        }
+        let malformed: [JSONValue] = [
+            .string("x"), .object([:]), .object(["text": .integer(1)]), .object(["number": .string("1")]),
+            .object(["text": .string("a"), "number": .integer(1)]), .object(["names": .array([.integer(1)])]),
+            .object(["amount": .object(["amount": .string("1")])]), .object(["date": .string("2026-11-25")]),
+        ]
+        for json in malformed { #expect(MessageArgument(json: json) == nil, "\(json)") }
+    }
+}
