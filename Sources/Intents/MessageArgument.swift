@@ -3,13 +3,15 @@ public import IntentEvents
 /// A value a ``MessageKey``'s sentence names, kept typed so each locale formats it
 /// its own way (CLDR: "100,00 ₽", "¥100.00"; lists joined as the language joins them).
 /// On the wire, an object with one member naming the kind: `{"amount": {...}}`,
-/// `{"text": "…"}`, `{"number": 3}`, `{"names": [...]}`.
+/// `{"text": "…"}`, `{"number": 3}`, `{"names": [...]}`, `{"choices": [...]}`.
 public enum MessageArgument: Sendable, Hashable {
     case text(String)
     case amount(CurrencyAmount)
     case number(Int)
     /// Names read as one group ("A, B and C").
     case names([String])
+    /// Alternatives to choose from ("A, B or C").
+    case choices([String])
 
     /// Its JSON, as ``init(json:)`` reads it and the canonical writer writes it.
     public var json: JSONValue {
@@ -21,6 +23,7 @@ public enum MessageArgument: Sendable, Hashable {
             ])
         case .number(let number): .object(["number": .integer(Int64(number))])
         case .names(let names): .object(["names": .array(names.map(JSONValue.string))])
+        case .choices(let choices): .object(["choices": .array(choices.map(JSONValue.string))])
         }
     }
 
@@ -37,13 +40,13 @@ public enum MessageArgument: Sendable, Hashable {
         case ("number", .integer(let number)):
             guard let number = Int(exactly: number) else { return nil }
             self = .number(number)
-        case ("names", .array(let items)):
+        case ("names", .array(let items)), ("choices", .array(let items)):
             var names: [String] = []
             for item in items {
                 guard case .string(let name) = item else { return nil }
                 names.append(name)
             }
-            self = .names(names)
+            self = kind == "names" ? .names(names) : .choices(names)
         default: return nil
         }
     }
@@ -63,7 +66,8 @@ extension MessageArgument: Codable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: "a message argument is one of {\"text\"}, {\"amount\"}, {\"number\"}, {\"names\"}"
+                    debugDescription:
+                        "a message argument is one of {\"text\"}, {\"amount\"}, {\"number\"}, {\"names\"}, {\"choices\"}"
                 ))
         }
         self = argument

@@ -56,4 +56,18 @@ public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
     case noSuchMessage = "message.noSuchMessage"
     /// `code` (text: the response code).
     case messageFailed = "message.failed"
+
+    // What a voice service asks and answers, worded from a resolution report (the
+    // simulated voice service; a real one may word its own).
+    /// `choices` (choices: the numbered candidates).
+    case promptWhich = "prompt.which"
+    /// `name` (text).
+    case promptDidYouMean = "prompt.didYouMean"
+    case promptWho = "prompt.who"
+    /// `parameter` (text: the parameter's path).
+    case promptValue = "prompt.value"
+    /// `reason` (text: the machine-readable reason).
+    case promptUnsupported = "prompt.unsupported"
+    case answerYes = "answer.yes"
+    case answerNo = "answer.no"
 }

@@ -36,5 +36,12 @@ extension MessageCatalog {
             .messagesFound: "找到 {count} 条消息。",
             .noSuchMessage: "没有这条消息：{ids}。",
             .messageFailed: "操作未成功（{code}）。",
+            .promptWhich: "你指的是哪一位：{choices}？",
+            .promptDidYouMean: "你是指{name}吗？",
+            .promptWho: "发给谁？",
+            .promptValue: "{parameter}是什么？",
+            .promptUnsupported: "无法完成（{reason}）。",
+            .answerYes: "是的",
+            .answerNo: "不用了",
         ])
 }

@@ -36,5 +36,12 @@ extension MessageCatalog {
             .messagesFound: "Found {count} message(s).",
             .noSuchMessage: "No such message: {ids}.",
             .messageFailed: "That didn't work ({code}).",
+            .promptWhich: "Which one do you mean: {choices}?",
+            .promptDidYouMean: "Did you mean {name}?",
+            .promptWho: "Who?",
+            .promptValue: "What should {parameter} be?",
+            .promptUnsupported: "I can't do that ({reason}).",
+            .answerYes: "yes",
+            .answerNo: "no",
         ])
 }

@@ -36,5 +36,12 @@ extension MessageCatalog {
             .messagesFound: "Найдено сообщений: {count}.",
             .noSuchMessage: "Нет такого сообщения: {ids}.",
             .messageFailed: "Не получилось ({code}).",
+            .promptWhich: "Кого вы имеете в виду: {choices}?",
+            .promptDidYouMean: "Вы имели в виду {name}?",
+            .promptWho: "Кому?",
+            .promptValue: "Уточните {parameter}.",
+            .promptUnsupported: "Не получится ({reason}).",
+            .answerYes: "да",
+            .answerNo: "нет",
         ])
 }

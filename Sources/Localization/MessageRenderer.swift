@@ -46,6 +46,7 @@ public struct MessageRenderer: Sendable {
         case .text(let text): text
         case .number(let number): number.formatted(.number.locale(locale))
         case .names(let names): names.formatted(.list(type: .and).locale(locale))
+        case .choices(let choices): choices.formatted(.list(type: .or).locale(locale))
         case .amount(let amount): format(amount)
         }
     }

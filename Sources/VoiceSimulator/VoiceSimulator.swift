@@ -84,7 +84,7 @@ public final class VoiceSimulator: Sendable {
             switch event.type {
             case IntentResolutionReport.promptType:
                 let report = try event.decodeData(as: IntentResolutionReport.self)
-                say("  assistant: \(Self.question(report))", &outcome)
+                say("  assistant: \(Self.question(report, in: MessageRenderer(locale: step.locale)))", &outcome)
                 guard !answers.isEmpty else {
                     outcome.failures.append("\(intentID): the assistant asked, but the script has no answer left")
                     return
@@ -101,9 +101,9 @@ public final class VoiceSimulator: Sendable {
                 let confirmed = answer.confirm ?? false
                 var binding = confirmation.binding
                 if answer.tamper == true { binding.digest = String(binding.digest.reversed()) }
-                say(
-                    "  \(step.user): \(confirmed ? "yes" : "no")\(answer.tamper == true ? " (with a tampered binding)" : "")",
-                    &outcome)
+                let said = MessageRenderer(locale: step.locale).render(
+                    LocalizedMessage(confirmed ? .answerYes : .answerNo))
+                say("  \(step.user): \(said)\(answer.tamper == true ? " (with a tampered binding)" : "")", &outcome)
                 var reply = EventEnvelope(
                     id: "\(intentID)-answer-\(turn)", source: source, type: ConfirmationAnswer.type, time: Date(),
                     dataSchema: ConfirmationAnswer.dataSchema, userID: step.user, conversationID: "voice-\(runID)",
@@ -188,16 +188,32 @@ public final class VoiceSimulator: Sendable {
 
     // MARK: Answers
 
-    static func question(_ report: IntentResolutionReport) -> String {
-        let open = report.parameters.filter { $0.outcome.needsUser }
-        return open.map { parameter in
-            if let candidates = parameter.candidates, !candidates.isEmpty {
-                let list = candidates.enumerated().map { "\($0.offset + 1)) \($0.element.displayName)" }
-                return "\(parameter.parameter): \(parameter.outcome.rawValue): \(list.joined(separator: ", "))"
+    /// The question a voice service asks for the parameters the user must answer, worded
+    /// from the report in the user's language: the candidates numbered, as the script picks them.
+    static func question(_ report: IntentResolutionReport, in renderer: MessageRenderer) -> String {
+        report.parameters.filter { $0.outcome.needsUser }.map { parameter in
+            let names = (parameter.candidates ?? []).map(\.displayName)
+            let message: LocalizedMessage
+            switch parameter.outcome {
+            case .disambiguation where !names.isEmpty:
+                let numbered = names.enumerated().map { "\($0.offset + 1)) \($0.element)" }
+                message = LocalizedMessage(.promptWhich, ["choices": .choices(numbered)])
+            case .confirmationRequired where !names.isEmpty:
+                message = LocalizedMessage(.promptDidYouMean, ["name": .text(names[0])])
+            case .needsValue
+            where ["payee", "payer"].contains(parameter.parameter)
+                || parameter.parameter.hasPrefix("recipients"):
+                message = LocalizedMessage(.promptWho)
+            case .needsValue where parameter.parameter == "currencyAmount":
+                message = LocalizedMessage(.amountMissing)
+            case .unsupported:
+                message = LocalizedMessage(
+                    .promptUnsupported, ["reason": .text(parameter.reason ?? parameter.parameter)])
+            default:
+                message = LocalizedMessage(.promptValue, ["parameter": .text(parameter.parameter)])
             }
-            let detail = [parameter.reason, parameter.message].compactMap { $0 }.joined(separator: ": ")
-            return "\(parameter.parameter): \(parameter.outcome.rawValue)\(detail.isEmpty ? "" : " (\(detail))")"
-        }.joined(separator: "; ")
+            return renderer.render(message)
+        }.joined(separator: " ")
     }
 
     static func describe(_ answer: VoiceScript.Answer, _ report: IntentResolutionReport) -> String {

@@ -137,7 +137,9 @@ struct VoiceConversationTests {
 
             #expect(outcome.failures == [])
             let transcript = lines.withLock { $0 }.joined(separator: "\n")
-            #expect(transcript.contains("1) Brandon Smith, 2) Brandon Lee"), "\(transcript)")
+            #expect(
+                transcript.contains("assistant: Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
+                "\(transcript)")
             // Completed later by the slow service, still in the sender's language.
             #expect(transcript.contains("assistant: 正在发送… [inProgress]\n  assistant: 完成。 [success]"), "\(transcript)")
             // Each step's answers in the language it was said in (CLDR formats), English without one.

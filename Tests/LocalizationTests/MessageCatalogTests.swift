@@ -1,3 +1,4 @@
+import Foundation
 import Intents
 import Testing
 
@@ -45,5 +46,20 @@ struct MessageCatalogTests {
         let renderer = MessageRenderer(locale: "ru-RU", catalog: partial)
         #expect(renderer.render(LocalizedMessage(.messageSending)) == "Отправляю…")
         #expect(renderer.render(message) == "Done.")
+    }
+}
+
+/// The schema voice-service teams read names every key the workers may send.
+@Suite("Message keys in the schema")
+struct MessageKeySchemaTests {
+    @Test("schemas/intent/common.v1.json lists exactly the message keys, in order")
+    func schemaListsKeys() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("schemas/intent/common.v1.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let definitions = try #require(schema["$defs"] as? [String: Any])
+        let messageKey = try #require(definitions["messageKey"] as? [String: Any])
+        #expect(messageKey["enum"] as? [String] == MessageKey.allCases.map(\.rawValue))
     }
 }

@@ -48,6 +48,11 @@ struct MessageRendererTests {
         #expect(MessageRenderer(locale: "zh-Hans-CN").render(message) == "发送给张伟、王芳和李娜：“你好”？")
         #expect(MessageRenderer(locale: "ru-RU").format(.names(["Юля", "Петя", "Вася"])) == "Юля, Петя и Вася")
         #expect(MessageRenderer(locale: "en-US").format(.names(["Ann", "Bo", "Cy"])) == "Ann, Bo, and Cy")
+        // Alternatives, as a disambiguation question offers them.
+        let which = LocalizedMessage(.promptWhich, ["choices": .choices(["1) 张伟", "2) 章伟"])])
+        #expect(MessageRenderer(locale: "zh-Hans-CN").render(which) == "你指的是哪一位：1) 张伟或2) 章伟？")
+        #expect(MessageRenderer(locale: "ru-RU").format(.choices(["Юля", "Петя"])) == "Юля или Петя")
+        #expect(MessageRenderer(locale: "en-US").format(.choices(["Ann", "Bo", "Cy"])) == "Ann, Bo, or Cy")
     }
 
     @Test("a locale arrives on the envelope; a malformed one is ignored")
@@ -74,7 +79,7 @@ struct MessageRendererTests {
     @Test("arguments travel as JSON with one member naming their kind, and read back")
     func argumentJSON() throws {
         let arguments: [MessageArgument] = [
-            .text("孙波"), Self.amount("100.50", "CNY"), .number(3), .names(["a", "b"]),
+            .text("孙波"), Self.amount("100.50", "CNY"), .number(3), .names(["a", "b"]), .choices(["c", "d"]),
         ]
         for argument in arguments {
             #expect(MessageArgument(json: argument.json) == argument)
