@@ -164,23 +164,10 @@ enum JSONParser {
         mutating func members(depth: Int, deferring deferred: String?, into deferredBytes: inout [UInt8]?)
             throws(Failure) -> Int
         {
-            guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
-            position += 1
             let start = pending.count
-            skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return start
-            }
+            if try enter(depth: depth, closing: UInt8(ascii: "}")) { return start }
             while true {
-                skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                    throw failure("expected a key")
-                }
-                let key = try string()
-                skipWhitespace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
-                position += 1
+                let key = try memberKey { (reader: inout Reader) throws(Failure) in try reader.string() }
                 if let deferred, key == deferred {
                     skipWhitespace()
                     let valueStart = position
@@ -201,35 +188,14 @@ enum JSONParser {
             guard position < bytes.count else { throw failure("unexpected end of input") }
             switch bytes[position] {
             case UInt8(ascii: "{"):
-                guard depth + 1 <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
-                position += 1
-                skipWhitespace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-                    position += 1
-                    return
-                }
+                if try enter(depth: depth + 1, closing: UInt8(ascii: "}")) { return }
                 while true {
-                    skipWhitespace()
-                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                        throw failure("expected a key")
-                    }
-                    try skipString()
-                    skipWhitespace()
-                    guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-                        throw failure("expected :")
-                    }
-                    position += 1
+                    try memberKey { (reader: inout Reader) throws(Failure) in try reader.skipString() }
                     try skipValue(depth: depth + 1)
                     if try closes(with: UInt8(ascii: "}")) { return }
                 }
             case UInt8(ascii: "["):
-                guard depth + 1 <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
-                position += 1
-                skipWhitespace()
-                if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-                    position += 1
-                    return
-                }
+                if try enter(depth: depth + 1, closing: UInt8(ascii: "]")) { return }
                 while true {
                     try skipValue(depth: depth + 1)
                     if try closes(with: UInt8(ascii: "]")) { return }
@@ -242,38 +208,63 @@ enum JSONParser {
         /// Checks a string as ``string()`` reads it; one with escapes is read by it.
         mutating func skipString() throws(Failure) {
             let opening = position
-            position += 1
-            let start = position
-            var bits: UInt8 = 0
-            while position < bytes.count {
-                let byte = bytes[position]
-                if byte == UInt8(ascii: "\"") {
-                    if bits >= 0x80 { _ = try utf8(start..<position) }
-                    position += 1
-                    return
-                }
-                bits |= byte
-                if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw failure("unescaped control character") }
+            if let plain = try plainString() {
+                if !plain.isASCII { _ = try utf8(plain.contents) }
                 position += 1
+                return
             }
             position = opening
             _ = try string()
         }
 
-        mutating func array(depth: Int) throws(Failure) -> JSONValue {
-            guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+        /// Scans a string from its opening quote to its closing one (left there) when it has
+        /// no escapes: where its contents are, and whether they are ASCII (then they need no
+        /// UTF-8 validation); nil at a backslash (left there). Every byte is OR-ed on the way.
+        mutating func plainString() throws(Failure) -> (contents: Range<Int>, isASCII: Bool)? {
             position += 1
-            var elements: [JSONValue] = []
-            skipWhitespace()
-            if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            let start = position
+            var bits: UInt8 = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") { return (start..<position, bits < 0x80) }
+                bits |= byte
+                if byte == UInt8(ascii: "\\") { return nil }
+                guard byte >= 0x20 else { throw failure("unescaped control character") }
                 position += 1
-                return .array(elements)
             }
+            throw failure("unterminated string")
+        }
+
+        mutating func array(depth: Int) throws(Failure) -> JSONValue {
+            if try enter(depth: depth, closing: UInt8(ascii: "]")) { return .array([]) }
+            var elements: [JSONValue] = []
             while true {
                 elements.append(try value(depth: depth))
                 if try closes(with: UInt8(ascii: "]")) { return .array(elements) }
             }
+        }
+
+        /// Steps into the object or array at `position`, nested `depth` deep (refused past
+        /// ``JSONParser/maximumDepth``); true when it is empty (`closing` follows, consumed).
+        mutating func enter(depth: Int, closing: UInt8) throws(Failure) -> Bool {
+            guard depth <= JSONParser.maximumDepth else { throw failure("too deeply nested") }
+            position += 1
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == closing else { return false }
+            position += 1
+            return true
+        }
+
+        /// A member's key, read by `read` (``string()``, or ``skipString()`` to check it only),
+        /// and its colon.
+        mutating func memberKey<Key>(_ read: (inout Reader) throws(Failure) -> Key) throws(Failure) -> Key {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let key = try read(&self)
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected :") }
+            position += 1
+            return key
         }
 
         /// After a member or element: true when the container ends here (`closing`, or a
@@ -299,22 +290,12 @@ enum JSONParser {
         /// A string starting at the opening quote. Strings without escapes
         /// (nearly all) are validated and copied in one step.
         mutating func string() throws(Failure) -> String {
-            position += 1
-            let start = position
-            // Every byte OR-ed: below 0x80, the string is ASCII and needs no UTF-8 validation
-            // (the generic validating initializer was a tenth of decoding an event).
-            var bits: UInt8 = 0
-            while position < bytes.count {
-                let byte = bytes[position]
-                if byte == UInt8(ascii: "\"") {
-                    let text = bits < 0x80 ? ascii(start..<position) : try utf8(start..<position)
-                    position += 1
-                    return text
-                }
-                bits |= byte
-                if byte == UInt8(ascii: "\\") { break }
-                guard byte >= 0x20 else { throw failure("unescaped control character") }
+            let start = position + 1
+            // The generic validating initializer was a tenth of decoding an event: ASCII skips it.
+            if let plain = try plainString() {
+                let text = plain.isASCII ? ascii(plain.contents) : try utf8(plain.contents)
                 position += 1
+                return text
             }
             var decoded = Array(bytes[start..<position])
             while position < bytes.count {
