@@ -4,9 +4,10 @@
 /// break per-user order), and, for events from outside, a valid signature.
 public enum IncomingEvent {
     public static func decode(
-        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes
+        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes,
+        deferringData: Bool = false
     ) throws(EventDecodingError) -> EventEnvelope {
-        let envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumBytes)
+        let envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumBytes, deferringData: deferringData)
         guard types.contains(envelope.type) else {
             throw EventDecodingError(
                 .unknownType, field: "$.type",
@@ -20,7 +21,7 @@ public enum IncomingEvent {
         return envelope
     }
 
-    /// ``decode(key:value:types:maximumBytes:)`` for an event about an intent:
+    /// ``decode(key:value:types:maximumBytes:deferringData:)`` for an event about an intent:
     /// one without an intent id is refused here, so no stage unwraps one.
     public static func decodeIntent(
         key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes

@@ -19,8 +19,9 @@ public enum LedgerRecord {
     public static func read(
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> (event: LedgerEvent, time: Timestamp) {
+        // Data kept as bytes: the event is read straight from them (``LedgerEvent/decode(from:)``).
         let envelope = try IncomingEvent.decode(
-            key: key, value: value, types: [LedgerEvent.type])
+            key: key, value: value, types: [LedgerEvent.type], deferringData: true)
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try LedgerEvent.decode(from: envelope)
         // Each user's state is on that user's partition: a record keyed by anyone else is
