@@ -13,6 +13,10 @@ import Logging
 ///   poll that answers as soon as something changes (the live stream), at most
 ///   ``LongPollLimiter/defaultPerUser`` at once per user. A malformed cursor or
 ///   wait is 400 (``ChangesQuery``).
+/// - `GET /api/users/{user}/events?since=CURSOR`: the live stream as Server-Sent
+///   Events (``EventStream``): each change page as an `event: changes` with the
+///   cursor as its `id`, so a reconnecting `EventSource` resumes with
+///   `Last-Event-ID`. It takes one of the user's long-poll slots.
 /// - `GET /`: the web page standing in for the iOS app.
 /// Every `/api` call needs `Authorization: Bearer TOKEN` (or `?token=`) for that
 /// user (``UserTokens``): none is 401, an expired one 401, another user's 403.
@@ -57,6 +61,27 @@ public enum AppStateHTTP {
                     message: "\(longPolls.perUser) live streams are already open for this user; close one first")
             }
             return json(JSONValue(encoding: page))
+        }
+        router.get("/api/users/:user/events") { request, context -> Response in
+            let user = try authorize(request, context, tokens)
+            let since: Int64
+            do {
+                // A reconnecting EventSource sends the last id it saw; a first one may pass ?since=.
+                since =
+                    try ChangesQuery(
+                        since: request.headers[.init(EventStream.lastEventIDHeader)!]
+                            ?? request.uri.queryParameters.get("since"),
+                        wait: nil
+                    ).since
+            } catch let invalid as ChangesQuery.Invalid {
+                throw HTTPError(.badRequest, message: invalid.description)
+            }
+            guard longPolls.hasSlot(for: user) else {
+                throw HTTPError(
+                    .tooManyRequests,
+                    message: "\(longPolls.perUser) live streams are already open for this user; close one first")
+            }
+            return EventStream.response(user: user, since: since, store: store, longPolls: longPolls)
         }
         return router
     }

@@ -14,6 +14,12 @@ public final class LongPollLimiter: Sendable {
         self.perUser = perUser
     }
 
+    /// Whether the user has a free slot now (a stream answers 429 before it starts when not;
+    /// it takes its slot with ``withSlot(for:_:)`` once started).
+    public func hasSlot(for user: String) -> Bool {
+        open.withLock { $0[user, default: 0] < perUser }
+    }
+
     /// Runs `body` if the user has a free slot; nil when the user already holds `perUser` polls.
     public func withSlot<T: Sendable>(for user: String, _ body: () async throws -> T) async rethrows -> T? {
         let admitted = open.withLock { counts in

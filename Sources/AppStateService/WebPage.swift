@@ -1,5 +1,5 @@
 /// The web page standing in for the iOS app: it loads the user's state, then
-/// long-polls for changes and shows conversations, payments, balances,
+/// follows changes live (Server-Sent Events, else the long poll) and shows conversations, payments, balances,
 /// payment requests and intents as they move through the pipeline. Open it as
 /// `/?user=USER&token=TOKEN` (`&wait=SECONDS` sets the long poll's length;
 /// `&wait=0` renders once without polling, for snapshots such as headless tests).
@@ -50,12 +50,26 @@ enum WebPage {
           for (const [kind, key] of Object.entries(plural)) for (const item of snapshot[key] || []) state[key][item.id ?? item.currency] = item;
           cursor = snapshot.cursor; render();
           document.body.setAttribute("data-loaded", "true");
-          while (wait !== "0") {
-            try {
-              const page = await api("/changes?since=" + cursor + "&wait=" + wait);
-              for (const change of page.changes) state[plural[change.kind]][change.id] = change.item;
-              cursor = page.cursor; render();
-            } catch (error) { document.getElementById("cursor").textContent = "error: " + error.message; await new Promise(r => setTimeout(r, 2000)); }
+          if (wait !== "0") live();
+        }
+        function apply(page){
+          for (const change of page.changes) state[plural[change.kind]][change.id] = change.item;
+          cursor = page.cursor; render();
+        }
+        // Server-Sent Events; the long poll when the browser has none or the stream cannot open.
+        function live(){
+          if (!window.EventSource) return poll();
+          const source = new EventSource("/api/users/" + encodeURIComponent(user) + "/events?since=" + cursor + "&token=" + encodeURIComponent(token));
+          let opened = false;
+          source.addEventListener("open", () => { opened = true; document.body.setAttribute("data-live", "events"); });
+          source.addEventListener("changes", event => apply(JSON.parse(event.data)));
+          source.addEventListener("error", () => { if (!opened) { source.close(); poll(); } });
+        }
+        async function poll(){
+          document.body.setAttribute("data-live", "poll");
+          while (true) {
+            try { apply(await api("/changes?since=" + cursor + "&wait=" + wait)); }
+            catch (error) { document.getElementById("cursor").textContent = "error: " + error.message; await new Promise(r => setTimeout(r, 2000)); }
           }
         }
         load().catch(error => { document.body.insertAdjacentHTML("beforeend", "<p id=error>" + esc(error.message) + "</p>"); });

@@ -111,6 +111,23 @@ struct RawConnection {
         }
     }
 
+    /// Everything received up to and including the first `marker` after what earlier calls
+    /// took, as text (a streamed body's chunk framing included).
+    mutating func read(until marker: String) async throws -> String {
+        while true {
+            let text = String(decoding: buffered, as: UTF8.self)
+            if let range = text.range(of: marker) {
+                let taken = String(text[..<range.upperBound])
+                buffered.removeFirst(taken.utf8.count)
+                return taken
+            }
+            guard let bytes = await incoming.next() else {
+                throw HTTPTestFailure("connection closed before \"\(marker)\" (got \(text.prefix(300)))")
+            }
+            buffered += bytes.readableBytesView
+        }
+    }
+
     /// Waits until the connection is closed (by either side; see ``closedByClient``).
     mutating func closed() async {
         while await incoming.next() != nil {}
