@@ -42,6 +42,7 @@ APT_PACKAGES=(
     python3 python3-venv gcc make ca-certificates socat
     libsqlite3-dev  # GRDB (the app-state service's database)
     chromium        # headless browser for the app-state web page test
+    fonts-noto-cjk  # Han glyphs for that browser (小明 was two boxes without it)
 )
 
 is_installed() {
