@@ -25,7 +25,8 @@ struct LivePageTests {
         defer { try? FileManager.default.removeItem(at: log) }
         let token = testTokens.token(for: "alice")
         try await withAppStateServer(limits: Self.limits, store: store, longPolls: limiter) { port in
-            let url = "http://127.0.0.1:\(port)/?user=alice&token=\(token)"
+            // In Chinese, in Shanghai's time zone: the page formats times as the user reads them.
+            let url = "http://127.0.0.1:\(port)/?user=alice&token=\(token)&locale=zh-Hans-CN&tz=Asia/Shanghai"
             let check = try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
                 group.addTask {
                     try await ManagedProcess.run(
@@ -53,6 +54,8 @@ struct LivePageTests {
             #expect(status == 0, "\(output)")
             #expect(output.hasPrefix("live\nseen\n"), "\(output)")
             #expect(output.contains("100 CNY"), "\(output)")
+            // The message sent at 11:06:40 UTC on 18 November 2026, as CLDR writes it in Chinese, Shanghai time.
+            #expect(output.contains("2026年11月18日 19:06"), "\(output)")
         }
         let png = try Data(contentsOf: screenshot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
