@@ -56,9 +56,7 @@ public enum AppStateHTTP {
                 try await store.changes(of: user, since: query.since, waitingUpTo: .seconds(query.wait))
             }
             guard let page else {
-                throw HTTPError(
-                    .tooManyRequests,
-                    message: "\(longPolls.perUser) live streams are already open for this user; close one first")
+                throw tooManyStreams(longPolls)
             }
             return json(JSONValue(encoding: page))
         }
@@ -77,9 +75,7 @@ public enum AppStateHTTP {
                 throw HTTPError(.badRequest, message: invalid.description)
             }
             guard longPolls.hasSlot(for: user) else {
-                throw HTTPError(
-                    .tooManyRequests,
-                    message: "\(longPolls.perUser) live streams are already open for this user; close one first")
+                throw tooManyStreams(longPolls)
             }
             return EventStream.response(user: user, since: since, store: store, longPolls: longPolls)
         }
@@ -102,6 +98,13 @@ public enum AppStateHTTP {
         case .expired: throw HTTPError(.unauthorized, message: "the token has expired; sign in again")
         case .refused: throw HTTPError(.forbidden, message: "this token is not \(user)'s")
         }
+    }
+
+    /// What a user over their long-poll and stream slots gets: 429 with the limit.
+    private static func tooManyStreams(_ longPolls: LongPollLimiter) -> HTTPError {
+        HTTPError(
+            .tooManyRequests,
+            message: "\(longPolls.perUser) live streams are already open for this user; close one first")
     }
 
     private static func json(_ value: JSONValue) -> Response {

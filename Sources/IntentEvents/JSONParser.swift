@@ -473,13 +473,14 @@ public struct JSONBytesReader: JSONReading {
         guard take(UInt8(ascii: "{")) else { throw JSONRefusal() }
         if take(UInt8(ascii: "}")) { return }
         while true {
-            reader.skipWhitespace()
-            guard reader.position < reader.bytes.count, reader.bytes[reader.position] == UInt8(ascii: "\"") else {
+            let key: String
+            do {
+                key = try reader.memberKey { (reader: inout JSONParser.Reader) throws(JSONParser.Failure) in
+                    try reader.string()
+                }
+            } catch {
                 throw JSONRefusal()
             }
-            let key: String
-            do { key = try reader.string() } catch { throw JSONRefusal() }
-            guard take(UInt8(ascii: ":")) else { throw JSONRefusal() }
             try member(key, &self)
             do { if try reader.closes(with: UInt8(ascii: "}")) { return } } catch { throw JSONRefusal() }
         }

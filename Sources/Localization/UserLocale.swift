@@ -3,8 +3,8 @@ public import IntentEvents
 /// The locale a user speaks, as the voice service sends it: the CloudEvents
 /// extension attribute `locale` on the request's envelope (a BCP 47 tag such as
 /// `zh-Hans-CN`, `ru-RU`, `en-US`), which every stage carries to the events it
-/// derives, so each renders its answers in it. Absent or malformed, the user's
-/// settings apply, else English.
+/// derives, so each renders its answers in it. Absent or malformed, English (there is
+/// no per-user setting yet).
 public enum UserLocale {
     /// The envelope attribute's name.
     public static let attribute = "locale"

@@ -27,11 +27,6 @@ extension LedgerEvent {
         var kind: Kind?
         var userID: String?
         var entries: [LedgerEntry]?
-        var amount: CurrencyAmount?
-        var expiresAt: Timestamp?
-        var decidedAt: Timestamp?
-        var verified: Bool?
-        var handles: [String]?
         var event = LedgerEvent(id: "", kind: .deposit, userID: "")
         try reader.readObject { (key, value) throws(JSONRefusal) in
             switch key {
@@ -54,14 +49,14 @@ extension LedgerEvent {
             case "note": try setOnce(&event.note, value.readString())
             case "reason": try setOnce(&event.reason, value.readString())
             case "decidedBy": try setOnce(&event.decidedBy, value.readString())
-            case "amount": try setOnce(&amount, CurrencyAmount.read(from: &value))
-            case "expiresAt": try setOnce(&expiresAt, readTimestamp(&value))
-            case "decidedAt": try setOnce(&decidedAt, readTimestamp(&value))
-            case "verified": try setOnce(&verified, value.readBool())
+            case "amount": try setOnce(&event.amount, CurrencyAmount.read(from: &value))
+            case "expiresAt": try setOnce(&event.expiresAt, readTimestamp(&value))
+            case "decidedAt": try setOnce(&event.decidedAt, readTimestamp(&value))
+            case "verified": try setOnce(&event.verified, value.readBool())
             case "handles":
                 var parsed: [String] = []
                 try value.readArray { (item) throws(JSONRefusal) in parsed.append(try item.readString()) }
-                try setOnce(&handles, parsed)
+                try setOnce(&event.handles, parsed)
             default: throw JSONRefusal()
             }
         }
@@ -70,11 +65,6 @@ extension LedgerEvent {
         event.kind = kind
         event.userID = userID
         event.entries = entries
-        event.amount = amount
-        event.expiresAt = expiresAt
-        event.decidedAt = decidedAt
-        event.verified = verified
-        event.handles = handles
         return event
     }
 
