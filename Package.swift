@@ -132,7 +132,7 @@ let package = Package(
         /// topics needs, without the workers.
         .target(
             name: "PipelineTopics",
-            dependencies: ["Kafka", "IntentEvents", "Intents"],
+            dependencies: ["Kafka", "IntentEvents", "Intents", "IntentResolution"],
             swiftSettings: swiftSettings
         ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
@@ -190,7 +190,7 @@ let package = Package(
         .target(
             name: "AppState",
             dependencies: [
-                "Intents", "IntentEvents", "Payments", "Messaging", "IntentCrypto",
+                "Intents", "IntentEvents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -212,7 +212,8 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentCrypto", "Payments", "HTTPServing",
+                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentResolution", "IntentCrypto", "Payments",
+                "HTTPServing",
                 "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -415,6 +416,7 @@ let package = Package(
             name: "AppStateTests",
             dependencies: [
                 "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
+                "IntentResolution", "ContactResolution",
                 "LocalBroker",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,8 +11,8 @@ import Payments
 /// an event applied twice changes nothing (event ids are recorded in the
 /// same transaction as their effects).
 public final class AppStateStore: Sendable {
-    private let database: DatabaseQueue
-    private let signal = ChangeSignal()
+    let database: DatabaseQueue
+    let signal = ChangeSignal()
     /// What ``StateFiles`` found too open about the files, for the caller to log.
     public let fileWarnings: [String]
 
@@ -40,6 +40,20 @@ public final class AppStateStore: Sendable {
                     CREATE TABLE balances (
                         user_id TEXT NOT NULL, currency TEXT NOT NULL, available INTEGER NOT NULL DEFAULT 0,
                         held INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, currency));
+                    """)
+        }
+        migrator.registerMigration("v2: contacts and account handles") { db in
+            // Names for user ids: a user's contact is the account one of its handles opened.
+            try db.execute(
+                sql: """
+                    CREATE TABLE contacts (
+                        user_id TEXT NOT NULL, contact_id TEXT NOT NULL, name TEXT NOT NULL, handles TEXT NOT NULL,
+                        PRIMARY KEY (user_id, contact_id));
+                    CREATE TABLE contact_handles (
+                        handle TEXT NOT NULL, user_id TEXT NOT NULL, contact_id TEXT NOT NULL,
+                        PRIMARY KEY (handle, user_id, contact_id));
+                    CREATE TABLE account_handles (handle TEXT PRIMARY KEY, user_id TEXT NOT NULL);
+                    CREATE INDEX account_handles_by_user ON account_handles (user_id);
                     """)
         }
         return migrator
@@ -74,6 +88,8 @@ public final class AppStateStore: Sendable {
                         arguments: [user, currency])!
                     try Self.recordChange(
                         db, user, AppStateUpdates.Kind.balance.rawValue, currency, Self.balance(row, currency), at)
+                case .account(let user, let handles):
+                    try Self.openAccount(db, user, handles: handles, at: at)
                 }
             }
             return true
@@ -81,7 +97,7 @@ public final class AppStateStore: Sendable {
     }
 
     /// Merges new fields into an item (later events add to what earlier ones said).
-    private static func merge(
+    static func merge(
         _ db: Database, _ user: String, _ kind: AppStateUpdates.Kind, _ id: String, _ body: [String: JSONValue]
     ) throws -> JSONValue {
         var merged: [String: JSONValue] = [:]
@@ -111,7 +127,7 @@ public final class AppStateStore: Sendable {
         ])
     }
 
-    private static func recordChange(
+    static func recordChange(
         _ db: Database, _ user: String, _ kind: String, _ id: String, _ body: JSONValue, _ at: String
     ) throws {
         try db.execute(

@@ -10,10 +10,11 @@ import Payments
 /// the amount and payee).
 enum AppStateUpdates {
     enum Kind: String, CaseIterable {
-        case message, payment, paymentRequest, intent, balance
+        case message, payment, paymentRequest, intent, balance, contact
 
         var plural: String {
             switch self {
+            case .contact: "contacts"
             case .message: "messages"
             case .payment: "payments"
             case .paymentRequest: "paymentRequests"
@@ -27,12 +28,15 @@ enum AppStateUpdates {
         case item(user: String, kind: Kind, id: String, body: [String: JSONValue])
         /// Micro-unit deltas.
         case balance(user: String, currency: String, available: Int64, held: Int64)
+        /// A payment account opened (again) with these handles: whose contacts it is.
+        case account(user: String, handles: [String])
     }
 
     static func of(_ envelope: EventEnvelope) throws -> [Update] {
         switch envelope.type {
         case IntentResponse.type: return try response(envelope)
-        case LedgerEvent.type: return try ledger(LedgerEvent.decode(from: envelope))
+        case LedgerEvent.type:
+            return try ledger(LedgerEvent.decode(from: envelope), at: .string(EventTime.format(envelope.time)))
         case MessageEvent.type: return try message(envelope.decodeData(as: MessageEvent.self))
         default: return []
         }
@@ -53,7 +57,8 @@ enum AppStateUpdates {
         return [.item(user: envelope.userID, kind: .intent, id: intentID, body: body)]
     }
 
-    private static func ledger(_ event: LedgerEvent) -> [Update] {
+    /// - Parameter at: When the ledger recorded it: a payment's or request's time in the conversation.
+    private static func ledger(_ event: LedgerEvent, at: JSONValue) -> [Update] {
         var updates: [Update] = []
         // Balances: the users' entries, as deltas.
         for entry in event.entries {
@@ -73,6 +78,7 @@ enum AppStateUpdates {
             var body: [String: JSONValue] = [
                 "id": .string(id), "direction": .string("sent"), "status": .string("awaiting confirmation"),
                 "counterparty": .string(event.counterpartyUserID ?? ""), "intentID": .string(event.intentID ?? ""),
+                "at": at,
             ]
             body["amount"] = amount
             body["note"] = event.note.map(JSONValue.string)
@@ -83,7 +89,7 @@ enum AppStateUpdates {
             if let payee = event.counterpartyUserID {
                 var body: [String: JSONValue] = [
                     "id": .string(id), "direction": .string("received"), "status": .string("received"),
-                    "counterparty": .string(event.userID),
+                    "counterparty": .string(event.userID), "at": at,
                 ]
                 body["amount"] = amount
                 updates.append(.item(user: payee, kind: .payment, id: id, body: body))
@@ -97,7 +103,7 @@ enum AppStateUpdates {
             guard let id = event.requestID, let payer = event.counterpartyUserID else { break }
             var mine: [String: JSONValue] = [
                 "id": .string(id), "role": .string("requester"), "counterparty": .string(payer),
-                "status": .string("pending"),
+                "status": .string("pending"), "at": at,
             ]
             mine["amount"] = amount
             mine["note"] = event.note.map(JSONValue.string)
@@ -113,7 +119,9 @@ enum AppStateUpdates {
             if let requester = event.counterpartyUserID {
                 updates.append(.item(user: requester, kind: .paymentRequest, id: id, body: ["status": status]))
             }
-        case .accountOpened, .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived:
+        case .accountOpened:
+            updates.append(.account(user: event.userID, handles: event.handles ?? []))
+        case .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived:
             // A credit's balance is in its entries; the payee's "received" item comes with the post.
             break
         }
@@ -129,6 +137,8 @@ enum AppStateUpdates {
                 body["conversation"] = event.conversation.map(JSONValue.string)
                 body["to"] = .array(
                     (event.recipients ?? []).map { .string($0.displayName ?? $0.spoken ?? $0.handle ?? "?") })
+                // Which of the user's contacts: the page's conversation with them.
+                body["toContacts"] = .array((event.recipients ?? []).compactMap { $0.contactID.map(JSONValue.string) })
                 body["content"] = event.content.map(JSONValue.string)
                 body["service"] = event.serviceName.map(JSONValue.string)
                 body["at"] = .string(event.at.description)

@@ -2,6 +2,7 @@ public import AppState
 public import CoreMetrics
 import Foundation
 public import IntentEvents
+import IntentResolution
 public import Kafka
 public import Logging
 import Payments
@@ -12,7 +13,8 @@ import Telemetry
 import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
-/// events and messages, in one consumer group. Offsets are committed only
+/// events and messages, and (given the contacts services' keys) the users'
+/// contacts, for names, in one consumer group. Offsets are committed only
 /// after a batch is in the database (a write that fails stops the service
 /// uncommitted); the store ignores events it already has, so redeliveries
 /// change nothing.
@@ -24,6 +26,8 @@ public final class AppStateConsumer: Service, Sendable {
     private let sessionTimeout: Duration
     /// The stages' keys: an event is applied only if the stage allowed to produce it signed it.
     private let keys: EventAuthenticator
+    /// The contacts services' keys; nil: contacts are not read, and the page shows user ids.
+    private let contactKeys: EventAuthenticator?
     private let logger: Logger
     private let readyState = Mutex(false)
     private let metrics: any MetricsFactory
@@ -32,11 +36,12 @@ public final class AppStateConsumer: Service, Sendable {
     ///   librdkafka's statistics (lag) go (`/metrics`).
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
-        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10), logger: Logger,
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        keys: EventAuthenticator, contactKeys: EventAuthenticator? = nil, sessionTimeout: Duration = .seconds(10),
+        logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.metrics = metrics
         self.keys = keys
+        self.contactKeys = contactKeys
         self.store = store
         self.configuration = configuration
         self.topics = topics
@@ -75,6 +80,28 @@ public final class AppStateConsumer: Service, Sendable {
             topic: message.topic, group: groupID, intentID: event.intentID, attributes: ["event.type": "\(event.type)"])
     }
 
+    /// Whether people are named from the users' contacts (the contacts services' keys were given).
+    public var readsContacts: Bool { contactKeys != nil }
+
+    /// The topics read: the contacts topic only with the keys to check it.
+    public var subscribedTopics: [String] {
+        [topics.responses, topics.ledger, topics.messages] + (contactKeys == nil ? [] : [topics.contacts])
+    }
+
+    /// Applies one record; true if the user's state changed.
+    private func apply(_ message: KafkaConsumerMessage, tracer: OTLPTracer?) async throws -> Bool {
+        if message.topic == topics.contacts, let contactKeys {
+            // Only a contacts service's record names people (a forged one could put a
+            // trusted name on a stranger's account).
+            return try await store.apply(contact: ContactRecord.decode(message, authenticator: contactKeys))
+        }
+        let event = try authenticated(message)
+        let started = DefaultTracerClock.now
+        let applied = try await store.apply(event)
+        if let tracer { trace(event, message, tracer, started: started) }
+        return applied
+    }
+
     /// True once the consumer has partitions assigned (for the readiness probe).
     public var isReady: Bool { readyState.withLock { $0 } }
 
@@ -88,11 +115,11 @@ public final class AppStateConsumer: Service, Sendable {
         let applied = Counter(label: "intent_appstate_events_applied_total", factory: metrics)
         let tracer = Telemetry.current.tracer
         let consumed = Dictionary(
-            uniqueKeysWithValues: [topics.responses, topics.ledger, topics.messages].map {
+            uniqueKeysWithValues: subscribedTopics.map {
                 ($0, Counter(label: "intent_records_consumed_total", dimensions: [("topic", $0)], factory: metrics))
             })
         do {
-            try consumer.subscribe(topics: [topics.responses, topics.ledger, topics.messages])
+            try consumer.subscribe(topics: subscribedTopics)
             // A failed commit leaves the offsets stored for a later iteration (see RetryPolicy).
             var commits = GiveUpClock(policy: RetryPolicy.current)
             var uncommitted = false
@@ -107,10 +134,7 @@ public final class AppStateConsumer: Service, Sendable {
                 for message in batch {
                     consumed[message.topic]?.increment()
                     do {
-                        let event = try authenticated(message)
-                        let started = DefaultTracerClock.now
-                        if try await store.apply(event) { appliedCount += 1 }
-                        if let tracer { trace(event, message, tracer, started: started) }
+                        if try await apply(message, tracer: tracer) { appliedCount += 1 }
                     } catch let error as EventDecodingError {
                         Counter(
                             label: "intent_records_refused_total",

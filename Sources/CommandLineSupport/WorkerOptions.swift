@@ -243,4 +243,25 @@ public enum Secrets {
         }
         return EventAuthenticator(keys: keys)
     }
+
+    /// The contacts services' keys alone (`/contacts/... HEXKEY` lines), for a reader of the
+    /// contacts topic that must not hold a voice service's key (it could sign requests);
+    /// nil when none is configured.
+    public static func contactsKeys(file: String?) throws -> EventAuthenticator? {
+        guard
+            let text = try read(fileVariable: "INTENT_CONTACTS_KEYS_FILE", variable: "INTENT_CONTACTS_KEYS", file: file)
+        else { return nil }
+        let keys: [SigningKey]
+        do {
+            keys = try EventAuthenticator.parseKeys(text, origin: "contacts keys")
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if let other = keys.first(where: { !$0.source.hasPrefix(PipelineSource.contactsPrefix) }) {
+            throw ValidationError(
+                "The contacts keys list \(other.source): only contacts services' keys (\(PipelineSource.contactsPrefix)...) belong there."
+            )
+        }
+        return EventAuthenticator(keys: keys)
+    }
 }

@@ -61,10 +61,3 @@ extension KafkaProducerMessage {
             }
     }
 }
-
-extension KafkaConsumerMessage {
-    /// A tombstone's ``ContactRecord/sourceHeader``.
-    public var tombstoneSource: String? {
-        headers.last { $0.key == ContactRecord.sourceHeader }?.stringValue
-    }
-}

@@ -70,14 +70,7 @@ public struct ResolveWorker: Service {
                         apply: { message throws(EventDecodingError) in
                             // Contacts decide whose account a payment credits: only a contacts
                             // service's signed records count (unless unsigned input is allowed).
-                            let record: ContactRecord
-                            if let keys = configuration.authenticator {
-                                record = try ContactRecord.decode(
-                                    key: message.key, value: message.value, signature: message.signature,
-                                    tombstoneSource: message.tombstoneSource, authenticator: keys)
-                            } else {
-                                record = try ContactRecord.decode(key: message.key, value: message.value)
-                            }
+                            let record = try ContactRecord.decode(message, authenticator: configuration.authenticator)
                             directory.withValue(in: message.partition) { $0.apply(record) }
                         }, reject: reject, forget: directory.forget)
                 ]

@@ -19,14 +19,15 @@ struct IntentAppState: AsyncParsableCommand {
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
         discussion: """
             Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
-            SQLite (--database), idempotently, and serves: GET /health, GET /ready, \
+            SQLite (--database), idempotently, and, given the contacts services' keys (--contacts-keys), \
+            <prefix>contacts, so the page names people as each user's contacts do. It serves: GET /health, GET /ready, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
             refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \
             the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \
-            INTENT_APPSTATE_DB, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
+            INTENT_APPSTATE_DB, INTENT_CONTACTS_KEYS_FILE, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
             INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
@@ -42,6 +43,12 @@ struct IntentAppState: AsyncParsableCommand {
             help: ArgumentHelp(
                 "The SQLite database. Default: $INTENT_APPSTATE_DB, else .intent/appstate.sqlite.", valueName: "PATH"))
         var database: String?
+        @Option(
+            help: ArgumentHelp(
+                "File with the contacts services' keys (lines \"/contacts/... HEXKEY\"), to read the contacts "
+                    + "topic for names. Default: $INTENT_CONTACTS_KEYS_FILE; without it the page shows user ids.",
+                valueName: "FILE"))
+        var contactsKeys: String?
         @Option(help: "Address to listen on.") var host = "127.0.0.1"
         @Option(help: "Port to listen on. Default: $INTENT_APPSTATE_PORT, else 8080.") var port: Int?
         @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
@@ -82,7 +89,11 @@ struct IntentAppState: AsyncParsableCommand {
             let metrics = OperationsMetrics.process
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                keys: try stageKeys.keys(), logger: logger, metrics: metrics.factory)
+                keys: try stageKeys.keys(), contactKeys: try Secrets.contactsKeys(file: contactsKeys), logger: logger,
+                metrics: metrics.factory)
+            if !consumer.readsContacts {
+                logger.notice("no contacts keys (--contacts-keys): people are shown by user id, not by name")
+            }
             let router = AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady })
             OperationsRoutes.addMetrics(to: router, metrics)
             let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
@@ -100,7 +111,7 @@ struct IntentAppState: AsyncParsableCommand {
                 })
             try await worker.run(
                 CombinedServices(services: [consumer, application], logger: logger),
-                needs: [topics.responses, topics.ledger, topics.messages], client: client, logger: logger)
+                needs: consumer.subscribedTopics, client: client, logger: logger)
         }
     }
 

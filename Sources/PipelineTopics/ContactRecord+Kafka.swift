@@ -1,0 +1,24 @@
+public import IntentEvents
+public import IntentResolution
+public import Kafka
+
+extension ContactRecord {
+    /// Reads a record of the contacts topic; with `authenticator`, only a contacts
+    /// service's signed record (or tombstone) is accepted. Without one (unsigned input
+    /// allowed, tests and local runs) the record is read as is.
+    public static func decode(_ message: KafkaConsumerMessage, authenticator: EventAuthenticator?)
+        throws(EventDecodingError) -> ContactRecord
+    {
+        guard let authenticator else { return try decode(key: message.key, value: message.value) }
+        return try decode(
+            key: message.key, value: message.value, signature: message.signature,
+            tombstoneSource: message.tombstoneSource, authenticator: authenticator)
+    }
+}
+
+extension KafkaConsumerMessage {
+    /// A tombstone's ``ContactRecord/sourceHeader``.
+    public var tombstoneSource: String? {
+        headers.last { $0.key == ContactRecord.sourceHeader }?.stringValue
+    }
+}
