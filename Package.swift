@@ -417,7 +417,7 @@ let package = Package(
             dependencies: [
                 "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
                 "IntentResolution", "ContactResolution",
-                "LocalBroker",
+                "LocalBroker", "BrokerTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Loads the app-state page in headless Chromium and watches it update live.
 
-Usage: browser_live_check.py URL EXPECTED_TEXT SCREENSHOT_PNG TIMEOUT_SECONDS
+Usage: browser_live_check.py URL EXPECTED_TEXT SCREENSHOT_PNG TIMEOUT_SECONDS [READY_FIFO]
 
 Drives Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe:
 JSON messages separated by NUL on file descriptors 3 and 4), so it needs
 nothing but the standard library. It prints "live" once the page has opened its
-event stream (body[data-live=events]), then waits until the page's text
-contains EXPECTED_TEXT without reloading it, saves a screenshot, and prints
-"seen" followed by the page's text. Exit 1, with the page's text, when either
+event stream (body[data-live=events]) and checked that EXPECTED_TEXT is not on
+it yet, then waits until the page's text contains EXPECTED_TEXT without
+reloading it, saves a screenshot, and prints
+"seen" followed by the page's text. With READY_FIFO (a named pipe), "live" is
+also written there, for a caller that makes the change only then. Exit 1, with the page's text, when either
 does not happen within the timeout.
 """
 
@@ -83,6 +85,7 @@ class DevTools:
 
 def main():
     url, expected, screenshot, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+    ready = sys.argv[5] if len(sys.argv) > 5 else None
     executable = next((path for path in CHROMIUM if os.access(path, os.X_OK)), None)
     if executable is None:
         print("chromium is not installed (make setup installs it)")
@@ -110,7 +113,13 @@ def main():
                     print("the page never opened its event stream\n" + text())
                     return 1
                 time.sleep(0.05)
+            if expected in text():
+                print(f"{expected!r} was there before the change the check waits for\n" + text())
+                return 1
             print("live", flush=True)
+            if ready:
+                with open(ready, "w") as fifo:
+                    fifo.write("live\n")
             while expected not in text():
                 if time.monotonic() > deadline:
                     print(f"{expected!r} never appeared\n" + text())

@@ -28,6 +28,9 @@ public final class VoiceSimulator: Sendable {
     private let stepTimeout: Duration
     private let print: @Sendable (String) -> Void
     private let inbox = Mutex<[String: [EventEnvelope]]>([:])
+    /// Steps played so far, over every script: each step is a new intent, so a second
+    /// script played by the same simulator must not reuse the first one's intent ids.
+    private let stepsPlayed = Mutex(0)
 
     public init(
         configuration: KafkaConfiguration, topics: PipelineTopics, authenticator: EventAuthenticator, source: String,
@@ -57,8 +60,12 @@ public final class VoiceSimulator: Sendable {
     public func play(_ script: VoiceScript) async throws -> Outcome {
         var outcome = Outcome()
         try await waitForAssignment()
-        for (index, step) in script.steps.enumerated() {
-            try await play(step, intentID: "voice-\(runID)-\(index + 1)", into: &outcome)
+        for step in script.steps {
+            let number = stepsPlayed.withLock { played in
+                played += 1
+                return played
+            }
+            try await play(step, intentID: "voice-\(runID)-\(number)", into: &outcome)
         }
         return outcome
     }

@@ -1,5 +1,7 @@
 import AppState
 import AppStateService
+import BrokerTestSupport
+import ContactResolution
 import Foundation
 import HTTPServing
 import LocalBroker
@@ -15,45 +17,29 @@ struct LivePageTests {
     func paymentAppearsLive() async throws {
         let store = try AppStateStore(path: ":memory:")
         try await store.apply(paymentEvents[0])  // the deposit: the page opens with a balance and no payment
-        let limiter = LongPollLimiter()
+        // Bob is 鲍勃 in Alice's contacts: the page names him so.
+        try await store.apply(accountOpened("bob", handles: ["bob@example.com"]))
+        try await store.apply(
+            contact: .upsert(
+                userID: "alice", contact: Contact(id: "c-bob", displayName: "鲍勃", handles: ["bob@example.com"])))
         let root = try #require(ToolLocator.projectRoot(), "run from the checkout")
-        let script = root.appendingPathComponent("scripts/browser_live_check.py").path
-        let python = try ToolLocator.executable(named: "python3")
         let screenshot = root.appendingPathComponent(".build/screenshots/app-state-live.png")
-        try? FileManager.default.removeItem(at: screenshot)
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("live-check-\(UUID()).log")
-        defer { try? FileManager.default.removeItem(at: log) }
         let token = testTokens.token(for: "alice")
-        try await withAppStateServer(limits: Self.limits, store: store, longPolls: limiter) { port in
+        try await withAppStateServer(limits: Self.limits, store: store) { port in
             // In Chinese, in Shanghai's time zone: the page formats times as the user reads them.
             let url = "http://127.0.0.1:\(port)/?user=alice&token=\(token)&locale=zh-Hans-CN&tz=Asia/Shanghai"
-            let check = try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
-                group.addTask {
-                    try await ManagedProcess.run(
-                        name: "browser-live-check", executable: python,
-                        arguments: [script, url, "to bob", screenshot.path, "60"], outputFile: log,
-                        timeout: .seconds(120))
-                }
-                group.addTask {
-                    // The page has loaded its state and opened its event stream: only now is the
-                    // payment made. (Cancelled if the browser gives up first.)
-                    for await user in limiter.admitted where user == "alice" {
-                        for event in paymentEvents.dropFirst() { try await store.apply(event) }
-                        break
-                    }
-                    return nil
-                }
-                var finished: (status: Int32, output: String)?
-                for try await result in group where result != nil {
-                    finished = result
-                    group.cancelAll()
-                }
-                return finished
+            // The payment is made only once the page has loaded, opened its stream and shown no payment.
+            let (status, output) = try await BrowserLiveCheck.run(
+                url: url, expecting: "付款给鲍勃", screenshot: screenshot
+            ) {
+                for event in paymentEvents.dropFirst() { try await store.apply(event) }
             }
-            let (status, output) = try #require(check)
             #expect(status == 0, "\(output)")
             #expect(output.hasPrefix("live\nseen\n"), "\(output)")
-            #expect(output.contains("100 CNY"), "\(output)")
+            // In Chinese: the page's words, the amount as CLDR writes yuan, the status.
+            #expect(output.contains("¥100.00"), "\(output)")
+            #expect(output.contains("已付款"), "\(output)")
+            #expect(output.contains("¥900.00"), "the balance after paying: \(output)")
             // The message sent at 11:06:40 UTC on 18 November 2026, as CLDR writes it in Chinese, Shanghai time.
             #expect(output.contains("2026年11月18日 19:06"), "\(output)")
         }

@@ -1,0 +1,77 @@
+public import Foundation
+import LocalBroker
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The app's page in headless Chromium (`scripts/browser_live_check.py`), with the
+/// change made at the right moment: after the page has loaded, opened its event
+/// stream and been seen without the expected text, so the text can only come from
+/// the stream. The script says "live" through a named pipe; nothing is timed.
+public enum BrowserLiveCheck {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Opens `url`, calls `change` once the page is live, and returns the script's exit
+    /// status and output (first line "live", then "seen" and the page's text when
+    /// `expected` appeared; the reason otherwise). The screenshot goes to `screenshot`.
+    public static func run(
+        url: String, expecting expected: String, screenshot: URL, timeoutSeconds: Int = 60,
+        change: @escaping @Sendable () async throws -> Void
+    ) async throws -> (status: Int32, output: String) {
+        guard let root = ToolLocator.projectRoot() else { throw Failure("run from the checkout") }
+        let script = root.appendingPathComponent("scripts/browser_live_check.py").path
+        let python = try ToolLocator.executable(named: "python3")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-check-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ready = directory.appendingPathComponent("ready").path
+        guard mkfifo(ready, 0o600) == 0 else { throw Failure("mkfifo \(ready): errno \(errno)") }
+        try? FileManager.default.removeItem(at: screenshot)
+        return try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
+            group.addTask {
+                defer { releaseReader(ready) }
+                return try await ManagedProcess.run(
+                    name: "browser-live-check", executable: python,
+                    arguments: [script, url, expected, screenshot.path, "\(timeoutSeconds)", ready],
+                    outputFile: directory.appendingPathComponent("output.log"),
+                    timeout: .seconds(timeoutSeconds + 60))
+            }
+            group.addTask {
+                if await readLine(ready) == "live" { try await change() }
+                return nil
+            }
+            var finished: (status: Int32, output: String)?
+            for try await result in group where result != nil { finished = result }
+            guard let finished else { throw Failure("the browser check ended without a result") }
+            return finished
+        }
+    }
+
+    /// The first line written to the named pipe, read on a thread of its own (opening a
+    /// pipe blocks until a writer comes); nil at end of file.
+    private static func readLine(_ path: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let descriptor = open(path, O_RDONLY)
+                guard descriptor >= 0 else { return continuation.resume(returning: nil) }
+                defer { close(descriptor) }
+                var bytes: [UInt8] = []
+                var byte: UInt8 = 0
+                while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+                continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    /// Ends a reader still waiting for the script (which exited without saying "live"):
+    /// a writer opening and closing the pipe gives it end of file.
+    private static func releaseReader(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK)
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
