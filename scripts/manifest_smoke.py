@@ -72,6 +72,7 @@ OPERATOR_SUPPLIED = {
     "source-keys": b"/voice/smoke " + os.urandom(32).hex().encode() + b"\n",
     "binding-key": os.urandom(32).hex().encode() + b"\n",
     "app-key": os.urandom(32).hex().encode() + b"\n",
+    "contacts-keys": b"/contacts/smoke " + os.urandom(32).hex().encode() + b"\n",
 }
 
 

@@ -60,6 +60,13 @@ public struct WorkerLauncher: Sendable {
             "INTENT_STAGE_KEYS_FILE": try write(keys.stageKeys, "stage-keys"),
         ]
         if let appKey = keys.appKey { environment["INTENT_APP_KEY_FILE"] = try write(appKey, "app-key") }
+        // The app state names people from the contacts topic with the contacts services' keys
+        // alone: a voice service's key must not be where it could sign requests.
+        let contactsKeys = keys.sourceKeys.split(separator: "\n").filter { $0.hasPrefix("/contacts/") }
+        if !contactsKeys.isEmpty {
+            environment["INTENT_CONTACTS_KEYS_FILE"] = try write(
+                contactsKeys.map { $0 + "\n" }.joined(), "contacts-keys")
+        }
         if let groupSuffix {
             for worker in Self.stageWorkers + ["appstate"] {
                 environment["INTENT_\(worker.uppercased())_GROUP"] = "\(worker)-\(groupSuffix)"

@@ -67,6 +67,14 @@ struct DeployManifestTests {
         #expect(!text.contains("defaultMode: 0444") && !text.contains("defaultMode: 0644"))
     }
 
+    @Test("the app state gets the contacts services' keys to name people, and no voice service's key")
+    func appStateContactsKeys() throws {
+        let text = try manifest("intent-appstate.yaml")
+        #expect(text.contains("INTENT_CONTACTS_KEYS_FILE, value: /etc/contacts-keys/contacts-keys"))
+        #expect(text.contains("secretName: contacts-keys, defaultMode: 0440"))
+        #expect(!text.contains("payment-keys") && !text.contains("source-keys"), "a voice key could sign requests")
+    }
+
     /// Runs scripts/check_deploy_readme.py on `readme`: the README's shell
     /// steps with kubectl and docker recording what they are asked, and the
     /// real `intentctl keys generate`.

@@ -228,15 +228,10 @@ struct AppStateLaunch {
         let keyFile = directory.appendingPathComponent("app-key")
         try Digest.hex(key).write(to: keyFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
-        // The contacts service's key, to name people from the contacts topic (never a voice key).
-        let contactsKeys = directory.appendingPathComponent("contacts-keys")
-        try testContactsKeys.keyFileText.write(to: contactsKeys, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: contactsKeys.path)
         port = try Loopback.freePort()
         environment = [
             "INTENT_APP_KEY_FILE": keyFile.path, "INTENT_APPSTATE_PORT": String(port),
             "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
-            "INTENT_CONTACTS_KEYS_FILE": contactsKeys.path,
         ]
     }
 }
