@@ -97,7 +97,7 @@ let package = Package(
         /// The resolve stage as pure functions: parameters, amounts, turns, contacts.
         .target(
             name: "IntentResolution",
-            dependencies: ["Intents", "IntentEvents", "ContactResolution", "IntentCrypto"],
+            dependencies: ["Intents", "IntentEvents", "ContactResolution", "IntentCrypto", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// What the assistant says, in the user's language: a message catalog per language

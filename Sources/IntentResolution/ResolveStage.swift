@@ -1,6 +1,7 @@
 public import Foundation
 public import IntentEvents
 import Intents
+import Localization
 
 /// What the resolve worker does with one record of the requests topic,
 /// without Kafka: read it strictly, skip stale turns, resolve, and say which
@@ -68,6 +69,8 @@ public struct ResolveStage: Sendable {
         var report = resolver.resolve(request, contacts: book)
         report.contactsVersion = book.version
         let needsUser = report.needsUser
+        // A prompt asks in the user's language (the request's locale); nothing else is worded.
+        if needsUser { report.wordPrompts(with: MessageRenderer(locale: UserLocale.of(envelope))) }
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
         var event = EventEnvelope(
             id: EventID.derived(type, envelope.userID, intentID, String(request.turn)), source: source, type: type,

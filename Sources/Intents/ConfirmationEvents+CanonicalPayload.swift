@@ -66,6 +66,8 @@ extension ParameterResolution {
             item.close(into: &output)
         }
         object.string("message", message, into: &output)
+        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("outcome", outcome.rawValue, into: &output)
         object.string("parameter", parameter, into: &output)
         object.string("reason", reason, into: &output)

@@ -68,6 +68,8 @@ public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
     case promptValue = "prompt.value"
     /// `reason` (text: the machine-readable reason).
     case promptUnsupported = "prompt.unsupported"
+    /// The person named is not among the user's contacts.
+    case promptNoContact = "prompt.noContact"
     case answerYes = "answer.yes"
     case answerNo = "answer.no"
 }

@@ -45,8 +45,12 @@ public struct ParameterResolution: Codable, Sendable, Hashable {
     public var reason: String?
     /// Values the user could choose instead (supported currencies, the limit, services).
     public var alternatives: [String]?
-    /// A sentence for logs and transcripts; the voice service words its own prompt.
+    /// What the assistant asks about this parameter, in the user's locale, when it needs
+    /// the user (the resolve stage words it; ``prompt``); otherwise a note for logs.
     public var message: String?
+    /// The question by key and arguments, so a voice service or app can say it in its own language.
+    public var messageKey: MessageKey?
+    public var messageArguments: [String: MessageArgument]?
 
     public init(
         parameter: String, outcome: ParameterOutcome, candidates: [ContactCandidate]? = nil, reason: String? = nil,

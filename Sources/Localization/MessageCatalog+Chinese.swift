@@ -41,6 +41,7 @@ extension MessageCatalog {
             .promptWho: "发给谁？",
             .promptValue: "{parameter}是什么？",
             .promptUnsupported: "无法完成（{reason}）。",
+            .promptNoContact: "通讯录里没有找到这个人。你指的是谁？",
             .answerYes: "是的",
             .answerNo: "不用了",
         ])

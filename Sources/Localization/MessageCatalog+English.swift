@@ -41,6 +41,7 @@ extension MessageCatalog {
             .promptWho: "Who?",
             .promptValue: "What should {parameter} be?",
             .promptUnsupported: "I can't do that ({reason}).",
+            .promptNoContact: "I couldn't find that person in your contacts. Who do you mean?",
             .answerYes: "yes",
             .answerNo: "no",
         ])

@@ -41,6 +41,7 @@ extension MessageCatalog {
             .promptWho: "Кому?",
             .promptValue: "Уточните {parameter}.",
             .promptUnsupported: "Не получится ({reason}).",
+            .promptNoContact: "Не нашёл такого человека в контактах. Кого вы имеете в виду?",
             .answerYes: "да",
             .answerNo: "нет",
         ])

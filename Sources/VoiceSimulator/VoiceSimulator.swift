@@ -91,7 +91,9 @@ public final class VoiceSimulator: Sendable {
             switch event.type {
             case IntentResolutionReport.promptType:
                 let report = try event.decodeData(as: IntentResolutionReport.self)
-                say("  assistant: \(Self.question(report, in: MessageRenderer(locale: step.locale)))", &outcome)
+                // The question as the resolve stage worded it, in the request's locale.
+                let question = report.parameters.filter(\.outcome.needsUser).compactMap(\.message)
+                say("  assistant: \(question.joined(separator: " "))", &outcome)
                 guard !answers.isEmpty else {
                     outcome.failures.append("\(intentID): the assistant asked, but the script has no answer left")
                     return
@@ -194,34 +196,6 @@ public final class VoiceSimulator: Sendable {
     }
 
     // MARK: Answers
-
-    /// The question a voice service asks for the parameters the user must answer, worded
-    /// from the report in the user's language: the candidates numbered, as the script picks them.
-    static func question(_ report: IntentResolutionReport, in renderer: MessageRenderer) -> String {
-        report.parameters.filter { $0.outcome.needsUser }.map { parameter in
-            let names = (parameter.candidates ?? []).map(\.displayName)
-            let message: LocalizedMessage
-            switch parameter.outcome {
-            case .disambiguation where !names.isEmpty:
-                let numbered = names.enumerated().map { "\($0.offset + 1)) \($0.element)" }
-                message = LocalizedMessage(.promptWhich, ["choices": .choices(numbered)])
-            case .confirmationRequired where !names.isEmpty:
-                message = LocalizedMessage(.promptDidYouMean, ["name": .text(names[0])])
-            case .needsValue
-            where ["payee", "payer"].contains(parameter.parameter)
-                || parameter.parameter.hasPrefix("recipients"):
-                message = LocalizedMessage(.promptWho)
-            case .needsValue where parameter.parameter == "currencyAmount":
-                message = LocalizedMessage(.amountMissing)
-            case .unsupported:
-                message = LocalizedMessage(
-                    .promptUnsupported, ["reason": .text(parameter.reason ?? parameter.parameter)])
-            default:
-                message = LocalizedMessage(.promptValue, ["parameter": .text(parameter.parameter)])
-            }
-            return renderer.render(message)
-        }.joined(separator: " ")
-    }
 
     static func describe(_ answer: VoiceScript.Answer, _ report: IntentResolutionReport) -> String {
         if let pick = answer.pick {

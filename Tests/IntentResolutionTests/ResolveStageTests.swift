@@ -54,6 +54,30 @@ struct ResolveStageTests {
         }
     }
 
+    @Test(
+        "a prompt asks in the request's locale, with the question's key and arguments beside the words",
+        arguments: [
+            ("ru-RU", "Кого вы имеете в виду: 1) Brandon Smith или 2) Brandon Lee?"),
+            ("zh-Hans-CN", "你指的是哪一位：1) Brandon Smith或2) Brandon Lee？"),
+            (nil, "Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
+        ])
+    func promptInLocale(_ locale: String?, _ expected: String) throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        var request = requestEvent(
+            turn: 1,
+            intent: .sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
+        if let locale { try request.extensions.set("locale", .string(locale)) }
+        guard case .prompt(let prompt) = process(&stage, request) else { throw TestFailure("expected a prompt") }
+        let payee = try #require(parameter(try prompt.decodeData(as: IntentResolutionReport.self), "payee"))
+        #expect(payee.message == expected)
+        #expect(payee.messageKey == .promptWhich)
+        #expect(payee.messageArguments == ["choices": .choices(["1) Brandon Smith", "2) Brandon Lee"])])
+        // The amount resolved: nothing to ask, nothing worded.
+        let amount = try #require(parameter(try prompt.decodeData(as: IntentResolutionReport.self), "currencyAmount"))
+        #expect(amount.messageKey == nil && amount.message == nil)
+    }
+
     @Test("with keys configured, only requests signed by their source's key are resolved")
     func authentication() throws {
         let key = Array(repeating: UInt8(1), count: 32)

@@ -104,11 +104,18 @@ struct IntentCanonicalTests {
         for (index, intent) in Self.allIntents().enumerated() {
             let text = Self.awkward[index % Self.awkward.count]
             let parameters = ParameterOutcome.allCases.enumerated().map { offset, outcome in
-                ParameterResolution(
+                var parameter = ParameterResolution(
                     parameter: "p\(offset)", outcome: outcome,
                     candidates: offset % 2 == 0 ? [ContactCandidate(contactID: "c1", displayName: text)] : nil,
                     reason: offset % 3 == 0 ? text : nil, alternatives: offset % 2 == 1 ? [text] : nil,
                     message: offset == 0 ? nil : text)
+                // A worded question: a key with arguments, a key alone, or none.
+                switch offset % 3 {
+                case 1: parameter.ask(LocalizedMessage(.promptWhich, ["choices": .choices([text, "b"])]), saying: text)
+                case 2: parameter.ask(LocalizedMessage(.promptWho), saying: text)
+                default: break
+                }
+                return parameter
             }
             let report = IntentResolutionReport(
                 turn: index, intent: intent, parameters: index % 4 == 0 ? [] : parameters)
