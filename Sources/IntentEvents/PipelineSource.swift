@@ -14,13 +14,20 @@ public enum PipelineSource {
         source.hasPrefix("/workers/") || source.hasPrefix("/operators/")
     }
 
-    /// Voice services: any source that is not the pipeline's own or a contacts service.
-    public static let voice = Producers("a voice service") { !isInternal($0) && !$0.hasPrefix(contactsPrefix) }
+    /// Voice services: any source that is not the pipeline's own, a contacts service or a settings service.
+    public static let voice = Producers("a voice service") {
+        !isInternal($0) && !$0.hasPrefix(contactsPrefix) && !$0.hasPrefix(settingsPrefix)
+    }
 
     /// Contact sync services (`/contacts/...`), with keys among the voice services'
     /// (`--source-keys`): the only writers of the contacts topic.
     public static let contactsPrefix = "/contacts/"
     public static let contacts = Producers("a contacts service (/contacts/...)") { $0.hasPrefix(contactsPrefix) }
+
+    /// The app's settings services (`/settings/...`), with keys among the voice services'
+    /// (`--source-keys`): the only writers of the users' settings topic.
+    public static let settingsPrefix = "/settings/"
+    public static let settings = Producers("a settings service (/settings/...)") { $0.hasPrefix(settingsPrefix) }
 }
 
 extension PipelineSource {

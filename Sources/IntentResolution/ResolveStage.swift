@@ -41,12 +41,13 @@ public struct ResolveStage: Sendable {
         self.freshness = freshness
     }
 
-    /// Processes one record. `contacts` gives a user's contact book; `now` decides
+    /// Processes one record. `contacts` gives a user's contact book, `preferredLocale`
+    /// the language the user chose in their settings (``UserSettings``); `now` decides
     /// only freshness: what is published is dated with the request's own time, so
     /// redoing it after a crash publishes the same bytes.
     public mutating func process(
         key: String?, value: [UInt8]?, signature: EventSignature? = nil, now: Date = Date(),
-        contacts: (String) -> ContactBook
+        preferredLocale: (String) -> String? = { _ in nil }, contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
         let intentID: String
@@ -69,8 +70,13 @@ public struct ResolveStage: Sendable {
         var report = resolver.resolve(request, contacts: book)
         report.contactsVersion = book.version
         let needsUser = report.needsUser
-        // A prompt asks in the user's language (the request's locale); nothing else is worded.
-        if needsUser { report.wordPrompts(with: MessageRenderer(locale: UserLocale.of(envelope))) }
+        // The user's language: the request's, else the one the user chose (stamped below on
+        // what this derives, so every later stage answers in it), else English.
+        let requestedLocale = UserLocale.of(envelope)
+        let locale =
+            requestedLocale ?? preferredLocale(envelope.userID).flatMap { UserLocale.isWellFormed($0) ? $0 : nil }
+        // A prompt asks in that language; nothing else is worded here.
+        if needsUser { report.wordPrompts(with: MessageRenderer(locale: locale)) }
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
         var event = EventEnvelope(
             id: EventID.derived(type, envelope.userID, intentID, String(request.turn)), source: source, type: type,
@@ -79,6 +85,7 @@ public struct ResolveStage: Sendable {
             userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
             causationID: envelope.id, payload: report)
         event.extensions = envelope.extensions
+        if requestedLocale == nil, let locale { try? event.extensions.set(UserLocale.attribute, .string(locale)) }
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
         return .resolved(event)

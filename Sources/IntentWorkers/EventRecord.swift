@@ -1,7 +1,7 @@
 public import ContactResolution
 public import Foundation
 public import IntentEvents
-import IntentResolution
+public import IntentResolution
 public import Intents
 public import Kafka
 import Payments
@@ -37,6 +37,31 @@ extension KafkaProducerMessage {
             headers: [KafkaHeader(key: ContactRecord.sourceHeader, string: source)])
         let message = ContactRecord.deletionMessage(userID: userID, contactID: contactID)
         if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
+        return record
+    }
+}
+
+extension KafkaProducerMessage {
+    /// A user's settings for the compacted settings topic, keyed by the user on the user's
+    /// partition, signed by a settings service; nil settings: a reset (a tombstone signed
+    /// over ``UserSettingsRecord/resetMessage(userID:)``).
+    public static func userSettings(
+        _ settings: UserSettings?, of userID: String, topic: String, partitions: Int, source: String,
+        signedWith keys: EventAuthenticator, time: Date = Date()
+    ) -> KafkaProducerMessage {
+        let partition = KafkaPartitioner.partition(forKey: userID, partitions: partitions)
+        guard let settings else {
+            var record = KafkaProducerMessage(
+                topic: topic, partition: partition, key: Array(userID.utf8), value: nil,
+                headers: [KafkaHeader(key: UserSettingsRecord.sourceHeader, string: source)])
+            let message = UserSettingsRecord.resetMessage(userID: userID)
+            if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
+            return record
+        }
+        let event = UserSettingsRecord.event(userID: userID, settings: settings, source: source, time: time)
+        var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
+        record.key = Array(userID.utf8)
+        record.partition = partition
         return record
     }
 }

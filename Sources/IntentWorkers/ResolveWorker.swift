@@ -9,10 +9,10 @@ public import ServiceLifecycle
 import Synchronization
 
 /// The resolve stage as a worker: intent requests in; prompts or resolved
-/// intents out. The contacts topic is its state, co-partitioned with the
-/// input: a user's contacts are on their user's partition (see
-/// ``KafkaProducerMessage/contact(_:of:topic:partitions:source:signedWith:time:)``),
-/// and each instance holds the contacts of the partitions it owns.
+/// intents out. The contacts and settings topics are its state, co-partitioned
+/// with the input: a user's contacts and settings are on their user's partition
+/// (see ``KafkaProducerMessage/contact(_:of:topic:partitions:source:signedWith:time:)``),
+/// and each instance holds those of the partitions it owns.
 public struct ResolveWorker: Service {
     public struct Configuration: Sendable {
         public var kafka: KafkaConfiguration
@@ -49,6 +49,7 @@ public struct ResolveWorker: Service {
 
     public init(configuration: Configuration, logger: Logger) {
         let directory = PartitionedState { ContactDirectory() }
+        let settings = PartitionedState { UserSettingsDirectory() }
         let stage = Mutex(
             ResolveStage(
                 resolver: configuration.resolver, authenticator: configuration.authenticator,
@@ -72,12 +73,24 @@ public struct ResolveWorker: Service {
                             // service's signed records count (unless unsigned input is allowed).
                             let record = try ContactRecord.decode(message, authenticator: configuration.authenticator)
                             directory.withValue(in: message.partition) { $0.apply(record) }
-                        }, reject: reject, forget: directory.forget)
+                        }, reject: reject, forget: directory.forget),
+                    try TopicFollower(
+                        configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
+                        apply: { message throws(EventDecodingError) in
+                            // The language to answer in when a request does not say: a settings service's.
+                            let record = try UserSettingsRecord.decode(
+                                key: message.key, value: message.value, signature: message.signature,
+                                tombstoneSource: message.tombstoneSource, authenticator: configuration.authenticator)
+                            settings.withValue(in: message.partition) { $0.apply(record) }
+                        }, reject: reject, forget: settings.forget),
                 ]
             },
             process: { message in
                 let output = stage.withLock { stage in
-                    stage.process(key: message.keyString, value: message.value, signature: message.signature) { user in
+                    stage.process(
+                        key: message.keyString, value: message.value, signature: message.signature,
+                        preferredLocale: { user in settings.withValue(in: message.partition) { $0.locale(of: user) } }
+                    ) { user in
                         directory.withValue(in: message.partition) { $0.book(for: user) }
                     }
                 }

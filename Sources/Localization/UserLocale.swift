@@ -3,8 +3,9 @@ public import IntentEvents
 /// The locale a user speaks, as the voice service sends it: the CloudEvents
 /// extension attribute `locale` on the request's envelope (a BCP 47 tag such as
 /// `zh-Hans-CN`, `ru-RU`, `en-US`), which every stage carries to the events it
-/// derives, so each renders its answers in it. Absent or malformed, English (there is
-/// no per-user setting yet).
+/// derives, so each renders its answers in it. Absent or malformed, the resolve stage
+/// uses the language the user chose in the app's settings (``UserSettings``), if any,
+/// and stamps it on what it derives; else English.
 public enum UserLocale {
     /// The envelope attribute's name.
     public static let attribute = "locale"

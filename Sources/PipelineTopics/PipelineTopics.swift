@@ -12,6 +12,8 @@ public struct PipelineTopics: Sendable, Hashable {
     public var resolved: String
     /// Every user's contacts, compacted (`contact.upserted.v1` and tombstones).
     public var contacts: String
+    /// Every user's settings (`user.settings.v1`: the language to answer in), compacted, by user.
+    public var settings: String
     /// Records no worker could accept, with the reason in headers.
     public var deadLetter: String
     /// Confirmed messaging intents, for the handle stage (`intent.confirmed.v1`).
@@ -41,6 +43,7 @@ public struct PipelineTopics: Sendable, Hashable {
         prompts = prefix + "intents.prompts"
         resolved = prefix + "intents.resolved"
         contacts = prefix + "contacts"
+        settings = prefix + "users.settings"
         deadLetter = prefix + "intents.deadletter"
         confirmed = prefix + "intents.confirmed"
         confirmations = prefix + "intents.confirmations"
@@ -79,6 +82,7 @@ public struct PipelineTopics: Sendable, Hashable {
             KafkaTopicSpecification(name: prompts, partitions: partitions),
             KafkaTopicSpecification(name: resolved, partitions: partitions),
             KafkaTopicSpecification.compacted(name: contacts, partitions: partitions),
+            KafkaTopicSpecification.compacted(name: settings, partitions: partitions),
             KafkaTopicSpecification(name: deadLetter, partitions: 1),
             KafkaTopicSpecification(name: confirmed, partitions: partitions),
             KafkaTopicSpecification(name: confirmations, partitions: partitions),

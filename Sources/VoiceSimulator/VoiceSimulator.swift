@@ -110,15 +110,17 @@ public final class VoiceSimulator: Sendable {
                 let confirmed = answer.confirm ?? false
                 var binding = confirmation.binding
                 if answer.tamper == true { binding.digest = String(binding.digest.reversed()) }
-                let said = MessageRenderer(locale: step.locale).render(
-                    LocalizedMessage(confirmed ? .answerYes : .answerNo))
+                // The user answers in the language of the question (the request's, or the one the
+                // user chose in settings), and says so on the answer, as a voice service does.
+                let locale = step.locale ?? UserLocale.of(event)
+                let said = MessageRenderer(locale: locale).render(LocalizedMessage(confirmed ? .answerYes : .answerNo))
                 say("  \(step.user): \(said)\(answer.tamper == true ? " (with a tampered binding)" : "")", &outcome)
                 var reply = EventEnvelope(
                     id: "\(intentID)-answer-\(turn)", source: source, type: ConfirmationAnswer.type, time: Date(),
                     dataSchema: ConfirmationAnswer.dataSchema, userID: step.user, conversationID: "voice-\(runID)",
                     intentID: intentID,
                     payload: ConfirmationAnswer(decision: confirmed ? .confirmed : .declined, binding: binding))
-                try Self.setLocale(step, on: &reply)
+                try Self.setLocale(locale, on: &reply)
                 _ = try await producer.send(
                     KafkaProducerMessage(topic: topics.confirmations, event: reply, signedWith: authenticator))
             case IntentResponse.type:
@@ -148,14 +150,14 @@ public final class VoiceSimulator: Sendable {
             id: "\(intentID)-turn-\(turn)", source: source, type: IntentRequested.type, time: Date(),
             dataSchema: IntentRequested.dataSchema, userID: step.user, conversationID: "voice-\(runID)",
             intentID: intentID, payload: IntentRequested(turn: turn, intent: decoded))
-        try Self.setLocale(step, on: &event)
+        try Self.setLocale(step.locale, on: &event)
         _ = try await producer.send(
             KafkaProducerMessage(topic: topics.requested, event: event, signedWith: authenticator))
     }
 
-    /// The step's language on an event the user sends, as a voice service sets it.
-    private static func setLocale(_ step: VoiceScript.Step, on event: inout EventEnvelope) throws {
-        guard let locale = step.locale else { return }
+    /// The user's language on an event the user sends, as a voice service sets it.
+    private static func setLocale(_ locale: String?, on event: inout EventEnvelope) throws {
+        guard let locale else { return }
         guard UserLocale.isWellFormed(locale) else { throw SimulatorError("\(locale) is not a BCP 47 language tag") }
         try event.extensions.set(UserLocale.attribute, .string(locale))
     }

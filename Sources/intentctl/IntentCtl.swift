@@ -15,6 +15,7 @@ struct IntentCtl: AsyncParsableCommand {
             """,
         subcommands: [
             BrokerCommand.self, TopicsCommand.self, EventsCommand.self, KafkaConfigCommand.self, ContactsCommand.self,
+            SettingsCommand.self,
             LedgerCommand.self, VoiceCommand.self, AuditCommand.self, TraceCommand.self, KeysCommand.self,
             DemoCommand.self, ReplayCommand.self,
         ]

@@ -39,7 +39,7 @@ struct IntentSchemaTests {
         .sendPayment(SendPaymentIntent()),
     ]
 
-    @Test("requests, prompts, resolved intents and contact records the code writes validate against schemas/")
+    @Test("requests, prompts, resolved intents, contact and settings records the code writes validate against schemas/")
     func encodedEventsValidate() async throws {
         var events = Self.everyIntent.enumerated().map { Self.request($1, intentID: "i\($0)") }
         let contacts = [
@@ -49,6 +49,9 @@ struct IntentSchemaTests {
         ]
         events += contacts.map {
             ContactRecord.upsertEvent(userID: "u1", contact: $0, source: "/test", time: Self.time)
+        }
+        events += [UserSettings(locale: "zh-Hans-CN"), UserSettings()].map {
+            UserSettingsRecord.event(userID: "u1", settings: $0, source: "/settings/test", time: Self.time)
         }
         var stage = ResolveStage(resolver: IntentResolver())
         let book = ContactBook(contacts: contacts)

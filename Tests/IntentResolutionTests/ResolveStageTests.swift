@@ -78,6 +78,30 @@ struct ResolveStageTests {
         #expect(amount.messageKey == nil && amount.message == nil)
     }
 
+    @Test(
+        "without a locale on the request, the user's chosen one asks and is stamped on what follows; the request's wins",
+        arguments: [
+            (nil, "ru-RU", "ru-RU", "Кого вы имеете в виду: 1) Brandon Smith или 2) Brandon Lee?"),
+            ("en-US", "ru-RU", nil, "Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
+            (nil, "ru_RU; x", nil, "Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
+        ])
+    func chosenLocale(_ requested: String?, _ chosen: String, _ stamped: String?, _ expected: String) throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        var request = requestEvent(
+            turn: 1,
+            intent: .sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
+        if let requested { try request.extensions.set("locale", .string(requested)) }
+        let output = stage.process(
+            key: "u1", value: request.encoded(), now: fixedNow, preferredLocale: { $0 == "u1" ? chosen : nil },
+            contacts: { _ in sampleBook })
+        guard case .prompt(let prompt) = output else { throw TestFailure("expected a prompt") }
+        let payee = try #require(parameter(try prompt.decodeData(as: IntentResolutionReport.self), "payee"))
+        #expect(payee.message == expected)
+        // The request's own locale travels as it was; a chosen one is added; a malformed one never.
+        #expect(prompt.extensions["locale"] == (stamped ?? requested).map(JSONValue.string))
+    }
+
     @Test("with keys configured, only requests signed by their source's key are resolved")
     func authentication() throws {
         let key = Array(repeating: UInt8(1), count: 32)

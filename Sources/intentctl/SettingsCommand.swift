@@ -1,0 +1,71 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Kafka
+import Localization
+
+/// `intentctl settings set`: what the app's settings service publishes when a user
+/// picks the language the assistant answers in.
+struct SettingsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings",
+        abstract: "Users' settings the pipeline reads (the language to answer in).",
+        subcommands: [SetSettings.self]
+    )
+
+    struct SetSettings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Publish a user's settings to the compacted users.settings topic.",
+            discussion: """
+                Publishes a user.settings.v1 event keyed by the user id, on the user's partition; \
+                --reset publishes a tombstone instead. The resolve worker reads the topic: a request \
+                without a locale attribute is answered in the user's --locale, and every later stage \
+                follows. A request's own locale always wins.
+                """)
+
+        @Option(help: "The user whose settings these are.") var user: String
+        @Option(
+            help: ArgumentHelp("The language to answer in: a BCP 47 tag (zh-Hans-CN, ru-RU, en-US).", valueName: "TAG"))
+        var locale: String?
+        @Flag(help: "Remove the user's settings (back to English).") var reset = false
+        @Option(
+            help: ArgumentHelp(
+                "The settings service this publishes as; its key must be in the source keys (the resolve worker accepts settings only from /settings/... sources).",
+                valueName: "SOURCE"))
+        var source = "/settings/intentctl"
+        @OptionGroup var sourceKeys: SourceKeyOptions
+        @OptionGroup var topicOptions: TopicOptions
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func validate() throws {
+            guard source.hasPrefix(PipelineSource.settingsPrefix) else {
+                throw ValidationError("--source must start with \(PipelineSource.settingsPrefix), got \(source)")
+            }
+            guard (locale == nil) != !reset else { throw ValidationError("Give --locale TAG or --reset.") }
+            if let locale, !UserLocale.isWellFormed(locale) {
+                throw ValidationError("--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU, got \(locale)")
+            }
+        }
+
+        func run() async throws {
+            let topic = topicOptions.topics.settings
+            let keys = try sourceKeys.authenticator()
+            guard keys.hasKey(for: source) else {
+                throw ValidationError("The source keys have no key for \(source), which this record is signed with.")
+            }
+            let partitions = try await KafkaOffsetLookup.partitionCount(
+                of: topic, configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.settings")
+            )
+            let record = KafkaProducerMessage.userSettings(
+                reset ? nil : UserSettings(locale: locale), of: user, topic: topic, partitions: partitions,
+                source: source, signedWith: keys)
+            try await publish([record], kafka: kafka, logging: logging)
+            output(reset ? "reset the settings of \(user) on \(topic)" : "\(user) speaks \(locale ?? "") (\(topic))")
+        }
+    }
+}
