@@ -16,7 +16,9 @@ does not happen within the timeout.
 
 import base64
 import json
+import errno
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -53,7 +55,7 @@ class DevTools:
         self.buffer = b""
         self.last_id = 0
 
-    def send(self, method, params=None, session=None):
+    def send(self, method, params=None, session=None, timeout=30.0):
         self.last_id += 1
         message = {"id": self.last_id, "method": method, "params": params or {}}
         if session:
@@ -67,6 +69,10 @@ class DevTools:
                     if "error" in reply:
                         raise RuntimeError(f"{method}: {reply['error']}")
                     return reply.get("result", {})
+            # A browser that stops answering fails the check instead of stalling it.
+            readable, _, _ = select.select([self.from_browser], [], [], timeout)
+            if not readable:
+                raise RuntimeError(f"{method}: chromium did not answer within {timeout:.0f} s")
             chunk = os.read(self.from_browser, 1 << 16)
             if not chunk:
                 raise RuntimeError("chromium closed the DevTools pipe")
@@ -74,13 +80,30 @@ class DevTools:
 
     def close(self):
         try:
-            self.send("Browser.close")
+            self.send("Browser.close", timeout=10)
         except Exception:
             pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+def tell_ready(path, deadline):
+    """Writes "live" to the caller's named pipe, waiting for its reader until the deadline
+    (opening a pipe without a reader fails with ENXIO when not blocking)."""
+    while True:
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as error:
+            if error.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    try:
+        os.write(descriptor, b"live\n")
+    finally:
+        os.close(descriptor)
 
 
 def main():
@@ -90,7 +113,9 @@ def main():
     if executable is None:
         print("chromium is not installed (make setup installs it)")
         return 1
-    # A hung browser fails the check rather than stalling it.
+    # A hung browser fails the check rather than stalling it. (The caller may have SIGALRM
+    # blocked, and a child inherits the mask: unblock it, or the alarm never comes.)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     signal.signal(signal.SIGALRM, lambda *_: (print("timed out talking to chromium"), os._exit(1)))
     signal.alarm(int(timeout) + 30)
     with tempfile.TemporaryDirectory(prefix="live-check-") as profile:
@@ -118,8 +143,7 @@ def main():
                 return 1
             print("live", flush=True)
             if ready:
-                with open(ready, "w") as fifo:
-                    fifo.write("live\n")
+                tell_ready(ready, deadline)
             while expected not in text():
                 if time.monotonic() > deadline:
                     print(f"{expected!r} never appeared\n" + text())

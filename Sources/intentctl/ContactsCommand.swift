@@ -69,9 +69,7 @@ struct ContactsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
-            guard source.hasPrefix(PipelineSource.contactsPrefix) else {
-                throw ValidationError("--source must start with \(PipelineSource.contactsPrefix), got \(source)")
-            }
+            try requireSource(source, startingWith: PipelineSource.contactsPrefix)
             if contacts == nil && deletions.isEmpty {
                 throw ValidationError("Give --contacts FILE, --delete ID, or both.")
             }
@@ -89,24 +87,18 @@ struct ContactsCommand: AsyncParsableCommand {
                 book = []
             }
             let topic = topicOptions.topics.contacts
-            let keys = try sourceKeys.authenticator()
-            guard keys.hasKey(for: source) else {
-                throw ValidationError("The source keys have no key for \(source), which these records are signed with.")
-            }
-            // Each record goes to its user's partition: the resolve stage's member for that user reads only it.
-            let partitions = try await KafkaOffsetLookup.partitionCount(
-                of: topic, configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.contacts")
-            )
-            let records =
+            try await publishSigned(
+                to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
+            ) { keys, partitions in
                 book.map {
                     KafkaProducerMessage.contact(
                         $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
                 }
-                + deletions.map {
-                    KafkaProducerMessage.contactDeletion(
-                        $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
-                }
-            try await publish(records, kafka: kafka, logging: logging)
+                    + deletions.map {
+                        KafkaProducerMessage.contactDeletion(
+                            $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                    }
+            }
             output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")
         }
     }

@@ -43,9 +43,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var logging: LoggingOptions
 
         func validate() throws {
-            guard source.hasPrefix(PipelineSource.settingsPrefix) else {
-                throw ValidationError("--source must start with \(PipelineSource.settingsPrefix), got \(source)")
-            }
+            try requireSource(source, startingWith: PipelineSource.settingsPrefix)
             guard (locale == nil) != !reset else { throw ValidationError("Give --locale TAG or --reset.") }
             if let locale, !UserLocale.isWellFormed(locale) {
                 throw ValidationError("--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU, got \(locale)")
@@ -54,17 +52,15 @@ struct SettingsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let topic = topicOptions.topics.settings
-            let keys = try sourceKeys.authenticator()
-            guard keys.hasKey(for: source) else {
-                throw ValidationError("The source keys have no key for \(source), which this record is signed with.")
+            let settings = reset ? nil : UserSettings(locale: locale)
+            try await publishSigned(
+                to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
+            ) { keys, partitions in
+                [
+                    KafkaProducerMessage.userSettings(
+                        settings, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                ]
             }
-            let partitions = try await KafkaOffsetLookup.partitionCount(
-                of: topic, configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.settings")
-            )
-            let record = KafkaProducerMessage.userSettings(
-                reset ? nil : UserSettings(locale: locale), of: user, topic: topic, partitions: partitions,
-                source: source, signedWith: keys)
-            try await publish([record], kafka: kafka, logging: logging)
             output(reset ? "reset the settings of \(user) on \(topic)" : "\(user) speaks \(locale ?? "") (\(topic))")
         }
     }

@@ -57,7 +57,7 @@ public enum BrowserLiveCheck {
     private static func readLine(_ path: String) async -> String? {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let descriptor = open(path, O_RDONLY)
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { return continuation.resume(returning: nil) }
                 defer { close(descriptor) }
                 var bytes: [UInt8] = []
@@ -71,7 +71,7 @@ public enum BrowserLiveCheck {
     /// Ends a reader still waiting for the script (which exited without saying "live"):
     /// a writer opening and closing the pipe gives it end of file.
     private static func releaseReader(_ path: String) {
-        let descriptor = open(path, O_WRONLY | O_NONBLOCK)
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         if descriptor >= 0 { close(descriptor) }
     }
 }

@@ -46,18 +46,16 @@ struct EndToEndTests {
                 configuration: clientConfiguration(pipeline.broker), topics: pipeline.topics,
                 authenticator: CrashRecoveryTests.authenticator, source: "/voice/load", logger: testLogger)
             let outcome = try await simulator.play(
-                VoiceScript.load(
-                    Data(
-                        #"""
-                        {"steps": [
-                          {"user": "alice", "say": "Send 100 yuan to 孙波",
-                           "intent": {"kind": "sendPayment", "payee": {"spoken": "Sun Bo"}, "currencyAmount": {"amount": "100", "currency": "CNY"}},
-                           "answers": [{"confirm": true}], "expect": "success"},
-                          {"user": "alice", "say": "Tell 小明 I'm on my way",
-                           "intent": {"kind": "sendMessage", "recipients": [{"spoken": "xiaoming"}], "content": "在路上"},
-                           "expect": "success"}
-                        ]}
-                        """#.utf8)))
+                json: #"""
+                    {"steps": [
+                      {"user": "alice", "say": "Send 100 yuan to 孙波",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Sun Bo"}, "currencyAmount": {"amount": "100", "currency": "CNY"}},
+                       "answers": [{"confirm": true}], "expect": "success"},
+                      {"user": "alice", "say": "Tell 小明 I'm on my way",
+                       "intent": {"kind": "sendMessage", "recipients": [{"spoken": "xiaoming"}], "content": "在路上"},
+                       "expect": "success"}
+                    ]}
+                    """#)
             #expect(outcome.failures == [])
 
             // The app state, as background refresh reads it.
@@ -99,15 +97,13 @@ struct EndToEndTests {
                 url: app.pageURL(for: "alice") + "&locale=en-US&tz=UTC", expecting: "CN¥25.00", screenshot: screenshot
             ) {
                 let again = try await simulator.play(
-                    VoiceScript.load(
-                        Data(
-                            #"""
-                            {"steps": [
-                              {"user": "alice", "say": "Send 25 yuan to 孙波",
-                               "intent": {"kind": "sendPayment", "payee": {"spoken": "孙波"}, "currencyAmount": {"amount": "25", "currency": "CNY"}},
-                               "answers": [{"confirm": true}], "expect": "success"}
-                            ]}
-                            """#.utf8)))
+                    json: #"""
+                        {"steps": [
+                          {"user": "alice", "say": "Send 25 yuan to 孙波",
+                           "intent": {"kind": "sendPayment", "payee": {"spoken": "孙波"}, "currencyAmount": {"amount": "25", "currency": "CNY"}},
+                           "answers": [{"confirm": true}], "expect": "success"}
+                        ]}
+                        """#)
                 #expect(again.failures == [])
             }
             await simulator.close()

@@ -13,6 +13,7 @@ import PipelineTopics
 import ServiceLifecycle
 import Synchronization
 import Telemetry
+import VoiceSimulator
 
 /// One key per stage (and the ledger operator), as a deployment issues them; every test
 /// worker, in-process or as a process, signs and verifies with these.
@@ -233,5 +234,12 @@ struct AppStateLaunch {
             "INTENT_APP_KEY_FILE": keyFile.path, "INTENT_APPSTATE_PORT": String(port),
             "INTENT_APPSTATE_DB": directory.appendingPathComponent("state.sqlite").path,
         ]
+    }
+}
+
+extension VoiceSimulator {
+    /// Plays a script written as JSON text (`scripts/demo/conversation.json`'s format).
+    func play(json: String) async throws -> VoiceSimulator.Outcome {
+        try await play(VoiceScript.load(Data(json.utf8)))
     }
 }

@@ -84,18 +84,16 @@ struct UserSettingsTests {
                 configuration: kafka, topics: pipeline.topics, authenticator: voice, source: "/voice/sim",
                 logger: testLogger, print: { line in lines.withLock { $0.append(line) } })
             let outcome = try await simulator.play(
-                VoiceScript.load(
-                    Data(
-                        #"""
-                        {"steps": [
-                          {"user": "boris", "say": "Pay Yulia 100 rubles",
-                           "intent": {"kind": "sendPayment", "payee": {"spoken": "Юля"}, "currencyAmount": {"amount": "100", "currency": "RUB"}},
-                           "answers": [{"confirm": true}], "expect": "success"},
-                          {"user": "boris", "say": "Pay someone 5 rubles",
-                           "intent": {"kind": "sendPayment", "payee": {"spoken": "Zebediah"}, "currencyAmount": {"amount": "5", "currency": "RUB"}},
-                           "answers": [], "expect": "success"}
-                        ]}
-                        """#.utf8)))
+                json: #"""
+                    {"steps": [
+                      {"user": "boris", "say": "Pay Yulia 100 rubles",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Юля"}, "currencyAmount": {"amount": "100", "currency": "RUB"}},
+                       "answers": [{"confirm": true}], "expect": "success"},
+                      {"user": "boris", "say": "Pay someone 5 rubles",
+                       "intent": {"kind": "sendPayment", "payee": {"spoken": "Zebediah"}, "currencyAmount": {"amount": "5", "currency": "RUB"}},
+                       "answers": [], "expect": "success"}
+                    ]}
+                    """#)
             await simulator.close()
             let letters = try await pipeline.deadLetters(count: 3)
             try await pipeline.settlePayments()
