@@ -58,6 +58,16 @@ final class ProcessingLog: Sendable {
         }
     }
 
+    /// The member is about to give up partitions (the commit made before a revoke may fail,
+    /// and a partition may come straight back): none of its unconfirmed work counts as
+    /// committed any more, even if a later commit, with nothing left to commit, succeeds.
+    func revoking(_ member: String) {
+        state.withLock { state in
+            state.atRisk.formUnion(state.unconfirmed[member] ?? [])
+            state.unconfirmed[member] = []
+        }
+    }
+
     func commitFailed() {
         state.withLock { $0.failedCommits += 1 }
     }
@@ -122,8 +132,10 @@ struct ConsumerGroupTests {
                 try await producer.sendAll(
                     range.map { KafkaProducerMessage(topic: topic, key: "user-\($0)", value: bytes("\($0)")) })
             }
-            let consumers = try ["a", "b", "c"].map { _ in
-                try KafkaConsumer(configuration: consumerConfiguration(broker, group: group), logger: testLogger)
+            let consumers = try ["a", "b", "c"].map { name in
+                try KafkaConsumer(
+                    configuration: consumerConfiguration(broker, group: group), logger: testLogger,
+                    beforeRevoke: { log.revoking(name) })
             }
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for (name, consumer) in zip(["a", "b"], consumers) {
