@@ -4,7 +4,10 @@ import BrokerTestSupport
 import ContactResolution
 import Foundation
 import HTTPServing
+import IntentEvents
+import Intents
 import LocalBroker
+import Messaging
 import Testing
 
 /// The web page in a real browser: headless Chromium driven over the DevTools protocol
@@ -22,6 +25,17 @@ struct LivePageTests {
         try await store.apply(
             contact: .upsert(
                 userID: "alice", contact: Contact(id: "c-bob", displayName: "鲍勃", handles: ["bob@example.com"])))
+        // A contact's name is the user's data, not markup: a name written as HTML shows as text.
+        let hostile = #"<img src=x onerror="document.title='pwned'">"#
+        try await store.apply(
+            contact: .upsert(userID: "alice", contact: Contact(id: "c-evil", displayName: hostile)))
+        try await store.apply(
+            envelope(
+                "message-evil", type: MessageEvent.type, user: "alice", intent: "i9",
+                MessageEvent(
+                    id: "message-evil", kind: .delivered, userID: "alice", intentID: "i9", messageIDs: ["m9"],
+                    conversation: "with:c-evil", recipients: [Person(contactID: "c-evil", displayName: hostile)],
+                    content: "</td><script>document.title='pwned'</script>", at: Timestamp(t0))))
         let root = try #require(ToolLocator.projectRoot(), "run from the checkout")
         let screenshot = root.appendingPathComponent(".build/screenshots/app-state-live.png")
         let token = testTokens.token(for: "alice")
@@ -40,6 +54,8 @@ struct LivePageTests {
             #expect(output.contains("¥100.00"), "\(output)")
             #expect(output.contains("已付款"), "\(output)")
             #expect(output.contains("¥900.00"), "the balance after paying: \(output)")
+            #expect(output.contains(hostile), "the name as text, so not parsed as markup: \(output)")
+            #expect(output.contains("</td><script>"), "the message as text: \(output)")
             // The message sent at 11:06:40 UTC on 18 November 2026, as CLDR writes it in Chinese, Shanghai time.
             #expect(output.contains("2026年11月18日 19:06"), "\(output)")
         }
