@@ -7,7 +7,7 @@ within terminationGracePeriodSeconds.
     manifest_smoke.py --bootstrap HOST:PORT --topic-prefix PREFIX --bin-dir DIR
         [--kubernetes deploy/kubernetes] [--readme deploy/README.md]
         [--workers intent-resolve,intent-confirm,...] [--ready-timeout 90]
-        [--expect-metric NAME ...] [--metrics-timeout 30]
+        [--expect-metric [WORKER:]NAME ...] [--metrics-timeout 30]
 
 What "exactly" means here:
 - the container's `command` (the executable's name looked up in --bin-dir);
@@ -24,10 +24,14 @@ What "exactly" means here:
 
 Changed on purpose, and only this: KAFKA_BOOTSTRAP_SERVERS and the security
 settings point at the local broker (plaintext, no SASL), INTENT_TOPIC_PREFIX
-is --topic-prefix (topics made by the caller), and the HTTP port is a free
-one (several workers share this machine's loopback), and
+is --topic-prefix (topics made by the caller), and the HTTP ports are free
+ones (several workers share this machine's loopback), and
 KAFKA_SESSION_TIMEOUT_MS is 6000 unless set (group joins in seconds, as in
-every test here).
+every test here). A PersistentVolumeClaim is a fresh directory of the pod's
+fsGroup, as a newly bound volume is.
+
+--expect-metric NAME applies to every worker; WORKER:NAME to that one only
+(intent-appstate has no stage metrics).
 
 Prints one JSON object per worker and a last line {"workers": N, "problems": [...]};
 exits 1 if there is any problem.
@@ -52,7 +56,7 @@ import yaml
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from check_deploy_readme import option_values, run_steps, shell_block  # noqa: E402
 
-WORKERS = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle"]
+WORKERS = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"]
 # Security settings a real cluster needs and a plaintext local broker refuses.
 SECURITY_VARIABLES = {"KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_MECHANISM", "KAFKA_SSL_CA_LOCATION"}
 SECURITY_FILE_VARIABLES = {"KAFKA_SASL_USERNAME_FILE", "KAFKA_SASL_PASSWORD_FILE"}
@@ -106,7 +110,8 @@ def documents(kubernetes):
 
 
 def write_secret_files(pod, container, secrets, root, group, fs_group_owner):
-    """Writes every Secret volume the container mounts, as the kubelet would; returns mount paths."""
+    """Writes every Secret volume the container mounts, as the kubelet would, and makes its
+    emptyDir and claimed volumes; returns their mount paths."""
     mounts = {mount["name"]: mount["mountPath"] for mount in container.get("volumeMounts", [])}
     written = []
     for volume in pod.get("volumes", []):
@@ -125,10 +130,11 @@ def write_secret_files(pod, container, secrets, root, group, fs_group_owner):
                 for source in volume["projected"]["sources"]
                 if "secret" in source
             ]
-        elif "emptyDir" in volume:
+        elif "emptyDir" in volume or "persistentVolumeClaim" in volume:
             if fs_group_owner:
                 os.chown(directory, 0, group)
             directory.chmod(0o2775)
+            written.append(mount)  # paths under it (the app state's database) move with it
             continue
         for name, items, mode in sources:
             data = secrets.get(name)
@@ -161,7 +167,12 @@ def environment_of(container, config_maps, root, mounts, broker, prefix, port):
         environment.pop(name, None)
     environment["KAFKA_BOOTSTRAP_SERVERS"] = broker
     environment["INTENT_TOPIC_PREFIX"] = prefix
-    environment["INTENT_HTTP_PORT"] = str(port)
+    if pathlib.Path(container["command"][0]).name == "intent-appstate":
+        # Its probes and metrics are on the app's port; its operator endpoint gets one of its own.
+        environment["INTENT_APPSTATE_PORT"] = str(port)
+        environment["INTENT_HTTP_PORT"] = str(free_port())
+    else:
+        environment["INTENT_HTTP_PORT"] = str(port)
     # As every test here: a short session timeout, so a group join takes seconds, not 45.
     environment.setdefault("KAFKA_SESSION_TIMEOUT_MS", "6000")
     return environment
@@ -235,18 +246,23 @@ def smoke(name, deployment, config_maps, secrets, arguments, workdir):
         problems.append(f"{name}: {live_path} answered {live_status}")
     # librdkafka's statistics (lag, broker state) arrive every few seconds after the start:
     # scrape until the expected names are there, as Prometheus would on its next interval.
+    expected = {
+        metric.split(":", 1)[-1]
+        for metric in arguments.expect_metric
+        if ":" not in metric or metric.split(":", 1)[0] == name
+    }
     names = set()
     metrics_status = None
     deadline = time.monotonic() + arguments.metrics_timeout
     while process.poll() is None:
         metrics_status, metrics = get(base + "/metrics")
         names = {line.split("{")[0].split(" ")[0] for line in metrics.splitlines() if line and not line.startswith("#")}
-        if metrics_status == 200 and set(arguments.expect_metric) <= names or time.monotonic() > deadline:
+        if metrics_status == 200 and expected <= names or time.monotonic() > deadline:
             break
         time.sleep(0.5)  # a scrape interval, not synchronization: the endpoint is polled
     result["metrics_status"] = metrics_status
     result["metric_names"] = sorted(names)
-    missing = sorted(set(arguments.expect_metric) - names)
+    missing = sorted(expected - names)
     if missing:
         problems.append(f"{name}: /metrics lacks {missing} after {arguments.metrics_timeout} s")
     if metrics_status != 200:

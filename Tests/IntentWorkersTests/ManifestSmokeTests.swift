@@ -31,6 +31,15 @@ struct ManifestSmokeTests {
         "intent_records_consumed_total", "intent_rebalances_total", "intent_state_records", "kafka_consumer_lag",
         "kafka_broker_up",
     ]
+    static let stageWorkers = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle"]
+    /// The app state is no stage: it has no state topics to follow, and counts no rebalances.
+    static let appStateMetrics = ["intent_records_consumed_total", "kafka_consumer_lag", "kafka_broker_up"]
+
+    /// `--expect-metric WORKER:NAME` for each worker's own list.
+    static var metricArguments: [String] {
+        stageWorkers.flatMap { worker in expectedMetrics.flatMap { ["--expect-metric", "\(worker):\($0)"] } }
+            + appStateMetrics.flatMap { ["--expect-metric", "intent-appstate:\($0)"] }
+    }
 
     @Test("every worker runs as its Deployment says, turns ready, serves metrics, and exits 0 on SIGTERM")
     func workersStartAsDeployed() async throws {
@@ -48,14 +57,13 @@ struct ManifestSmokeTests {
                     DeployManifestTests.root.appendingPathComponent("scripts/manifest_smoke.py").path,
                     "--bootstrap", broker.bootstrapServers, "--topic-prefix", prefix,
                     "--bin-dir", WorkerProcesses.binaries.path,
-                ] + Self.expectedMetrics.flatMap { ["--expect-metric", $0] },
+                ] + Self.metricArguments,
                 outputFile: output, timeout: .seconds(480))
             #expect(status == 0, "\(text)")
             let results = try text.split(separator: "\n").filter { $0.hasPrefix("{\"worker\"") }
                 .map { try JSONDecoder().decode(WorkerResult.self, from: Data($0.utf8)) }
             #expect(
-                results.map(\.worker) == ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle"],
-                "\(text)")
+                results.map(\.worker) == Self.stageWorkers + ["intent-appstate"], "\(text)")
             let asRoot = getuid() == 0
             for result in results {
                 #expect(result.ready_status == 200, "\(result.worker): \(text)")
@@ -67,7 +75,11 @@ struct ManifestSmokeTests {
                     #expect(result.ran_as_deployment_user && result.uid == 10001, "\(result.worker)")
                 }
                 #expect(result.mounted.contains("/etc/stage-keys"), "\(result.worker): \(result.mounted)")
-                for metric in Self.expectedMetrics {
+                if result.worker == "intent-appstate" {
+                    // Names from the contacts topic, with the contacts services' keys alone.
+                    #expect(result.mounted.contains("/etc/contacts-keys"), "\(result.mounted)")
+                }
+                for metric in result.worker == "intent-appstate" ? Self.appStateMetrics : Self.expectedMetrics {
                     #expect(
                         result.metric_names.contains(metric), "\(result.worker) lacks \(metric): \(result.metric_names)"
                     )
