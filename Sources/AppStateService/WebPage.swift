@@ -50,11 +50,16 @@ enum WebPage {
           zh: {hello: "你好，{0}", asOf: "状态截至变更", live: "实时更新", polling: "自动刷新", once: "已加载", balance: "余额", balanceCaption: "各币种余额", currency: "币种", available: "可用", held: "冻结", waiting: "待处理", waitingCaption: "等待回复的收款请求", request: "请求", amount: "金额", time: "时间", conversations: "对话", conversationCaption: "与{0}的消息、付款和请求（按时间排序）", what: "内容", detail: "详情", status: "状态", asked: "你的请求", askedCaption: "意图及回复", kind: "类型", answer: "回复", code: "结果", none: "无", paymentTo: "付款给{0}", paymentFrom: "收到{0}的付款", messageTo: "发给{0}的消息", asksYou: "{0}向你请求", youAsk: "你向{0}请求", you: "你", terms: {sendPayment: "付款", requestPayment: "请求付款", sendMessage: "发消息", searchForMessages: "查找消息", setMessageAttribute: "标记消息", success: "成功", failure: "失败", failureRequiringAppLaunch: "需打开应用", failureInsufficientFunds: "余额不足", sent: "已付款", received: "已收款", "awaiting confirmation": "待确认", cancelled: "已取消", pending: "待处理", paid: "已支付", declined: "已拒绝", delivered: "已送达", sending: "发送中", done: "完成", inProgress: "处理中"}},
           ru: {hello: "Здравствуйте, {0}", asOf: "Состояние на изменение", live: "обновляется сразу", polling: "обновляется само", once: "как загружено", balance: "Баланс", balanceCaption: "Баланс по валютам", currency: "Валюта", available: "Доступно", held: "Заблокировано", waiting: "Ожидают ответа", waitingCaption: "Запросы денег, ожидающие ответа", request: "Запрос", amount: "Сумма", time: "Время", conversations: "Беседы", conversationCaption: "Сообщения, платежи и запросы с {0} по времени", what: "Что", detail: "Подробности", status: "Статус", asked: "Ваши запросы", askedCaption: "Намерения и ответы", kind: "Вид", answer: "Ответ", code: "Код", none: "нет", paymentTo: "платёж для {0}", paymentFrom: "платёж от {0}", messageTo: "сообщение для {0}", asksYou: "{0} просит у вас", youAsk: "вы просите у {0}", you: "вы", terms: {sendPayment: "платёж", requestPayment: "запрос денег", sendMessage: "сообщение", searchForMessages: "поиск сообщений", setMessageAttribute: "отметка сообщения", success: "успешно", failure: "не удалось", failureRequiringAppLaunch: "нужно открыть приложение", failureInsufficientFunds: "недостаточно средств", sent: "отправлен", received: "получен", "awaiting confirmation": "ждёт подтверждения", cancelled: "отменён", pending: "ожидает", paid: "оплачен", declined: "отклонён", delivered: "доставлено", sending: "отправляется", done: "готово", inProgress: "выполняется"}},
         };
-        const language = words[locale.split("-")[0].toLowerCase()] || words.en;
-        function t(key, name){ return (language[key] ?? words.en[key]).replace("{0}", name ?? ""); }
-        function term(s){ return language.terms[s] ?? s ?? ""; }
+        // Lookups by names that come from outside (the locale, ids, statuses) read own properties
+        // only: "constructor" or "__proto__" is a name like any other, not the object's machinery.
+        function own(object, key){ return Object.hasOwn(object, key) ? object[key] : undefined; }
+        function dictionary(){ return Object.create(null); }
+        const language = own(words, locale.split("-")[0].toLowerCase()) || words.en;
+        function t(key, name){ return (own(language, key) ?? words.en[key]).replace("{0}", () => String(name ?? "")); }
+        function term(s){ return own(language.terms, s) ?? s ?? ""; }
+        const collator = (() => { try { return new Intl.Collator(locale); } catch { return new Intl.Collator("en"); } })();
         for (const element of document.querySelectorAll("[data-t]")) element.textContent = t(element.dataset.t);
-        const state = {balances:{}, payments:{}, paymentRequests:{}, messages:{}, intents:{}, contacts:{}};
+        const state = {balances: dictionary(), payments: dictionary(), paymentRequests: dictionary(), messages: dictionary(), intents: dictionary(), contacts: dictionary()};
         let cursor = 0;
         const plural = {balance:"balances", payment:"payments", paymentRequest:"paymentRequests", message:"messages", intent:"intents", contact:"contacts"};
         function esc(s){return String(s ?? "").replace(/[&<>"']/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;"}[c]));}
@@ -70,13 +75,13 @@ enum WebPage {
         }
         function rows(id, items, cells, timeColumn){ document.querySelector("#" + id + " tbody").innerHTML = table(items, cells, timeColumn); }
         // People as the user's contacts name them: a contact names the account one of its handles opened.
-        function byAccount(){ const map = {}; for (const c of Object.values(state.contacts)) if (c.userID && !map[c.userID]) map[c.userID] = c; return map; }
+        function byAccount(){ const map = dictionary(); for (const c of Object.values(state.contacts)) if (c.userID && !map[c.userID]) map[c.userID] = c; return map; }
         function requestWords(r, name){ return r.role === "payer" ? t("asksYou", name) : t("youAsk", name); }
         // One conversation per person: messages to one contact, and payments and requests with the account it names.
         function conversations(){
           const accounts = byAccount(), groups = new Map();
           function add(key, title, entry){ if (!groups.has(key)) groups.set(key, {title, entries: []}); groups.get(key).entries.push(entry); }
-          function person(userID){ const contact = accounts[userID]; return contact ? ["contact:" + contact.id, contact.name] : ["user:" + userID, userID]; }
+          function person(userID){ const contact = accounts[userID]; return contact ? ["contact:" + contact.id, String(contact.name ?? "")] : ["user:" + userID, String(userID ?? "")]; }
           for (const p of Object.values(state.payments)) {
             const [key, name] = person(p.counterparty);
             add(key, name, {at: p.at, what: t(p.direction === "received" ? "paymentFrom" : "paymentTo", name), detail: [money(p.amount), p.note, p.reason].filter(Boolean).join(" · "), status: p.status});
@@ -93,7 +98,7 @@ enum WebPage {
           const time = e => { const date = new Date(e.at); return isNaN(date) ? 0 : date.getTime(); };
           const list = [...groups.values()];
           for (const group of list) { group.entries.sort((a, b) => time(a) - time(b)); group.latest = time(group.entries[group.entries.length - 1]); }
-          list.sort((a, b) => b.latest - a.latest || a.title.localeCompare(b.title, locale));
+          list.sort((a, b) => b.latest - a.latest || collator.compare(String(a.title ?? ""), String(b.title ?? "")));
           document.getElementById("conversations").innerHTML = list.map((group, n) =>
             "<section class=conversation aria-labelledby=conversation-" + n + "><h3 id=conversation-" + n + ">" + esc(group.title) + "</h3>"
             + "<table><caption>" + esc(t("conversationCaption", group.title)) + "</caption><thead><tr><th scope=col>" + esc(t("time")) + "</th><th scope=col>" + esc(t("what")) + "</th><th scope=col>" + esc(t("detail")) + "</th><th scope=col>" + esc(t("status")) + "</th></tr></thead><tbody>"
@@ -128,7 +133,7 @@ enum WebPage {
         }
         function apply(page){
           for (const change of page.changes) {
-            const items = state[plural[change.kind]];
+            const items = own(state, own(plural, change.kind));
             if (!items) continue;
             if (change.item.deleted) delete items[change.id]; else items[change.id] = change.item;
           }

@@ -8,6 +8,7 @@ import IntentEvents
 import Intents
 import LocalBroker
 import Messaging
+import Payments
 import Testing
 
 /// The web page in a real browser: headless Chromium driven over the DevTools protocol
@@ -61,5 +62,35 @@ struct LivePageTests {
         }
         let png = try Data(contentsOf: screenshot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
+    }
+
+    @Test("names from outside are only names: an iOS-style locale and ids such as constructor do not break the page")
+    func oddNames() async throws {
+        let store = try AppStateStore(path: ":memory:")
+        try await store.apply(paymentEvents[0])
+        // Two people the page cannot name, at the same time: a tie the page breaks by name.
+        for (index, odd) in ["constructor", "__proto__"].enumerated() {
+            try await store.apply(accountOpened(odd, handles: ["\(odd)@example.com"]))
+            try await store.apply(
+                envelope(
+                    "request-\(odd)", type: LedgerEvent.type, user: "alice",
+                    LedgerEvent(
+                        id: "request-\(odd)", kind: .requestCreated, userID: "alice", requestID: "r\(index)",
+                        counterpartyUserID: odd, amount: cny("5"))))
+        }
+        let screenshot = try #require(ToolLocator.projectRoot()).appendingPathComponent(
+            ".build/screenshots/app-state-odd-names.png")
+        try await withAppStateServer(limits: Self.limits, store: store) { port in
+            // "en_US" is how iOS writes a locale; it is no BCP 47 tag, and the page's formatters refuse it.
+            let url = "http://127.0.0.1:\(port)/?user=alice&token=\(testTokens.token(for: "alice"))&locale=en_US"
+            let (status, output) = try await BrowserLiveCheck.run(
+                url: url, expecting: "payment to bob", screenshot: screenshot
+            ) {
+                for event in paymentEvents.dropFirst() { try await store.apply(event) }
+            }
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("you ask constructor for"), "\(output)")
+            #expect(output.contains("you ask __proto__ for"), "\(output)")
+        }
     }
 }
