@@ -63,8 +63,14 @@ public final class AppStateConsumer: Service, Sendable {
             default: LedgerRecord.writers
             }
         try keys.verify(event, received: message.value, signature: message.signature, producedBy: producers)
-        if message.topic == topics.ledger {
-            try LedgerRecord.checkWriter(event.source, of: try event.decodeData(as: LedgerEvent.self))
+        if message.topic == topics.ledger || message.topic == topics.accounts {
+            let ledgerEvent = try event.decodeData(as: LedgerEvent.self)
+            try LedgerRecord.checkWriter(event.source, of: ledgerEvent)
+            // The accounts topic holds account openings, nothing that moves a balance.
+            if message.topic == topics.accounts, ledgerEvent.kind != .accountOpened {
+                throw EventDecodingError(
+                    .schemaInvalid, field: "$.data.kind", "only accountOpened belongs on \(topics.accounts)")
+            }
         }
         return event
     }
@@ -83,9 +89,12 @@ public final class AppStateConsumer: Service, Sendable {
     /// Whether people are named from the users' contacts (the contacts services' keys were given).
     public var readsContacts: Bool { contactKeys != nil }
 
-    /// The topics read: the contacts topic only with the keys to check it.
+    /// The topics read: the contacts topic only with the keys to check it, and with it the
+    /// compacted accounts topic, which a new subscription reads from the start: so a state
+    /// database from before names existed learns every account opened, not only the next.
     public var subscribedTopics: [String] {
-        [topics.responses, topics.ledger, topics.messages] + (contactKeys == nil ? [] : [topics.contacts])
+        [topics.responses, topics.ledger, topics.messages]
+            + (contactKeys == nil ? [] : [topics.contacts, topics.accounts])
     }
 
     /// Applies one record; true if the user's state changed.

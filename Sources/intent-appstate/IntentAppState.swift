@@ -20,7 +20,7 @@ struct IntentAppState: AsyncParsableCommand {
         discussion: """
             Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
             SQLite (--database), idempotently, and, given the contacts services' keys (--contacts-keys), \
-            <prefix>contacts, so the page names people as each user's contacts do. It serves: GET /health, GET /ready, \
+            <prefix>contacts and <prefix>payments.accounts, so the page names people as each user's contacts do. It serves: GET /health, GET /ready, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
             refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \
             the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \

@@ -31,6 +31,11 @@ public enum BrowserLiveCheck {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready").path
         guard mkfifo(ready, 0o600) == 0 else { throw Failure("mkfifo \(ready): errno \(errno)") }
+        // Opened before the script starts, read and write: that never blocks, and the script's
+        // writer always finds a reader. (Holding a write end too, the reader sees no end of file;
+        // ``releaseReader(_:)`` ends it with an empty line instead.)
+        let reader = open(ready, O_RDWR | O_CLOEXEC)
+        guard reader >= 0 else { throw Failure("open \(ready): errno \(errno)") }
         try? FileManager.default.removeItem(at: screenshot)
         return try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
             group.addTask {
@@ -42,7 +47,7 @@ public enum BrowserLiveCheck {
                     timeout: .seconds(timeoutSeconds + 60))
             }
             group.addTask {
-                if await readLine(ready) == "live" { try await change() }
+                if await readLine(reader) == "live" { try await change() }
                 return nil
             }
             var finished: (status: Int32, output: String)?
@@ -52,13 +57,11 @@ public enum BrowserLiveCheck {
         }
     }
 
-    /// The first line written to the named pipe, read on a thread of its own (opening a
-    /// pipe blocks until a writer comes); nil at end of file.
-    private static func readLine(_ path: String) async -> String? {
+    /// The first line written to the named pipe, read (and the descriptor closed) on a
+    /// thread of its own, since the read blocks; nil for an empty line.
+    private static func readLine(_ descriptor: Int32) async -> String? {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else { return continuation.resume(returning: nil) }
                 defer { close(descriptor) }
                 var bytes: [UInt8] = []
                 var byte: UInt8 = 0
@@ -68,10 +71,13 @@ public enum BrowserLiveCheck {
         }
     }
 
-    /// Ends a reader still waiting for the script (which exited without saying "live"):
-    /// a writer opening and closing the pipe gives it end of file.
+    /// Ends a reader still waiting for the script (which exited without saying "live") with
+    /// an empty line. When the reader is done already, the pipe has none and nothing happens.
     private static func releaseReader(_ path: String) {
         let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        if descriptor >= 0 { close(descriptor) }
+        guard descriptor >= 0 else { return }
+        var newline = UInt8(ascii: "\n")
+        _ = write(descriptor, &newline, 1)
+        close(descriptor)
     }
 }
