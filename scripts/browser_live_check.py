@@ -10,13 +10,13 @@ event stream (body[data-live=events]) and checked that EXPECTED_TEXT is not on
 it yet, then waits until the page's text contains EXPECTED_TEXT without
 reloading it, saves a screenshot, and prints
 "seen" followed by the page's text. With READY_FIFO (a named pipe), "live" is
-also written there, for a caller that makes the change only then. Exit 1, with the page's text, when either
+also written there, for a caller that makes the change only then; the caller
+opens the pipe's read end before it starts this script. Exit 1, with the page's text, when either
 does not happen within the timeout.
 """
 
 import base64
 import json
-import errno
 import os
 import select
 import signal
@@ -89,17 +89,10 @@ class DevTools:
             self.process.kill()
 
 
-def tell_ready(path, deadline):
-    """Writes "live" to the caller's named pipe, waiting for its reader until the deadline
-    (opening a pipe without a reader fails with ENXIO when not blocking)."""
-    while True:
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-            break
-        except OSError as error:
-            if error.errno != errno.ENXIO or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
+def tell_ready(path):
+    """Writes "live" to the caller's named pipe. The caller opens its read end before it
+    starts this script, so the open never waits (ENXIO, raised, means it did not)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
     try:
         os.write(descriptor, b"live\n")
     finally:
@@ -143,7 +136,7 @@ def main():
                 return 1
             print("live", flush=True)
             if ready:
-                tell_ready(ready, deadline)
+                tell_ready(ready)
             while expected not in text():
                 if time.monotonic() > deadline:
                     print(f"{expected!r} never appeared\n" + text())

@@ -9,14 +9,9 @@ public final class LongPollLimiter: Sendable {
 
     public let perUser: Int
     private let open = Mutex<[String: Int]>([:])
-    /// The user of each poll or stream as it is admitted: what a test awaits before it
-    /// changes the state a live page is following.
-    public let admitted: AsyncStream<String>
-    private let admissions: AsyncStream<String>.Continuation
 
     public init(perUser: Int = defaultPerUser) {
         self.perUser = perUser
-        (admitted, admissions) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Whether the user has a free slot now (a stream answers 429 before it starts when not;
@@ -33,7 +28,6 @@ public final class LongPollLimiter: Sendable {
             return true
         }
         guard admitted else { return nil }
-        admissions.yield(user)
         defer {
             open.withLock { counts in
                 counts[user, default: 1] -= 1

@@ -63,17 +63,10 @@ extension Secrets {
                     "No stage keys: pass --stage-keys PATH, or set INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS (lines \"SOURCE [KEYID] HEXKEY\")."
                 )
             }
-            do {
-                keys += try EventAuthenticator.parseKeys(text, origin: file ?? "INTENT_STAGE_KEYS")
-            } catch {
-                throw ValidationError("\(error)")
-            }
+            keys += try Secrets.parseKeys(text, origin: file ?? "INTENT_STAGE_KEYS")
         }
-        if let foreign = keys.first(where: { !PipelineSource.isInternal($0.source) }) {
-            throw ValidationError(
-                "The stage keys list \(foreign.source): only /workers/... and /operators/... sources belong there (voice services' keys go in --source-keys)."
-            )
+        return try Secrets.keyring(keys, allowing: PipelineSource.isInternal) {
+            "The stage keys list \($0): only /workers/... and /operators/... sources belong there (voice services' keys go in --source-keys)."
         }
-        return EventAuthenticator(keys: keys)
     }
 }

@@ -229,19 +229,12 @@ public enum Secrets {
                 "No voice-service keys: pass --source-keys FILE, or set INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS (lines \"SOURCE HEXKEY\")."
             )
         }
-        let keys: [SigningKey]
-        do {
-            keys = try EventAuthenticator.parseKeys(text, origin: "source keys")
-        } catch {
-            throw ValidationError("\(error)")
-        }
         // A voice service never speaks as a stage: /workers/ and /operators/ sources are the pipeline's own.
-        if let stage = keys.first(where: { PipelineSource.isInternal($0.source) }) {
-            throw ValidationError(
-                "The voice services' keys list \(stage.source), a source reserved for the pipeline's stages (their keys go in --stage-keys)."
-            )
-        }
-        return EventAuthenticator(keys: keys)
+        return try keyring(
+            parseKeys(text, origin: "source keys"), allowing: { !PipelineSource.isInternal($0) },
+            refusal: {
+                "The voice services' keys list \($0), a source reserved for the pipeline's stages (their keys go in --stage-keys)."
+            })
     }
 
     /// The contacts services' keys alone (`/contacts/... HEXKEY` lines), for a reader of the
@@ -251,17 +244,29 @@ public enum Secrets {
         guard
             let text = try read(fileVariable: "INTENT_CONTACTS_KEYS_FILE", variable: "INTENT_CONTACTS_KEYS", file: file)
         else { return nil }
-        let keys: [SigningKey]
+        return try keyring(
+            parseKeys(text, origin: "contacts keys"), allowing: { $0.hasPrefix(PipelineSource.contactsPrefix) },
+            refusal: {
+                "The contacts keys list \($0): only contacts services' keys (\(PipelineSource.contactsPrefix)...) belong there."
+            })
+    }
+
+    /// Key lines (``EventAuthenticator/parseKeys(_:origin:)``); a malformed one stops the
+    /// program with a configuration error naming `origin` and the line.
+    static func parseKeys(_ text: String, origin: String) throws -> [SigningKey] {
         do {
-            keys = try EventAuthenticator.parseKeys(text, origin: "contacts keys")
+            return try EventAuthenticator.parseKeys(text, origin: origin)
         } catch {
             throw ValidationError("\(error)")
         }
-        if let other = keys.first(where: { !$0.source.hasPrefix(PipelineSource.contactsPrefix) }) {
-            throw ValidationError(
-                "The contacts keys list \(other.source): only contacts services' keys (\(PipelineSource.contactsPrefix)...) belong there."
-            )
-        }
+    }
+
+    /// The keys as a keyring, if every key's source is one this file may hold; else the
+    /// first other source stops the program, `refusal` saying why.
+    static func keyring(
+        _ keys: [SigningKey], allowing allowed: (String) -> Bool, refusal: (String) -> String
+    ) throws -> EventAuthenticator {
+        if let foreign = keys.first(where: { !allowed($0.source) }) { throw ValidationError(refusal(foreign.source)) }
         return EventAuthenticator(keys: keys)
     }
 }

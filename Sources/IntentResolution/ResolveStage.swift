@@ -85,7 +85,7 @@ public struct ResolveStage: Sendable {
             userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
             causationID: envelope.id, payload: report)
         event.extensions = envelope.extensions
-        if requestedLocale == nil, let locale { try? event.extensions.set(UserLocale.attribute, .string(locale)) }
+        if requestedLocale == nil, let locale { UserLocale.stamp(locale, on: &event) }
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
         return .resolved(event)

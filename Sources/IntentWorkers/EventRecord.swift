@@ -31,12 +31,21 @@ extension KafkaProducerMessage {
         _ contactID: String, of userID: String, topic: String, partitions: Int, source: String,
         signedWith keys: EventAuthenticator
     ) -> KafkaProducerMessage {
-        var record = KafkaProducerMessage(
+        signedTombstone(
             topic: topic, partition: KafkaPartitioner.partition(forKey: userID, partitions: partitions),
-            key: ContactRecord.key(userID: userID, contactID: contactID), value: nil,
+            key: ContactRecord.key(userID: userID, contactID: contactID), source: source,
+            deletion: ContactRecord.deletionMessage(userID: userID, contactID: contactID), keys: keys)
+    }
+
+    /// A tombstone signed over `deletion` as `source`. A tombstone has no envelope to name its
+    /// source, so the ``ContactRecord/sourceHeader`` does (contacts and settings alike).
+    static func signedTombstone(
+        topic: String, partition: Int32, key: [UInt8], source: String, deletion: [UInt8], keys: EventAuthenticator
+    ) -> KafkaProducerMessage {
+        var record = KafkaProducerMessage(
+            topic: topic, partition: partition, key: key, value: nil,
             headers: [KafkaHeader(key: ContactRecord.sourceHeader, string: source)])
-        let message = ContactRecord.deletionMessage(userID: userID, contactID: contactID)
-        if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
+        if let signature = keys.signature(forCanonical: deletion, source: source) { record.append(signature) }
         return record
     }
 }
@@ -51,12 +60,9 @@ extension KafkaProducerMessage {
     ) -> KafkaProducerMessage {
         let partition = KafkaPartitioner.partition(forKey: userID, partitions: partitions)
         guard let settings else {
-            var record = KafkaProducerMessage(
-                topic: topic, partition: partition, key: Array(userID.utf8), value: nil,
-                headers: [KafkaHeader(key: UserSettingsRecord.sourceHeader, string: source)])
-            let message = UserSettingsRecord.resetMessage(userID: userID)
-            if let signature = keys.signature(forCanonical: message, source: source) { record.append(signature) }
-            return record
+            return signedTombstone(
+                topic: topic, partition: partition, key: Array(userID.utf8), source: source,
+                deletion: UserSettingsRecord.resetMessage(userID: userID), keys: keys)
         }
         let event = UserSettingsRecord.event(userID: userID, settings: settings, source: source, time: time)
         var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)

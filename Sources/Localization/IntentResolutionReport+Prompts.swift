@@ -11,5 +11,4 @@ extension IntentResolutionReport {
             parameters[index].ask(question, saying: renderer.render(question))
         }
     }
-
 }

@@ -19,6 +19,13 @@ public enum UserLocale {
         return tag
     }
 
+    /// Puts a well-formed tag on an event, where ``of(_:)`` reads it: the one way a stage or
+    /// voice service names the language of what it derives or sends.
+    public static func stamp(_ tag: String, on envelope: inout EventEnvelope) {
+        // A tag of at most 35 letters, digits and hyphens is always a valid attribute value.
+        try? envelope.extensions.set(attribute, .string(tag))
+    }
+
     /// A BCP 47 tag's shape: a 2-3 letter language, then subtags of 1-8 letters or
     /// digits, joined by hyphens. Anything else (spaces, underscores, control
     /// characters, an absurd length) is not a locale, whatever ICU would make of it.

@@ -108,7 +108,7 @@ public struct HandleStage: Sendable {
                 userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
                 data: .object([:]))
             // The answer in the sender's language, as the queued message recorded it.
-            if let locale = message.locale { try? cause.extensions.set(UserLocale.attribute, .string(locale)) }
+            if let locale = message.locale { UserLocale.stamp(locale, on: &cause) }
             result.events.append((.messages, wrap(event, cause, now)))
             result.events.append(
                 (.responses, response(cause, message.intentID, .sendMessage, .success, [message.id], now)))

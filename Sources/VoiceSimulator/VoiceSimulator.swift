@@ -159,7 +159,7 @@ public final class VoiceSimulator: Sendable {
     private static func setLocale(_ locale: String?, on event: inout EventEnvelope) throws {
         guard let locale else { return }
         guard UserLocale.isWellFormed(locale) else { throw SimulatorError("\(locale) is not a BCP 47 language tag") }
-        try event.extensions.set(UserLocale.attribute, .string(locale))
+        UserLocale.stamp(locale, on: &event)
     }
 
     /// The next prompt, confirmation request or response for the intent, or nil at the deadline.

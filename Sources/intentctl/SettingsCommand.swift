@@ -44,7 +44,8 @@ struct SettingsCommand: AsyncParsableCommand {
 
         func validate() throws {
             try requireSource(source, startingWith: PipelineSource.settingsPrefix)
-            guard (locale == nil) != !reset else { throw ValidationError("Give --locale TAG or --reset.") }
+            // Exactly one of the two.
+            guard (locale != nil) != reset else { throw ValidationError("Give --locale TAG or --reset.") }
             if let locale, !UserLocale.isWellFormed(locale) {
                 throw ValidationError("--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU, got \(locale)")
             }
