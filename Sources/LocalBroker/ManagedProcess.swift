@@ -6,7 +6,7 @@ import Synchronization
 public final class ManagedProcess: Sendable {
     public let name: String
     public let logFile: URL
-    private let process: Process
+    public let pid: Int32
     /// Whether this process should outlive the one that started it (`intentctl broker start`).
     private let detached: Bool
 
@@ -24,25 +24,18 @@ public final class ManagedProcess: Sendable {
             at: logFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         let log = try Self.truncatedForWriting(logFile)
         let errorLog = try errorLogFile.map(Self.truncatedForWriting) ?? log
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = log
-        process.standardError = errorLog
-        process.standardInput = FileHandle.nullDevice
-        exitWatch.watch(process)
         defer {
             try? log.close()
             if errorLog !== log { try? errorLog.close() }
         }
-        try process.run()
-        exitWatch.launched()
-        self.process = process
-        if !detached { ChildRegistry.shared.add(process.processIdentifier) }
+        pid = try ProcessSpawn.spawn(
+            executable: executable, arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardOutput: log.fileDescriptor, standardError: errorLog.fileDescriptor)
+        exitWatch.watch(pid)
+        if !detached { ChildRegistry.shared.add(pid) }
     }
 
-    public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { exitWatch.status == nil }
     /// The exit status (the signal number if a signal ended it), or -1 while it runs.
     public var exitStatus: Int32 { exitWatch.status ?? -1 }
@@ -125,8 +118,8 @@ public final class ManagedProcess: Sendable {
 
     deinit {
         if !detached, isRunning {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            ChildRegistry.shared.remove(process.processIdentifier)
+            Foundation.kill(pid, SIGKILL)
+            ChildRegistry.shared.remove(pid)
         }
     }
 }

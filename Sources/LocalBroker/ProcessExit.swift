@@ -1,20 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Learns that a child process exited from Foundation's termination handler,
-/// and lets any number of tasks await it.
-///
-/// Why not `Process.waitUntilExit()`: on Linux it spins a run loop on the
-/// calling thread and races Foundation's own process-manager thread over the
-/// process's run-loop fields; with many children starting and stopping in
-/// parallel (the test suite) that is a source of rare crashes. The
-/// termination handler is Foundation's one notification that needs neither.
-///
-/// Foundation on Linux sets `isRunning` only when `run()` returns, so a child
-/// that dies at once can be reported before then; ``processExited(_:)``
-/// waits for ``launched()`` before it reads the status, and reports -1 when
-/// Foundation's bookkeeping cannot tell it, instead of tripping its
-/// preconditions.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Learns that a child process exited, from a thread of its own blocked in `waitpid`
+/// (a blocking call, so never on the cooperative pool), and lets any number of tasks
+/// await it.
 final class ProcessExit: Sendable {
     private struct State {
         var status: Int32?
@@ -22,23 +15,29 @@ final class ProcessExit: Sendable {
     }
 
     private let state = Mutex(State())
-    private let runReturned = DispatchSemaphore(value: 0)
 
-    /// Installs the handler; call before `process.run()`.
-    func watch(_ process: Process) {
-        process.terminationHandler = { [self] in processExited($0) }
+    /// Starts watching `pid`, a child of this process, until it exits.
+    func watch(_ pid: pid_t) {
+        Thread.detachNewThread { [self] in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) == -1 {
+                guard errno == EINTR else {
+                    // Not ours to wait for any more (reaped elsewhere): say so rather than hang.
+                    return processExited(-1)
+                }
+            }
+            processExited(Self.status(raw))
+        }
     }
 
-    /// Call once `process.run()` has returned successfully.
-    func launched() {
-        runReturned.signal()
+    /// The exit code, or the signal's number for a child a signal ended (as Foundation's
+    /// `terminationStatus` says it).
+    static func status(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : signal
     }
 
-    /// Runs on the thread Foundation starts for the termination handler.
-    private func processExited(_ process: Process) {
-        runReturned.wait()
-        runReturned.signal()
-        let status = process.isRunning ? -1 : process.terminationStatus
+    private func processExited(_ status: Int32) {
         let waiters = state.withLock { state in
             state.status = status
             defer { state.waiters = [] }
