@@ -90,7 +90,11 @@ public struct ConfirmStage: Sendable {
         // it, and waits for the broker, before the prompt), then the user is asked.
         let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
         let binding = bindingKey.binding(
-            terms.binding(kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt))
+            terms.binding(
+                kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt,
+                counterpartyUserID: terms.account.flatMap { (directory ?? ledger.directory).account(handle: $0) }?
+                    .userID,
+                requestSource: RequestSource.of(envelope)))
         let confirmation = IntentConfirmation(
             turn: report.turn, intent: report.intent, code: .ready, proposedResponse: said, localized: verdict.message,
             binding: binding, ledgerVersion: ledgerVersion)
@@ -211,9 +215,10 @@ public struct ConfirmStage: Sendable {
         }
         if let requestID = paysRequestID {
             guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
-                request.requester == other.userID, request.money == Money(amount)
+                request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil
             else {
-                return Verdict(code: .failure, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
+                return Verdict(
+                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
             }
         }
         let balance = ledger.availableBalance(of: userID, amount.currency)

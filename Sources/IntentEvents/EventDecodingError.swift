@@ -21,6 +21,12 @@ public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvert
         case wrongProducer = "wrong_producer"
         /// Dated outside the accepted window: a replayed or pre-dated event.
         case stale
+        /// An answer to nothing that waits for one: no proposal was made for the intent, or
+        /// the intent has already ended. It changes nothing and gets no response.
+        case notPending = "not_pending"
+        /// A stage event whose id was already acted on: a copy re-appended to the topic
+        /// (or the same id with other contents). It changes nothing.
+        case replayed
     }
 
     public let reason: Reason

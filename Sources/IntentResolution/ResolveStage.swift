@@ -52,6 +52,9 @@ public struct ResolveStage: Sendable {
         let envelope: EventEnvelope
         let intentID: String
         let request: IntentRequested
+        // What this stage derives carries the request's attributes, and the verified source
+        // as the one that asked (whatever the request said it was).
+        var derivedExtensions: ExtensionAttributes
         do throws(EventDecodingError) {
             let event = try IncomingEvent.decodeIntent(
                 key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
@@ -60,11 +63,20 @@ public struct ResolveStage: Sendable {
                 envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
             try freshness.check(envelope, now: now)
             request = try envelope.decodeData(as: IntentRequested.self)
+            var stamped = envelope
+            try RequestSource.stamp(envelope.source, on: &stamped)
+            derivedExtensions = stamped.extensions
         } catch {
             return .rejected(error)
         }
-        if case .ignore(let reason) = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn) {
-            return .ignored(reason)
+        switch tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source) {
+        case .resolve: break
+        case .ignore(let reason): return .ignored(reason)
+        case .foreignSource(let startedBy):
+            return .rejected(
+                EventDecodingError(
+                    .wrongProducer, field: "$.source",
+                    "intent \(intentID) was started by \(startedBy); only that voice service may continue it"))
         }
         let book = contacts(envelope.userID)
         var report = resolver.resolve(request, contacts: book)
@@ -84,7 +96,7 @@ public struct ResolveStage: Sendable {
             dataSchema: needsUser ? IntentResolutionReport.promptDataSchema : IntentResolutionReport.resolvedDataSchema,
             userID: envelope.userID, conversationID: envelope.conversationID, intentID: intentID,
             causationID: envelope.id, payload: report)
-        event.extensions = envelope.extensions
+        event.extensions = derivedExtensions
         if requestedLocale == nil, let locale { UserLocale.stamp(locale, on: &event) }
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)

@@ -8,6 +8,9 @@ public struct TurnTracker: Sendable {
         case resolve
         /// Why the turn is skipped, for the log.
         case ignore(String)
+        /// The turn comes from another voice service than the one that started the
+        /// intent: refused (only the service that asked may continue it).
+        case foreignSource(startedBy: String)
     }
 
     private struct Key: Hashable {
@@ -18,6 +21,8 @@ public struct TurnTracker: Sendable {
     private struct State {
         var latestTurn: Int
         var resolvedAtTurn: Int?
+        /// The voice service whose turn started the intent.
+        var source: String
     }
 
     private var states: [Key: State] = [:]
@@ -32,10 +37,11 @@ public struct TurnTracker: Sendable {
 
     public var count: Int { states.count }
 
-    /// Whether to resolve this turn; records it when the answer is yes.
-    public mutating func admit(userID: String, intentID: String, turn: Int) -> Decision {
+    /// Whether to resolve this turn from `source`; records it when the answer is yes.
+    public mutating func admit(userID: String, intentID: String, turn: Int, source: String = "") -> Decision {
         let key = Key(userID: userID, intentID: intentID)
         if let state = states[key] {
+            if state.source != source { return .foreignSource(startedBy: state.source) }
             if let resolved = state.resolvedAtTurn {
                 return .ignore("intent already resolved at turn \(resolved); turn \(turn) is not resolved again")
             }
@@ -47,7 +53,7 @@ public struct TurnTracker: Sendable {
             }
             states[key]?.latestTurn = turn
         } else {
-            insert(key, State(latestTurn: turn))
+            insert(key, State(latestTurn: turn, source: source))
         }
         return .resolve
     }

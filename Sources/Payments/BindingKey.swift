@@ -33,18 +33,21 @@ public struct BindingKey: Sendable {
     /// what Foundation's encoder gives for the `[String]`, without its per-call cost).
     static func message(_ terms: BindingTerms) -> [UInt8] {
         let fields = [
-            "intent-pipeline/binding/v2", terms.kind.rawValue, terms.intentID, terms.userID,
+            "intent-pipeline/binding/v3", terms.kind.rawValue, terms.intentID, terms.userID,
             terms.counterpartyContactID ?? "", terms.counterpartyAccount.map(Person.normalizedHandle) ?? "",
             terms.money.amount.description, terms.money.currency, terms.note ?? "", terms.expiresAt.description,
+            terms.counterpartyUserID ?? "", terms.requestSource ?? "",
         ]
         return CanonicalJSON.encode(JSONValue.array(fields.map(JSONValue.string)))
     }
 }
 
-/// Everything a user's "yes" is bound to: who pays (or requests), whom, into
-/// which account, how much, with which note, until when. Changing any one of
-/// them (a swapped payee handle, an edited amount) makes the answer refer to
-/// another proposal, which the payments stage refuses.
+/// Everything a user's "yes" is bound to: who pays (or requests), whom (the
+/// contact, the account's handle and the user who owns that account), how
+/// much, with which note, until when, and which voice service asked. Changing
+/// any one of them (a swapped payee handle, a handle that changed owner, an
+/// edited amount) makes the answer refer to another proposal, which the
+/// payments stage refuses.
 public struct BindingTerms: Sendable, Hashable {
     public var kind: Intent.Kind
     public var intentID: String
@@ -57,11 +60,20 @@ public struct BindingTerms: Sendable, Hashable {
     public var money: Money
     public var note: String?
     public var expiresAt: Timestamp
+    /// The user who owns `counterpartyAccount` when the proposal was made: a handle that
+    /// changes owner afterwards no longer matches what the user confirmed.
+    public var counterpartyUserID: String?
+    /// The voice service whose request this is (``RequestSource``): the only one whose
+    /// answer counts.
+    public var requestSource: String?
 
     public init(
         kind: Intent.Kind, intentID: String, userID: String, counterpartyContactID: String?,
-        counterpartyAccount: String?, money: Money, note: String?, expiresAt: Timestamp
+        counterpartyAccount: String?, money: Money, note: String?, expiresAt: Timestamp,
+        counterpartyUserID: String? = nil, requestSource: String? = nil
     ) {
+        self.counterpartyUserID = counterpartyUserID
+        self.requestSource = requestSource
         self.kind = kind
         self.intentID = intentID
         self.userID = userID

@@ -27,13 +27,16 @@ public struct Ledger: Sendable {
         public var decidedBy: String?
         public var decidedAt: Timestamp?
         public var voidReason: String?
+        /// The voice service that asked for it (``RequestSource``): only its answer decides.
+        public var requestSource: String? = nil
 
         /// What the payer's confirmation is bound to.
         public var bindingTerms: BindingTerms? {
             expiresAt.map {
                 BindingTerms(
                     kind: .sendPayment, intentID: intentID, userID: payer, counterpartyContactID: payeeContactID,
-                    counterpartyAccount: payeeAccount, money: money, note: note, expiresAt: $0)
+                    counterpartyAccount: payeeAccount, money: money, note: note, expiresAt: $0,
+                    counterpartyUserID: payee, requestSource: requestSource)
             }
         }
     }
@@ -57,13 +60,20 @@ public struct Ledger: Sendable {
         public var decidedAt: Timestamp?
         /// When it was paid or declined (the idempotency horizon counts from then).
         public var endedAt: Timestamp?
+        /// The voice service that asked for it (``RequestSource``): only its answer decides.
+        public var requestSource: String? = nil
+        /// On the payer's side: the transfer whose hold reserved it. A request is paid at most
+        /// once: while one payment holds it, another payment of it is refused; a void
+        /// releases it, a post pays it.
+        public var reservedBy: String? = nil
 
         /// What the requester's confirmation is bound to.
         public var bindingTerms: BindingTerms? {
             expiresAt.map {
                 BindingTerms(
                     kind: .requestPayment, intentID: intentID, userID: requester, counterpartyContactID: payerContactID,
-                    counterpartyAccount: payerAccount, money: money, note: note, expiresAt: $0)
+                    counterpartyAccount: payerAccount, money: money, note: note, expiresAt: $0,
+                    counterpartyUserID: payer, requestSource: requestSource)
             }
         }
     }
@@ -219,6 +229,9 @@ public struct Ledger: Sendable {
         case balanceOverflow(String)
         /// A decision about a payment request the ledger does not know.
         case unknownRequest(String)
+        /// A payment of a request that is not open for this payer: paid, declined, reserved
+        /// by another payment, another payer's, or for another amount or payee.
+        case requestNotPayable(request: String, why: String)
 
         /// For ``missingField(event:fields:)``, the fields; otherwise empty.
         public var missingFields: String {
@@ -238,6 +251,7 @@ public struct Ledger: Sendable {
             case .nonPositiveAmount: "nonPositiveAmount"
             case .balanceOverflow: "balanceOverflow"
             case .unknownRequest: "unknownRequest"
+            case .requestNotPayable: "requestNotPayable"
             }
         }
 
@@ -253,6 +267,7 @@ public struct Ledger: Sendable {
             case .nonPositiveAmount(let id): "event \(id): entry amounts must be positive"
             case .balanceOverflow(let id): "event \(id): a balance would exceed what the ledger can hold"
             case .unknownRequest(let id): "unknown payment request \(id)"
+            case .requestNotPayable(let id, let why): "payment request \(id) cannot be paid: \(why)"
             }
         }
     }
@@ -277,6 +292,9 @@ public struct Ledger: Sendable {
         let payload = try event.payload()
         try checkShape(event, payload)
         let updated = try updatedBalances(event, checkingBalances: checkingBalances)
+        if checkingBalances, case .hold(let hold) = payload, let requestID = hold.paysRequestID {
+            try checkPayable(requestID, by: hold, of: event.userID)
+        }
         try record(payload, of: event)
         for (key, balance) in updated { balances[key] = balance }
         remember(event.id, at: time)
@@ -305,6 +323,27 @@ public struct Ledger: Sendable {
             if let index { updated[index].1 = balance } else { updated.append((key, balance)) }
         }
         return updated
+    }
+
+    /// A hold that pays a request reserves it: the request must be pending on this payer's
+    /// side, for this payee and amount, and not reserved by another payment. Checked only
+    /// when deciding (`checkingBalances`): a replay reads partitions side by side, and may
+    /// read the requester's side of a payment before the payer's hold.
+    private func checkPayable(_ requestID: String, by hold: LedgerEvent.Hold, of payer: String) throws(ApplyError) {
+        guard let request = requests[requestID] else {
+            throw .requestNotPayable(request: requestID, why: "no such request for this payer")
+        }
+        let why: String? =
+            if request.payer != payer || request.requester != hold.payee {
+                "it is between other users"
+            } else if request.money != Money(hold.amount) {
+                "it asks for \(request.money.currencyAmount), not \(hold.amount)"
+            } else if request.status != .pending {
+                "it is \(request.status.rawValue)"
+            } else if let other = request.reservedBy, other != hold.transferID {
+                "another payment (\(other)) is paying it"
+            } else { nil }
+        if let why { throw .requestNotPayable(request: requestID, why: why) }
     }
 
     /// Money enters only by a deposit from outside to the depositor, and a hold only
@@ -368,7 +407,11 @@ public struct Ledger: Sendable {
             transfers[hold.transferID] = Transfer(
                 id: hold.transferID, intentID: hold.intentID, payer: event.userID, payee: hold.payee,
                 payeeContactID: hold.payeeContactID, payeeAccount: hold.payeeAccount, money: Money(hold.amount),
-                note: hold.note, expiresAt: hold.expiresAt, status: .held, paysRequestID: hold.paysRequestID)
+                note: hold.note, expiresAt: hold.expiresAt, status: .held, paysRequestID: hold.paysRequestID,
+                requestSource: hold.requestSource)
+            if let requestID = hold.paysRequestID, requests[requestID]?.status == .pending {
+                requests[requestID]?.reservedBy = hold.transferID
+            }
         case .void(let decision), .post(let decision):
             let id = decision.transferID
             guard let transfer = transfers[id], transfer.status == .held else { throw .unknownTransfer(id) }
@@ -393,11 +436,16 @@ public struct Ledger: Sendable {
                 requests[requestID]?.status = .paid
                 requests[requestID]?.endedAt = decision.decidedAt
             }
+            // A void gives the request back to be paid (by this payment's reservation only).
+            if !posting, let requestID = transfer.paysRequestID, requests[requestID]?.reservedBy == id {
+                requests[requestID]?.reservedBy = nil
+            }
         case .requestProposed(let proposal):
             requests[proposal.requestID] = PaymentRequest(
                 id: proposal.requestID, intentID: proposal.intentID, requester: event.userID, payer: proposal.payer,
                 payerContactID: proposal.payerContactID, payerAccount: proposal.payerAccount,
-                money: Money(proposal.amount), note: proposal.note, expiresAt: proposal.expiresAt, status: .proposed)
+                money: Money(proposal.amount), note: proposal.note, expiresAt: proposal.expiresAt, status: .proposed,
+                requestSource: proposal.requestSource)
         case .requestReceived(let received):
             // The payer's side of a request created on the requester's partition (on the same
             // partition, the requester's entry is already there, and stays as it is).

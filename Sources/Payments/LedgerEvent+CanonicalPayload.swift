@@ -34,6 +34,7 @@ extension LedgerEvent: CanonicalPayload {
         object.string("note", note, into: &output)
         object.string("reason", reason, into: &output)
         object.string("requestID", requestID, into: &output)
+        object.string("requestSource", requestSource, into: &output)
         object.string("transferID", transferID, into: &output)
         object.string("userID", userID, into: &output)
         object.bool("verified", verified, into: &output)

@@ -43,6 +43,7 @@ extension LedgerEvent {
             case "intentID": try setOnce(&event.intentID, value.readString())
             case "transferID": try setOnce(&event.transferID, value.readString())
             case "requestID": try setOnce(&event.requestID, value.readString())
+            case "requestSource": try setOnce(&event.requestSource, value.readString())
             case "counterpartyUserID": try setOnce(&event.counterpartyUserID, value.readString())
             case "counterpartyContactID": try setOnce(&event.counterpartyContactID, value.readString())
             case "counterpartyAccount": try setOnce(&event.counterpartyAccount, value.readString())

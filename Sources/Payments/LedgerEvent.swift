@@ -106,14 +106,18 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     public var decidedBy: String?
     /// With `decidedBy`: that event's time, which its repeated response carries.
     public var decidedAt: Timestamp?
+    /// hold, requestProposed: the voice service that asked (``RequestSource``); only its
+    /// answer decides. Nil on events written before it existed.
+    public var requestSource: String?
 
     public init(
         id: String, kind: Kind, userID: String, intentID: String? = nil, transferID: String? = nil,
         requestID: String? = nil, entries: [LedgerEntry] = [], counterpartyUserID: String? = nil,
         counterpartyContactID: String? = nil, counterpartyAccount: String? = nil, amount: CurrencyAmount? = nil,
         note: String? = nil, expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil,
-        reason: String? = nil, decidedBy: String? = nil, decidedAt: Timestamp? = nil
+        reason: String? = nil, decidedBy: String? = nil, decidedAt: Timestamp? = nil, requestSource: String? = nil
     ) {
+        self.requestSource = requestSource
         self.id = id
         self.kind = kind
         self.userID = userID

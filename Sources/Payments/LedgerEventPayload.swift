@@ -37,6 +37,8 @@ extension LedgerEvent {
         public var expiresAt: Timestamp?
         /// The pending payment request this payment pays.
         public var paysRequestID: String?
+        /// The voice service that asked; only its answer decides.
+        public var requestSource: String?
     }
 
     /// A held transfer posted or voided.
@@ -76,6 +78,8 @@ extension LedgerEvent {
         public var amount: CurrencyAmount
         public var note: String?
         public var expiresAt: Timestamp?
+        /// The voice service that asked; only its answer decides.
+        public var requestSource: String?
     }
 
     /// A payment request created, declined or paid.
@@ -117,7 +121,7 @@ extension LedgerEvent {
                 Hold(
                     transferID: transferID, intentID: intentID, payee: payee, payeeContactID: counterpartyContactID,
                     payeeAccount: counterpartyAccount, amount: amount, note: note, expiresAt: expiresAt,
-                    paysRequestID: requestID))
+                    paysRequestID: requestID, requestSource: requestSource))
         case .void, .post:
             guard let transferID = require(transferID, "transferID", &missing) else { break }
             let decision = TransferDecision(
@@ -148,7 +152,8 @@ extension LedgerEvent {
             return .requestProposed(
                 RequestProposal(
                     requestID: requestID, intentID: intentID, payer: payer, payerContactID: counterpartyContactID,
-                    payerAccount: counterpartyAccount, amount: amount, note: note, expiresAt: expiresAt))
+                    payerAccount: counterpartyAccount, amount: amount, note: note, expiresAt: expiresAt,
+                    requestSource: requestSource))
         case .requestCreated, .requestDeclined, .requestPaid:
             guard let requestID = require(requestID, "requestID", &missing) else { break }
             let decision = RequestDecision(requestID: requestID, decidedBy: decidedBy, decidedAt: decidedAt)

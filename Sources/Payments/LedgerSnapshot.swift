@@ -16,7 +16,7 @@ import IntentEvents
 /// signed by the payments stage (``SnapshotStore``), and are still read
 /// defensively: anything out of bounds or unknown is refused, not trusted.
 extension Ledger {
-    public static let snapshotVersion: UInt8 = 3
+    public static let snapshotVersion: UInt8 = 4
     static let snapshotMagic: [UInt8] = Array("LSNP".utf8)
 
     public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -63,7 +63,7 @@ extension Ledger {
             writer.byte(Self.code(transfer.status))
             writer.optionalStrings(transfer.paysRequestID, transfer.decidedBy)
             writer.timestamp(transfer.decidedAt)
-            writer.optionalStrings(transfer.voidReason)
+            writer.optionalStrings(transfer.voidReason, transfer.requestSource)
         }
         writer.int(Int64(requests.count))
         for request in requests.values {
@@ -76,6 +76,7 @@ extension Ledger {
             writer.optionalStrings(request.decidedBy)
             writer.timestamp(request.decidedAt)
             writer.timestamp(request.endedAt)
+            writer.optionalStrings(request.requestSource, request.reservedBy)
         }
         writer.int(Int64(closedProposals.count))
         for (key, closed) in closedProposals {
@@ -133,7 +134,7 @@ extension Ledger {
                 note: try reader.optionalString(), expiresAt: try reader.timestamp(),
                 status: try Self.transferStatus(try reader.byte()), paysRequestID: try reader.optionalString(),
                 decidedBy: try reader.optionalString(), decidedAt: try reader.timestamp(),
-                voidReason: try reader.optionalString())
+                voidReason: try reader.optionalString(), requestSource: try reader.optionalString())
             transfers[transfer.id] = transfer
         }
         for _ in 0..<(try reader.count()) {
@@ -143,7 +144,8 @@ extension Ledger {
                 payerAccount: try reader.optionalString(), money: try reader.money(),
                 note: try reader.optionalString(), expiresAt: try reader.timestamp(),
                 status: try Self.requestStatus(try reader.byte()), decidedBy: try reader.optionalString(),
-                decidedAt: try reader.timestamp(), endedAt: try reader.timestamp())
+                decidedAt: try reader.timestamp(), endedAt: try reader.timestamp(),
+                requestSource: try reader.optionalString(), reservedBy: try reader.optionalString())
             requests[request.id] = request
         }
         for _ in 0..<(try reader.count()) {

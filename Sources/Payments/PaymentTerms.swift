@@ -12,10 +12,16 @@ public struct PaymentTerms: Sendable {
     /// The counterparty's account: the handle resolution took from the matched contact.
     public var account: String? { counterparty?.handle }
 
-    public func binding(kind: Intent.Kind, intentID: String, userID: String, expiresAt: Timestamp) -> BindingTerms {
+    /// The terms a user's answer binds to; `counterpartyUserID` is the owner of ``account`` as
+    /// the directory says when the proposal is made, `requestSource` the voice service that asked.
+    public func binding(
+        kind: Intent.Kind, intentID: String, userID: String, expiresAt: Timestamp, counterpartyUserID: String?,
+        requestSource: String?
+    ) -> BindingTerms {
         BindingTerms(
             kind: kind, intentID: intentID, userID: userID, counterpartyContactID: counterparty?.contactID,
-            counterpartyAccount: account, money: money, note: note, expiresAt: expiresAt)
+            counterpartyAccount: account, money: money, note: note, expiresAt: expiresAt,
+            counterpartyUserID: counterpartyUserID, requestSource: requestSource)
     }
 
     public init?(_ intent: Intent) {

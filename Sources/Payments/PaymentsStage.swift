@@ -165,8 +165,13 @@ public struct PaymentsStage: Sendable {
         guard let binding = confirmation.binding else {
             return close(intentID, nil, kind, "noBinding", envelope, &ledger)
         }
-        // The proposal is bound to its terms, and asks for no more time than the rule allows.
-        let bound = terms.binding(kind: kind, intentID: intentID, userID: userID, expiresAt: binding.expiresAt)
+        // The proposal is bound to its terms (the account's owner and the voice service that
+        // asked among them), and asks for no more time than the rule allows.
+        let requestSource = RequestSource.of(envelope)
+        let owner = terms.account.flatMap { accounts.account(handle: $0) }
+        let bound = terms.binding(
+            kind: kind, intentID: intentID, userID: userID, expiresAt: binding.expiresAt,
+            counterpartyUserID: owner?.userID, requestSource: requestSource)
         guard bindingKey.matches(binding, bound) else {
             return close(intentID, nil, kind, "bindingMismatch", envelope, &ledger)
         }
@@ -176,8 +181,7 @@ public struct PaymentsStage: Sendable {
             return close(intentID, nil, kind, "expiryTooLong", envelope, &ledger)
         }
         // Check again what the confirm stage checked: its view of the ledger may be behind.
-        guard accounts.accounts[userID] != nil, let account = terms.account,
-            let other = accounts.account(handle: account), other.userID != userID
+        guard accounts.accounts[userID] != nil, let account = terms.account, let other = owner, other.userID != userID
         else {
             return close(intentID, nil, kind, "counterpartyNoAccount", envelope, &ledger)
         }
@@ -189,7 +193,8 @@ public struct PaymentsStage: Sendable {
                 id: EventID.derived("ledger", "requestProposed", userID, intentID), kind: .requestProposed,
                 userID: userID, intentID: intentID, requestID: Ledger.requestID(userID: userID, intentID: intentID),
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
-                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
+                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt,
+                requestSource: requestSource)
         } else {
             guard ledger.availableBalance(of: userID, money.currency) >= money else {
                 return close(
@@ -202,7 +207,8 @@ public struct PaymentsStage: Sendable {
                 entries: LedgerEntry.move(
                     money.currencyAmount, from: Ledger.available(userID), to: Ledger.held(userID)),
                 counterpartyUserID: other.userID, counterpartyContactID: contactID, counterpartyAccount: account,
-                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt)
+                amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt,
+                requestSource: requestSource)
         }
         switch record(event, envelope, &ledger) {
         case .success(let recorded): return StageResult(events: [recorded])
@@ -231,10 +237,23 @@ public struct PaymentsStage: Sendable {
             return StageResult(events: [(.responses, closedResponse(.sendPayment, closed.reason, nil, cause, intentID))]
             )
         }
-        // Nothing to confirm (an answer before any proposal, which the confirm stage's order rules
-        // out for honest clients): no money moves, and the intent is closed, so a proposal that comes
-        // later cannot open a second outcome.
-        return close(intentID, nil, .sendPayment, "noPendingConfirmation", envelope, &ledger)
+        // Nothing to confirm: an answer before any proposal (which the confirm stage's order rules
+        // out for honest clients), or to an intent that ended before it reached this stage (at
+        // confirm or handle, which answered it already). No money moves, and no response: an
+        // intent has one final response, and this answer is not its cause.
+        return .rejected(
+            EventDecodingError(
+                .notPending, field: "$.intentid", "no confirmation of intent \(intentID) is pending for this user"))
+    }
+
+    /// Refuses an answer from another voice service than the one that asked, before it can
+    /// decide anything: it neither confirms nor releases the hold (nil: the answer may decide).
+    private func foreignAnswer(_ envelope: EventEnvelope, asked requestSource: String?) -> StageResult? {
+        guard let requestSource, envelope.source != requestSource else { return nil }
+        return .rejected(
+            EventDecodingError(
+                .wrongProducer, field: "$.source",
+                "the confirmation was asked by \(requestSource); an answer from \(envelope.source) does not count"))
     }
 
     private func answeredPayment(
@@ -262,6 +281,7 @@ public struct PaymentsStage: Sendable {
         case .held:
             break
         }
+        if let foreign = foreignAnswer(envelope, asked: transfer.requestSource) { return foreign }
         if let failure = check(answer, transfer.bindingTerms, now) {
             return release(transfer, failure, envelope, &ledger)
         }
@@ -350,6 +370,7 @@ public struct PaymentsStage: Sendable {
             return StageResult(
                 events: [(requestReceived(proposal, envelope)), (.responses, requested(proposal, envelope))])
         }
+        if let foreign = foreignAnswer(envelope, asked: proposal.requestSource) { return foreign }
         if let failure = check(answer, proposal.bindingTerms, now) {
             return close(proposal.intentID, proposal.id, .requestPayment, failure, envelope, &ledger)
         }
@@ -550,6 +571,7 @@ public struct PaymentsStage: Sendable {
         case "counterpartyNoAccount": LocalizedMessage(.payeeCannotReceive)
         case "payeeAccountChanged": LocalizedMessage(.payeeAccountChanged)
         case "failureInsufficientFunds": LocalizedMessage(.notEnoughMoney)
+        case "failurePaymentRequestNotPayable": LocalizedMessage(.paymentRequestNotOpen)
         default: LocalizedMessage(.nothingSent, ["reason": .text(reason)])
         }
     }
@@ -561,7 +583,10 @@ extension Ledger.ApplyError {
     /// reason names the refusal (`ledgerRefused:transferMismatch`), so a
     /// refusal is never reported as another.
     var responseReason: String {
-        if case .negativeBalance = self { return ResponseCode.failureInsufficientFunds.rawValue }
-        return "ledgerRefused:\(reason)"
+        switch self {
+        case .negativeBalance: return ResponseCode.failureInsufficientFunds.rawValue
+        case .requestNotPayable: return ResponseCode.failurePaymentRequestNotPayable.rawValue
+        default: return "ledgerRefused:\(reason)"
+        }
     }
 }

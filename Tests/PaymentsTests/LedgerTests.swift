@@ -94,7 +94,9 @@ struct LedgerTests {
 
 @Suite("Confirmation bindings and event signatures")
 struct BindingTests {
-    @Test("a binding matches only its own kind, intent, user, payee contact and account, amount, note and expiry")
+    @Test(
+        "a binding matches only its own kind, intent, user, payee contact, account and its owner, amount, note, expiry and asking service"
+    )
     func binding() {
         let terms = BindingTerms(
             kind: .sendPayment, intentID: "i", userID: "alice", counterpartyContactID: "c-bob",
@@ -122,6 +124,8 @@ struct BindingTests {
         variant { $0.note = "dinner" }
         variant { $0.note = nil }
         variant { $0.expiresAt = Timestamp(t0.addingTimeInterval(1)) }
+        variant { $0.counterpartyUserID = "mallory" }
+        variant { $0.requestSource = "/voice/other" }
         for changed in variants { #expect(!bindingKey.matches(binding, changed), "\(changed)") }
         #expect(!BindingKey(Array(repeating: 8, count: 32)).matches(binding, terms))
     }

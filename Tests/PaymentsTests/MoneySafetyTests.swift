@@ -177,7 +177,11 @@ struct MoneySafetyTests {
             }
         }
         let finals = finalResponses(steps)
-        #expect(finals.count == 1, "final response ids: \(finals.keys.sorted())")
+        // An answer before any proposal is dead-lettered (`not_pending`), not answered: the hold
+        // that follows waits for an answer that counts, so that order has no final response yet.
+        let early = order.hasPrefix("answer")
+        if early { #expect(steps.first?.rejected?.reason == .notPending) }
+        #expect(finals.count == (early ? 0 : 1), "final response ids: \(finals.keys.sorted())")
         #expect(finals.values.allSatisfy { $0.count == 1 }, "one id published with different contents")
         // And money moved at most once.
         let posts = steps.flatMap(\.ledgerKinds).filter { $0 == .post }.count

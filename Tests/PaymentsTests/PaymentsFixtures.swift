@@ -20,6 +20,13 @@ func signature(_ event: EventEnvelope) -> EventSignature? {
 
 func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
 
+/// Who owns each handle of ``fundedLedger(idempotencyHorizon:)``'s accounts (normalized), as a
+/// binding names the counterparty's account owner.
+let fixtureAccountOwners = [
+    Person.normalizedHandle("+1 555 0100"): "alice", Person.normalizedHandle("bob@example.com"): "bob",
+    Person.normalizedHandle("carol@example.com"): "carol",
+]
+
 /// Alice and Bob have accounts (Alice with 1,000 CNY); Carol's are unverified; Dave has none.
 func fundedLedger(idempotencyHorizon: Duration? = nil) throws -> Ledger {
     var ledger = Ledger(idempotencyHorizon: idempotencyHorizon)
@@ -50,7 +57,8 @@ func termsFor(_ intent: Intent, user: String = "alice", intentID: String, time: 
     return BindingTerms(
         kind: intent.kind, intentID: intentID, userID: user, counterpartyContactID: person?.contactID,
         counterpartyAccount: person?.handle, money: Money(amount!), note: note,
-        expiresAt: Timestamp(time.addingTimeInterval(120)))
+        expiresAt: Timestamp(time.addingTimeInterval(120)),
+        counterpartyUserID: person?.handle.flatMap { fixtureAccountOwners[Person.normalizedHandle($0)] })
 }
 
 /// The binding the confirm stage gives a proposal made at t0 (120 s to answer).

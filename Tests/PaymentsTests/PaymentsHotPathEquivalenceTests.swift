@@ -41,12 +41,15 @@ struct PaymentsHotPathEquivalenceTests {
                     counterpartyContactID: text.isEmpty ? nil : text,
                     counterpartyAccount: account,
                     money: Money(CurrencyAmount(amount: DecimalAmount("12.50")!, currency: "CNY")),
-                    note: text, expiresAt: Timestamp(Date(timeIntervalSince1970: 1_795_000_000.5)))
+                    note: text, expiresAt: Timestamp(Date(timeIntervalSince1970: 1_795_000_000.5)),
+                    counterpartyUserID: account == nil ? nil : text,
+                    requestSource: text.isEmpty ? nil : "/voice/\(text)")
                 let fields = [
-                    "intent-pipeline/binding/v2", terms.kind.rawValue, terms.intentID, terms.userID,
+                    "intent-pipeline/binding/v3", terms.kind.rawValue, terms.intentID, terms.userID,
                     terms.counterpartyContactID ?? "",
                     terms.counterpartyAccount.map(Person.unicodeNormalizedHandle) ?? "",
                     terms.money.amount.description, terms.money.currency, terms.note ?? "", terms.expiresAt.description,
+                    terms.counterpartyUserID ?? "", terms.requestSource ?? "",
                 ]
                 #expect(BindingKey.message(terms) == Array(try encoder.encode(fields)), "\(text.debugDescription)")
             }

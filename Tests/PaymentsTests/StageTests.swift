@@ -96,7 +96,7 @@ struct ConfirmStageTests {
                 "counterpartyNoAccount"
             ),
             ("bob", pay("1"), .failure, "selfPayment"),
-            ("alice", pay("1", requestID: "pr-missing"), .failure, "paymentRequestNotPending"),
+            ("alice", pay("1", requestID: "pr-missing"), .failurePaymentRequestNotPayable, "paymentRequestNotPending"),
             (
                 "alice",
                 Intent.sendMessage(SendMessageIntent(recipients: [bob], content: "hi", serviceName: "Telegraph")),
@@ -229,8 +229,8 @@ struct PaymentsStageTests {
         let binding = try propose("100", &ledger)
         let fromBob = answerEvent(.confirmed, binding: binding, user: "bob", intentID: "i1")
         let result = run(fromBob.0, signature: fromBob.1, &ledger)
-        #expect(result.ledgerKinds == [.proposalClosed], "Bob has no such intent: closed, nothing moves")
-        #expect(result.response?.reason == "noPendingConfirmation")
+        #expect(result.rejected?.reason == .notPending, "Bob has no such intent: dead-lettered")
+        #expect(result.ledgerKinds.isEmpty && result.response == nil, "nothing recorded, nothing answered")
         #expect(ledger.transfer(forIntent: "i1", of: "alice")?.status == .held)
 
         let (answer, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
