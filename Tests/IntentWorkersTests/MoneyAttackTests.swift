@@ -160,7 +160,8 @@ struct MoneyAttackTests {
             #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["stale", "stale"])
             #expect(letters.allSatisfy { $0.header(DeadLetter.fieldHeader) == "$.time" })
 
-            // An answer before any proposal: closed, and the proposal that follows cannot reopen it.
+            // An answer before any proposal: dead-lettered (not_pending), answered by nothing; the
+            // proposal that follows is asked as usual, and the early answer decided nothing.
             let early = EventEnvelope(
                 id: "early-answer", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
                 dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c", intentID: "early",
@@ -169,11 +170,15 @@ struct MoneyAttackTests {
                     binding: ConfirmationBinding(
                         digest: String(repeating: "00", count: 32), expiresAt: Timestamp(Date()))))
             try await pipeline.publish(early, to: pipeline.topics.confirmations, signedWith: Self.voice)
-            let closed = try await pipeline.event(for: "early", type: IntentResponse.type)
-            #expect(try closed.decodeData(as: IntentResponse.self).reason == "noPendingConfirmation")
+            let notPending = try await pipeline.deadLetters(count: 3)
+            #expect(
+                notPending.map { $0.header(DeadLetter.reasonHeader) ?? "" }.sorted() == [
+                    "not_pending", "stale", "stale",
+                ])
             let pay = Intent.sendPayment(
                 SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("10", "CNY")))
             try await pipeline.requestSigned(pipeline.signed("early", pay))
+            _ = try await pipeline.event(for: "early", type: ConfirmationRequest.type)
 
             // A real payment answered twice (a redelivery) and then again with another answer.
             try await pipeline.requestSigned(pipeline.signed("twice", pay))
@@ -183,15 +188,18 @@ struct MoneyAttackTests {
             try await pipeline.answer("twice", request.binding, .confirmed, id: "answer-twice-confirmed", wait: false)
             try await pipeline.answer("twice", request.binding, .declined, id: "second-thoughts", wait: false)
             // An answer to nothing, after them on Alice's partition of the same topic: once it is
-            // answered, the payments worker has passed every record above.
-            try await pipeline.answer("probe", request.binding, .confirmed)
+            // dead-lettered, the payments worker has passed every record above.
+            try await pipeline.answer("probe", request.binding, .confirmed, wait: false)
+            #expect(try await pipeline.deadLetters(count: 4).count == 4)
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
             let report = try await pipeline.audit()
             #expect(report.findings == [])
             let ledger = try await pipeline.rebuildLedger()
-            #expect(ledger.transfer(forIntent: "early", of: "alice") == nil, "the late proposal reserved nothing")
+            #expect(
+                ledger.transfer(forIntent: "early", of: "alice")?.status == .held, "the early answer decided nothing")
+            #expect(try await pipeline.finalResponses(for: "early").isEmpty)
             #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("10", "CNY")), "paid once")
             let finals = try await pipeline.finalResponses(for: "twice")
             #expect(Set(finals.map(\.id)).count == 1)

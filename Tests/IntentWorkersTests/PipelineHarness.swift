@@ -170,6 +170,15 @@ final class PipelineHarness: Sendable {
         }
     }
 
+    /// The first event for the intent of any of these types; waits for it.
+    func event(for intentID: String, anyOf types: Set<String>, timeout: Duration = .seconds(60)) async throws
+        -> EventEnvelope
+    {
+        try await waitFor(timeout: timeout, "\(types.sorted()) for \(intentID)") {
+            self.outputs(for: intentID).first { types.contains($0.type) }
+        }
+    }
+
     /// Every prompt and resolved event received so far for an intent.
     func outputs(for intentID: String) -> [EventEnvelope] {
         received.withLock { messages in

@@ -1,0 +1,224 @@
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentResolution
+import IntentWorkers
+import Intents
+import Kafka
+import Payments
+import PipelineTopics
+import Testing
+
+/// Issue 28's second round of attacks against the running workers on a real broker, each
+/// from a party that is legitimate on its own: a second voice service with its own key, a
+/// payer paying one request twice, an answer to an intent that already ended. Each is
+/// refused with its reason, moves no money, and leaves the audit clean; no event id is ever
+/// published twice with different contents.
+@Suite("Money safety v2: every party bound, against a local broker", .timeLimit(.minutes(5)))
+struct MoneySafetyV2Tests {
+    /// Two voice services, each with a valid key of its own.
+    static let voices = EventAuthenticator(keys: [
+        "/voice/test": Array(repeating: UInt8(0x33), count: 32),
+        "/voice/other": Array(repeating: UInt8(0x34), count: 32),
+    ])
+
+    @Test("another voice service cannot answer, decline or continue an intent it did not ask for")
+    func foreignVoiceService() async throws {
+        try await withTwoVoicePipeline { pipeline in
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
+            try await pipeline.request("pay", pay, from: "/voice/test")
+            let asked = try await pipeline.event(for: "pay", type: ConfirmationRequest.type)
+            #expect(RequestSource.of(asked) == "/voice/test", "the question names the service that asked")
+            let binding = try asked.decodeData(as: ConfirmationRequest.self).binding
+
+            // The other service read the question from the shared prompts topic and answers it,
+            // with the right binding: first yes, then no. Neither counts.
+            try await pipeline.answer("pay", binding, .confirmed, from: "/voice/other")
+            try await pipeline.answer("pay", binding, .declined, from: "/voice/other")
+            // And it continues an intent the first service started (turn 2 of a question).
+            let incomplete = Intent.sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波")))
+            try await pipeline.request("turns", incomplete, from: "/voice/test")
+            _ = try await pipeline.event(for: "turns", type: IntentResolutionReport.promptType)
+            try await pipeline.request("turns", pay, turn: 2, from: "/voice/other")
+            let letters = try await pipeline.deadLetters(count: 3)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == Array(repeating: "wrong_producer", count: 3))
+            #expect(letters.allSatisfy { $0.header(DeadLetter.fieldHeader) == "$.source" })
+
+            // The hold is untouched: the asking service's own answer still pays, once.
+            let paid = try await pipeline.answer("pay", binding, .confirmed, from: "/voice/test", wait: true)
+            #expect(paid?.code == .success)
+            try await pipeline.settlePayments()
+            #expect(pipeline.outputs(for: "turns").allSatisfy { $0.type != IntentResolutionReport.resolvedType })
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("100", "CNY")))
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("900", "CNY")))
+            #expect(try await pipeline.audit().findings == [])
+            try await pipeline.expectNoEventIDReused()
+        }
+    }
+
+    @Test("one payment request, two payments of it confirmed together: one posts, the other has its own code")
+    func requestPaidOnce() async throws {
+        try await withTwoVoicePipeline { pipeline in
+            // 孙波 asks Alice for 30 CNY and confirms the request.
+            let ask = Intent.requestPayment(
+                RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
+            try await pipeline.request("ask", ask, user: "sunbo", from: "/voice/test")
+            let question = try await pipeline.event(for: "ask", type: ConfirmationRequest.type)
+            let created = try await pipeline.answer(
+                "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
+                from: "/voice/test", wait: true)
+            let requestID = try #require(created?.paymentRequestID)
+            // Pending on Alice's side once her member has recorded the request's effect.
+            try await pipeline.waitForLedgerEvent {
+                $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
+            }
+
+            // Alice pays it twice, one intent right after the other, and confirms every question
+            // she is asked at once.
+            let payIt = Intent.sendPayment(
+                SendPaymentIntent(
+                    payee: Person(spoken: "孙波"), currencyAmount: money("30", "CNY"), paymentRequestID: requestID))
+            try await pipeline.request("pay-1", payIt, from: "/voice/test")
+            try await pipeline.request("pay-2", payIt, from: "/voice/test")
+            let first = try await pipeline.event(for: "pay-1", type: ConfirmationRequest.type)
+            // The second is refused at confirm (the request is reserved) or, if confirm had not yet
+            // seen the first hold, asked and refused at the payments stage's hold.
+            let second = try await pipeline.event(for: "pay-2", anyOf: [ConfirmationRequest.type, IntentResponse.type])
+            try await pipeline.answer(
+                "pay-1", try first.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test")
+            if second.type == ConfirmationRequest.type {
+                try await pipeline.answer(
+                    "pay-2", try second.decodeData(as: ConfirmationRequest.self).binding, .confirmed,
+                    from: "/voice/test")
+            }
+            let one = try await pipeline.event(for: "pay-1", type: IntentResponse.type).decodeData(
+                as: IntentResponse.self)
+            let two = try await pipeline.event(for: "pay-2", type: IntentResponse.type).decodeData(
+                as: IntentResponse.self)
+            #expect(one.code == .success)
+            #expect(two.code == .failurePaymentRequestNotPayable)
+            try await pipeline.settlePayments()
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("30", "CNY")), "paid once")
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("970", "CNY")))
+            #expect(ledger.transfer(forIntent: "pay-2", of: "alice") == nil, "nothing held for the second")
+            #expect(try await pipeline.audit().findings == [])
+            try await pipeline.expectNoEventIDReused()
+        }
+    }
+
+    @Test("an answer to an intent that already ended gets no second final response")
+    func answerAfterTheEnd() async throws {
+        try await withTwoVoicePipeline { pipeline in
+            // Ended at confirm: more than Alice has.
+            let tooMuch = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("5000", "CNY")))
+            try await pipeline.request("too-much", tooMuch, from: "/voice/test")
+            let refused = try await pipeline.event(for: "too-much", type: IntentResponse.type)
+            #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
+            // Ended at payments: declined, then answered again with yes under another id.
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("10", "CNY")))
+            try await pipeline.request("declined", pay, from: "/voice/test")
+            let binding = try await pipeline.event(for: "declined", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self).binding
+            let no = try await pipeline.answer("declined", binding, .declined, from: "/voice/test", wait: true)
+            #expect(no?.reason == "declinedByUser")
+
+            let made = ConfirmationBinding(digest: String(repeating: "ab", count: 32), expiresAt: binding.expiresAt)
+            try await pipeline.answer("too-much", made, .confirmed, from: "/voice/test")
+            let letters = try await pipeline.deadLetters(count: 1)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["not_pending"])
+            try await pipeline.answer("declined", binding, .confirmed, from: "/voice/test", id: "changed-my-mind")
+            // Something answered after both, on Alice's partition: once it is answered, the
+            // payments worker has passed the answers above.
+            try await pipeline.request("probe", pay, from: "/voice/test")
+            let probe = try await pipeline.event(for: "probe", type: ConfirmationRequest.type)
+            _ = try await pipeline.answer(
+                "probe", try probe.decodeData(as: ConfirmationRequest.self).binding, .declined, from: "/voice/test",
+                wait: true)
+            try await pipeline.stopWorker()
+
+            for intent in ["too-much", "declined"] {
+                let finals = try await pipeline.finalResponses(for: intent)
+                #expect(finals.count == 1, "\(intent): \(finals.map(\.id))")
+            }
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1000", "CNY")))
+            #expect(try await pipeline.audit().findings == [])
+            try await pipeline.expectNoEventIDReused()
+        }
+    }
+}
+
+/// Alice (1,000 CNY), 孙波 and Mallory with accounts, Alice and 孙波 in each other's contacts,
+/// and the four stage workers taking two voice services' keys.
+func withTwoVoicePipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
+    try await withPipeline { pipeline in
+        try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+        try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
+        try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
+        try await pipeline.publishContacts(
+            [Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"])], user: "alice")
+        try await pipeline.publishContacts(
+            [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
+        try await pipeline.startStages(voice: MoneySafetyV2Tests.voices, bindingKey: MoneyAttackTests.bindingKey)
+        try await body(pipeline)
+    }
+}
+
+extension PipelineHarness {
+    /// A request of `user`'s from a voice service, signed with its key.
+    func request(
+        _ intentID: String, _ intent: Intent, user: String = "alice", turn: Int = 1, from source: String
+    ) async throws {
+        var event = requestEvent(intentID, user: user, turn: turn, intent)
+        event.source = source
+        try await publish(event, to: topics.requested, signedWith: MoneySafetyV2Tests.voices)
+    }
+
+    /// A user's answer from a voice service; with `wait`, the intent's final response.
+    @discardableResult
+    func answer(
+        _ intentID: String, _ binding: ConfirmationBinding, _ decision: ConfirmationAnswer.Decision,
+        user: String = "alice", from source: String, id: String? = nil, wait: Bool = false
+    ) async throws -> IntentResponse? {
+        let event = EventEnvelope(
+            id: id ?? "answer-\(intentID)-\(decision)-\(source)", source: source, type: ConfirmationAnswer.type,
+            time: Date(), dataSchema: ConfirmationAnswer.dataSchema, userID: user, conversationID: "c",
+            intentID: intentID, payload: ConfirmationAnswer(decision: decision, binding: binding))
+        try await publish(event, to: topics.confirmations, signedWith: MoneySafetyV2Tests.voices)
+        guard wait else { return nil }
+        return try await self.event(for: intentID, type: IntentResponse.type).decodeData(as: IntentResponse.self)
+    }
+
+    /// Waits, while the workers run, until the ledger topic holds an event like this
+    /// (each check is a full pass over the topic: there is nothing else to wait on).
+    func waitForLedgerEvent(timeout: Duration = .seconds(60), _ matches: (LedgerEvent) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let (events, _) = try await TopicReader.events(
+                of: topics.ledger, configuration: clientConfiguration(broker), logger: testLogger)
+            if events.contains(where: { (try? $0.decodeData(as: LedgerEvent.self)).map(matches) ?? false }) { return }
+        }
+        throw Failure("no such ledger event after \(timeout)")
+    }
+
+    /// Reads every topic of the run from its start: no event id stands for two different events.
+    func expectNoEventIDReused(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var contents: [String: Set<[UInt8]>] = [:]
+        for topic in topics.all where topic != topics.ledgerSnapshots {
+            let (events, _) = try await TopicReader.events(
+                of: topic, configuration: clientConfiguration(broker), logger: testLogger)
+            for event in events { contents[event.id, default: []].insert(event.encoded()) }
+        }
+        let reused = contents.filter { $0.value.count > 1 }.keys.sorted()
+        #expect(reused == [], "event ids published with different contents", sourceLocation: sourceLocation)
+        #expect(contents.count > 10, "the scan read the run's events", sourceLocation: sourceLocation)
+    }
+}
