@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import IntentEvents
 public import IntentResolution
 public import Intents
@@ -23,12 +23,16 @@ public struct ConfirmStage: Sendable {
     /// time; at most ``ConfirmationBinding/maximumWindow``.
     public let confirmationWindow: Duration
     public let source: String
+    /// How old a resolved intent may be when it is decided on (``FreshnessWindow/stageEvents``
+    /// in the worker); nil decides on any (replays of history, tests of other rules).
+    public var freshness: FreshnessWindow?
 
     public init(
         bindingKey: BindingKey, authenticator: EventAuthenticator, amounts: AmountPolicy = .default,
         unavailableServices: Set<String> = [], confirmationWindow: Duration = .seconds(120),
-        source: String = PipelineSource.confirm
+        source: String = PipelineSource.confirm, freshness: FreshnessWindow? = nil
     ) {
+        self.freshness = freshness
         self.bindingKey = bindingKey
         self.authenticator = authenticator
         self.amounts = amounts
@@ -50,6 +54,17 @@ public struct ConfirmStage: Sendable {
     public func process(
         key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger, directory: AccountDirectory? = nil
     ) -> StageResult {
+        var unremembered: ReplayGuard?
+        return process(
+            key: key, value: value, signature: signature, ledger: ledger, directory: directory, seen: &unremembered)
+    }
+
+    /// The same, for a worker: `seen` remembers the resolved intents acted on (a copy
+    /// re-appended to the topic asks nothing again), `now` decides only freshness.
+    public func process(
+        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: Ledger, directory: AccountDirectory? = nil,
+        now wallClock: Date = Date(), seen: inout ReplayGuard?
+    ) -> StageResult {
         let envelope: EventEnvelope
         let intentID: String
         let report: IntentResolutionReport
@@ -59,10 +74,12 @@ public struct ConfirmStage: Sendable {
             (envelope, intentID) = (event.envelope, event.intentID)
             try authenticator.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.resolve))
+            try freshness?.check(envelope, now: wallClock)
             report = try envelope.decodeData(as: IntentResolutionReport.self)
         } catch {
             return .rejected(error)
         }
+        if let refused = seen?.outcome(for: envelope, bytes: value, now: wallClock) { return refused }
         let now = envelope.time
         let verdict = confirm(
             report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)

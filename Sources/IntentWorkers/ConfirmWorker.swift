@@ -22,7 +22,10 @@ public struct ConfirmWorker: Service {
 
     public init(configuration: Configuration, logger: Logger) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
-        let stage = configuration.stage
+        var stage = configuration.stage
+        stage.freshness = .stageEvents
+        // What each owned partition's resolved intents were acted on (replays ask nothing again).
+        let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "confirm worker",
             configuration: configuration.worker(input: configuration.topics.resolved, source: PipelineSource.confirm),
@@ -30,11 +33,13 @@ public struct ConfirmWorker: Service {
             followers: { reject in
                 try state.followers(configuration, writesSnapshots: false, logger: logger, reject: reject)
             },
-            process: { message in
-                state.withLedger(in: message.partition) { ledger, directory in
-                    stage.process(
-                        key: message.keyString, value: message.value, signature: message.signature, ledger: ledger,
-                        directory: directory)
+            process: { [stage] message in
+                seen.withValue(in: message.partition) { seen in
+                    state.withLedger(in: message.partition) { ledger, directory in
+                        stage.process(
+                            key: message.keyString, value: message.value, signature: message.signature, ledger: ledger,
+                            directory: directory, seen: &seen)
+                    }
                 }
             })
     }

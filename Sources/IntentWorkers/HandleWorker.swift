@@ -17,7 +17,10 @@ public struct HandleWorker: Service {
 
     public init(configuration: Configuration, logger: Logger) {
         let history = PartitionedState { MessageHistory() }
-        let stage = configuration.stage
+        var stage = configuration.stage
+        stage.freshness = .stageEvents
+        // What each owned partition's confirmed intents were acted on (replays answer nothing again).
+        let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "handle worker",
             configuration: configuration.worker(input: configuration.topics.confirmed, source: PipelineSource.handle),
@@ -38,11 +41,14 @@ public struct HandleWorker: Service {
                         }, reject: reject, forget: history.forget)
                 ]
             },
-            tick: { owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },
-            process: { message in
-                history.withValue(in: message.partition) {
-                    stage.process(
-                        key: message.keyString, value: message.value, signature: message.signature, history: &$0)
+            tick: { [stage] owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },
+            process: { [stage] message in
+                seen.withValue(in: message.partition) { seen in
+                    history.withValue(in: message.partition) {
+                        stage.process(
+                            key: message.keyString, value: message.value, signature: message.signature, history: &$0,
+                            seen: &seen)
+                    }
                 }
             })
     }

@@ -24,6 +24,8 @@ public struct PaymentsWorker: Service {
     public init(configuration: Configuration, logger: Logger) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
+        // What each owned partition's proposals were acted on (replays answer nothing again).
+        let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "payments worker",
             configuration: configuration.worker(
@@ -36,10 +38,12 @@ public struct PaymentsWorker: Service {
             moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
             process: { message in
                 let signature = message.signature
-                return state.withLedger(in: message.partition) { ledger, directory in
-                    stage.process(
-                        key: message.keyString, value: message.value, signature: signature, ledger: &ledger,
-                        directory: directory)
+                return seen.withValue(in: message.partition) { seen in
+                    state.withLedger(in: message.partition) { ledger, directory in
+                        stage.process(
+                            key: message.keyString, value: message.value, signature: signature, ledger: &ledger,
+                            directory: directory, seen: &seen)
+                    }
                 }
             })
     }

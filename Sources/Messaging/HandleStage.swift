@@ -16,10 +16,15 @@ public struct HandleStage: Sendable {
     public let authenticator: EventAuthenticator
     public let source: String
 
+    /// How old a confirmed intent may be when it is handled (``FreshnessWindow/stageEvents``
+    /// in the worker); nil handles any (tests of other rules).
+    public var freshness: FreshnessWindow?
+
     public init(
         authenticator: EventAuthenticator, slowServices: [String: Duration] = [:],
-        source: String = PipelineSource.handle
+        source: String = PipelineSource.handle, freshness: FreshnessWindow? = nil
     ) {
+        self.freshness = freshness
         self.authenticator = authenticator
         self.slowServices = Dictionary(uniqueKeysWithValues: slowServices.map { ($0.key.lowercased(), $0.value) })
         self.source = source
@@ -30,6 +35,16 @@ public struct HandleStage: Sendable {
     public func process(
         key: String?, value: [UInt8]?, signature: EventSignature?, history: inout MessageHistory
     ) -> StageResult {
+        var unremembered: ReplayGuard?
+        return process(key: key, value: value, signature: signature, history: &history, seen: &unremembered)
+    }
+
+    /// The same, for a worker: `seen` remembers the confirmed intents acted on (a copy
+    /// re-appended to the topic answers nothing again), `now` decides only freshness.
+    public func process(
+        key: String?, value: [UInt8]?, signature: EventSignature?, history: inout MessageHistory,
+        now wallClock: Date = Date(), seen: inout ReplayGuard?
+    ) -> StageResult {
         let envelope: EventEnvelope
         let intentID: String
         let confirmation: IntentConfirmation
@@ -38,7 +53,9 @@ public struct HandleStage: Sendable {
             (envelope, intentID) = (event.envelope, event.intentID)
             try authenticator.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
+            try freshness?.check(envelope, now: wallClock)
             confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+            if let refused = seen?.outcome(for: envelope, bytes: value, now: wallClock) { return refused }
         } catch {
             return .rejected(error)
         }

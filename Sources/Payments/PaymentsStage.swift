@@ -49,6 +49,18 @@ public struct PaymentsStage: Sendable {
         key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger,
         directory: AccountDirectory? = nil, now: Date = Date()
     ) -> StageResult {
+        var unremembered: ReplayGuard?
+        return process(
+            key: key, value: value, signature: signature, ledger: &ledger, directory: directory, now: now,
+            seen: &unremembered)
+    }
+
+    /// The same, for a worker: `seen` remembers the proposals acted on, so a copy re-appended
+    /// to the topic answers nothing again (the ledger already refuses to hold twice).
+    public func process(
+        key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger,
+        directory: AccountDirectory? = nil, now: Date = Date(), seen: inout ReplayGuard?
+    ) -> StageResult {
         let envelope: EventEnvelope
         let accounts = directory ?? ledger.directory
         do throws(EventDecodingError) {
@@ -84,7 +96,10 @@ public struct PaymentsStage: Sendable {
             }
             try stages.verify(
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
+            // A proposal is a stage event: at most as old as a user may take to confirm.
+            try FreshnessWindow.stageEvents.check(envelope, now: now)
             let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+            if let refused = seen?.outcome(for: envelope, bytes: value, now: now) { return refused }
             return propose(confirmation, envelope, intentID, &ledger, accounts)
         } catch {
             return .rejected(error)
