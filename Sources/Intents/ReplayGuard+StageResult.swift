@@ -7,7 +7,8 @@ extension ReplayGuard {
     public mutating func outcome(for envelope: EventEnvelope, bytes: [UInt8]?, now: Date) -> StageResult? {
         switch admit(id: envelope.id, bytes: bytes ?? [], time: envelope.time, now: now) {
         case .first: return nil
-        case .repeated: return .ignored("\(envelope.type) \(envelope.id) was acted on already (a redelivery or a replay)")
+        case .repeated:
+            return .ignored("\(envelope.type) \(envelope.id) was acted on already (a redelivery or a replay)")
         case .reused:
             return .rejected(
                 EventDecodingError(
