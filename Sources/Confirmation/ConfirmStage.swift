@@ -79,7 +79,9 @@ public struct ConfirmStage: Sendable {
         } catch {
             return .rejected(error)
         }
-        if let refused = seen?.outcome(for: envelope, bytes: value, now: wallClock) { return refused }
+        if let refused = seen?.outcome(for: envelope, bytes: value, signature: signature, now: wallClock) {
+            return refused
+        }
         let now = envelope.time
         let verdict = confirm(
             report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)

@@ -47,11 +47,17 @@ public struct ReplayGuard: Sendable {
     /// Whether to act on the event `bytes` encode, with id `id` and time `time`; `now`
     /// forgets what is older than the window.
     public mutating func admit(id: String, bytes: [UInt8], time: Date, now: Date) -> Decision {
-        forget(before: now.addingTimeInterval(-Double(window.components.seconds)))
         var hasher = Hasher()
         hasher.combine(bytes.count)
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        let hash = hasher.finalize()
+        return admit(id: id, fingerprint: hasher.finalize(), time: time, now: now)
+    }
+
+    /// The same for an event whose contents are already summed up in `fingerprint`: a
+    /// verified event's signature (an HMAC over its bytes or its canonical form) names its
+    /// contents as well as a hash of them would, and costs nothing more to hash.
+    public mutating func admit(id: String, fingerprint hash: Int, time: Date, now: Date) -> Decision {
+        forget(before: now.addingTimeInterval(-Double(window.components.seconds)))
         if let seen = hashes[id] { return seen == hash ? .repeated : .reused }
         hashes[id] = hash
         order.append(Entry(id: id, hash: hash, time: time))

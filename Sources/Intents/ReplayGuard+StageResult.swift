@@ -3,9 +3,18 @@ public import IntentEvents
 
 extension ReplayGuard {
     /// Admits a verified stage event: nil to act on it, else what the stage answers instead
-    /// (nothing for the same event again, a refusal for its id with other contents).
-    public mutating func outcome(for envelope: EventEnvelope, bytes: [UInt8]?, now: Date) -> StageResult? {
-        switch admit(id: envelope.id, bytes: bytes ?? [], time: envelope.time, now: now) {
+    /// (nothing for the same event again, a refusal for its id with other contents). The
+    /// signature that verified it stands for its contents; without one, its bytes do.
+    public mutating func outcome(
+        for envelope: EventEnvelope, bytes: [UInt8]?, signature: EventSignature?, now: Date
+    ) -> StageResult? {
+        let decision =
+            if let signature {
+                admit(id: envelope.id, fingerprint: signature.hex.hashValue, time: envelope.time, now: now)
+            } else {
+                admit(id: envelope.id, bytes: bytes ?? [], time: envelope.time, now: now)
+            }
+        switch decision {
         case .first: return nil
         case .repeated:
             return .ignored("\(envelope.type) \(envelope.id) was acted on already (a redelivery or a replay)")

@@ -55,7 +55,9 @@ public struct HandleStage: Sendable {
                 envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
             try freshness?.check(envelope, now: wallClock)
             confirmation = try envelope.decodeData(as: IntentConfirmation.self)
-            if let refused = seen?.outcome(for: envelope, bytes: value, now: wallClock) { return refused }
+            if let refused = seen?.outcome(for: envelope, bytes: value, signature: signature, now: wallClock) {
+                return refused
+            }
         } catch {
             return .rejected(error)
         }

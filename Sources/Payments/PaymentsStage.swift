@@ -99,7 +99,9 @@ public struct PaymentsStage: Sendable {
             // A proposal is a stage event: at most as old as a user may take to confirm.
             try FreshnessWindow.stageEvents.check(envelope, now: now)
             let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
-            if let refused = seen?.outcome(for: envelope, bytes: value, now: now) { return refused }
+            if let refused = seen?.outcome(for: envelope, bytes: value, signature: signature, now: now) {
+                return refused
+            }
             return propose(confirmation, envelope, intentID, &ledger, accounts)
         } catch {
             return .rejected(error)
