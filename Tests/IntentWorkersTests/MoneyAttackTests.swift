@@ -208,16 +208,21 @@ struct MoneyAttackTests {
     }
 }
 
-/// Alice (1,000 CNY) and 孙波 and Mallory with accounts; Alice's contact 孙波 has his own handle;
-/// the four stage workers running with per-stage keys and a voice service key.
-func withMoneyPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
+/// Alice (1,000 CNY) and 孙波 and Mallory with accounts; Alice's contact 孙波 has his own handle,
+/// and 孙波's contact Alice hers; the four stage workers running with per-stage keys and the
+/// voice services' keys `voice`.
+func withMoneyPipeline(
+    voice: EventAuthenticator = MoneyAttackTests.voice, _ body: (PipelineHarness) async throws -> Void
+) async throws {
     try await withPipeline { pipeline in
         try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
         try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
         try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
         try await pipeline.publishContacts(
             [Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"])], user: "alice")
-        try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+        try await pipeline.publishContacts(
+            [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
+        try await pipeline.startStages(voice: voice, bindingKey: MoneyAttackTests.bindingKey)
         try await body(pipeline)
     }
 }

@@ -156,20 +156,9 @@ struct MoneySafetyV2Tests {
     }
 }
 
-/// Alice (1,000 CNY), 孙波 and Mallory with accounts, Alice and 孙波 in each other's contacts,
-/// and the four stage workers taking two voice services' keys.
+/// The money pipeline (``withMoneyPipeline(voice:_:)``) taking two voice services' keys.
 func withTwoVoicePipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
-    try await withPipeline { pipeline in
-        try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
-        try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
-        try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
-        try await pipeline.publishContacts(
-            [Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"])], user: "alice")
-        try await pipeline.publishContacts(
-            [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
-        try await pipeline.startStages(voice: MoneySafetyV2Tests.voices, bindingKey: MoneyAttackTests.bindingKey)
-        try await body(pipeline)
-    }
+    try await withMoneyPipeline(voice: MoneySafetyV2Tests.voices, body)
 }
 
 extension PipelineHarness {

@@ -45,6 +45,17 @@ struct PartyBindingTests {
             payload: ConfirmationAnswer(decision: decision, binding: binding))
     }
 
+    /// Bob asks Alice for 50 CNY and confirms it; the request is pending on Alice's side.
+    func bobAsksAlice(_ ledger: inout Ledger) throws -> String {
+        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
+        let (asked, askBinding) = proposal(ask, user: "bob", intentID: "r1")
+        _ = run(asked, &ledger)
+        let created = run(answer(.confirmed, askBinding, from: "/voice/test", user: "bob", intentID: "r1"), &ledger)
+        _ = withEffectsDelivered(created, stage, &ledger)
+        return try #require(created.response?.paymentRequestID)
+    }
+
     @Test("another voice service's answer, with the right binding, neither pays nor releases the hold")
     func foreignAnswer() throws {
         var ledger = try fundedLedger()
@@ -80,13 +91,7 @@ struct PartyBindingTests {
     @Test("a payment request is reserved by the first payment's hold: a second payment is refused with its own code")
     func requestPaidOnce() throws {
         var ledger = try fundedLedger()
-        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
-        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
-        let (asked, askBinding) = proposal(ask, user: "bob", intentID: "r1")
-        _ = run(asked, &ledger)
-        let created = run(answer(.confirmed, askBinding, from: "/voice/test", user: "bob", intentID: "r1"), &ledger)
-        let requestID = try #require(created.response?.paymentRequestID)
-        _ = withEffectsDelivered(created, stage, &ledger)
+        let requestID = try bobAsksAlice(&ledger)
         let payee = Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob")
 
         // Two payments of it, proposed one right after the other on Alice's partition.
@@ -118,12 +123,7 @@ struct PartyBindingTests {
     @Test("a request of another amount or payee cannot be paid by a payment naming it")
     func requestTermsChecked() throws {
         var ledger = try fundedLedger()
-        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
-        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
-        let (asked, askBinding) = proposal(ask, user: "bob", intentID: "r1")
-        _ = run(asked, &ledger)
-        let created = run(answer(.confirmed, askBinding, from: "/voice/test", user: "bob", intentID: "r1"), &ledger)
-        let requestID = try #require(created.response?.paymentRequestID)
+        let requestID = try bobAsksAlice(&ledger)
         let payee = Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob")
         let (less, _) = proposal(pay("49", to: payee, requestID: requestID), intentID: "p1")
         #expect(run(less, &ledger).response?.code == .failurePaymentRequestNotPayable)
