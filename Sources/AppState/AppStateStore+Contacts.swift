@@ -3,6 +3,7 @@ import GRDB
 import IntentEvents
 public import IntentResolution
 import Intents
+public import Payments
 
 /// Names instead of user ids: the app shows "to 孙波", not "to sunbo". A
 /// user's contact is matched to a payment account by handle, exactly as a
@@ -62,9 +63,42 @@ extension AppStateStore {
         }
     }
 
-    /// Records which account opened with these handles (the latest opening of a handle
-    /// wins, as in the ledger's directory), and renames the contacts it matches or
-    /// no longer matches.
+    /// Applies an account opening or closing of the accounts topic (already checked to come
+    /// from the ledger operator) under the directory's rules (``AccountDirectory``): versions
+    /// only grow, and a handle another open account holds is not taken. Returns why it was
+    /// ignored, or nil (applied, or already applied). Contacts whose account changes are renamed.
+    public func apply(account event: LedgerEvent, at time: Date = Date()) async throws -> AccountDirectory.Refusal? {
+        defer { signal.changed() }
+        let at = EventTime.format(time)
+        return try await database.write { db -> AccountDirectory.Refusal? in
+            try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [event.id])
+            guard db.changesCount == 1 else { return nil }
+            let opening = event.kind == .accountOpened
+            let version = event.accountVersion ?? 0
+            let current = try Int.fetchOne(
+                db, sql: "SELECT version FROM account_versions WHERE user_id = ?", arguments: [event.userID])
+            if let refusal = try AccountDirectory.refusal(
+                userID: event.userID, version: version, claiming: opening ? event.handles ?? [] : [],
+                currentVersion: current,
+                owner: {
+                    try String.fetchOne(db, sql: "SELECT user_id FROM account_handles WHERE handle = ?", arguments: [$0])
+                })
+            {
+                return refusal
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO account_versions (user_id, version) VALUES (?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET version = excluded.version
+                    """, arguments: [event.userID, version])
+            try Self.openAccount(db, event.userID, handles: opening ? event.handles ?? [] : [], at: at)
+            return nil
+        }
+    }
+
+    /// Records which handles the user's account now has (none once closed): the rules
+    /// were applied, so no handle is another's. Renames the contacts it matches or no
+    /// longer matches.
     static func openAccount(_ db: Database, _ user: String, handles: [String], at: String) throws {
         let handles = handles.map(Person.normalizedHandle)
         let released = try String.fetchAll(

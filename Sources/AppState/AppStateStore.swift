@@ -56,6 +56,10 @@ public final class AppStateStore: Sendable {
                     CREATE INDEX account_handles_by_user ON account_handles (user_id);
                     """)
         }
+        migrator.registerMigration("v3: account versions") { db in
+            // Each user's latest account version (open or closed): what the next must exceed.
+            try db.execute(sql: "CREATE TABLE account_versions (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+        }
         return migrator
     }
 
@@ -88,8 +92,6 @@ public final class AppStateStore: Sendable {
                         arguments: [user, currency])!
                     try Self.recordChange(
                         db, user, AppStateUpdates.Kind.balance.rawValue, currency, Self.balance(row, currency), at)
-                case .account(let user, let handles):
-                    try Self.openAccount(db, user, handles: handles, at: at)
                 }
             }
             return true

@@ -28,8 +28,6 @@ enum AppStateUpdates {
         case item(user: String, kind: Kind, id: String, body: [String: JSONValue])
         /// Micro-unit deltas.
         case balance(user: String, currency: String, available: Int64, held: Int64)
-        /// A payment account opened (again) with these handles: whose contacts it is.
-        case account(user: String, handles: [String])
     }
 
     static func of(_ envelope: EventEnvelope) throws -> [Update] {
@@ -119,10 +117,13 @@ enum AppStateUpdates {
             if let requester = event.counterpartyUserID {
                 updates.append(.item(user: requester, kind: .paymentRequest, id: id, body: ["status": status]))
             }
-        case .accountOpened:
-            updates.append(.account(user: event.userID, handles: event.handles ?? []))
         case .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived:
             // A credit's balance is in its entries; the payee's "received" item comes with the post.
+            break
+        case .accountOpened, .accountClosed:
+            // Taken from the accounts topic only (``AppStateStore/apply(account:at:)``), in the
+            // one order every reader of accounts shares; the ledger's copies come partition by
+            // partition, in an order that could decide a handle's owner otherwise.
             break
         }
         return updates

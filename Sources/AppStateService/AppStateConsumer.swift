@@ -31,6 +31,7 @@ public final class AppStateConsumer: Service, Sendable {
     private let logger: Logger
     private let readyState = Mutex(false)
     private let metrics: any MetricsFactory
+    private let ignoredAccounts: IgnoredAccountRecords
 
     /// - Parameter metrics: Where records consumed, applied and refused are counted, and
     ///   librdkafka's statistics (lag) go (`/metrics`).
@@ -40,6 +41,7 @@ public final class AppStateConsumer: Service, Sendable {
         logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.metrics = metrics
+        ignoredAccounts = IgnoredAccountRecords(logger: logger, metrics: metrics)
         self.keys = keys
         self.contactKeys = contactKeys
         self.store = store
@@ -63,14 +65,8 @@ public final class AppStateConsumer: Service, Sendable {
             default: LedgerRecord.writers
             }
         try keys.verify(event, received: message.value, signature: message.signature, producedBy: producers)
-        if message.topic == topics.ledger || message.topic == topics.accounts {
-            let ledgerEvent = try event.decodeData(as: LedgerEvent.self)
-            try LedgerRecord.checkWriter(event.source, of: ledgerEvent)
-            // The accounts topic holds account openings, nothing that moves a balance.
-            if message.topic == topics.accounts, ledgerEvent.kind != .accountOpened {
-                throw EventDecodingError(
-                    .schemaInvalid, field: "$.data.kind", "only accountOpened belongs on \(topics.accounts)")
-            }
+        if message.topic == topics.ledger {
+            try LedgerRecord.checkWriter(event.source, of: try event.decodeData(as: LedgerEvent.self))
         }
         return event
     }
@@ -103,6 +99,19 @@ public final class AppStateConsumer: Service, Sendable {
             // Only a contacts service's record names people (a forged one could put a
             // trusted name on a stranger's account).
             return try await store.apply(contact: ContactRecord.decode(message, authenticator: contactKeys))
+        }
+        if message.topic == topics.accounts {
+            // Openings and closings only, under the directory's rules: one ignored is reported.
+            let structured = try message.structuredEvent()
+            let event = try AccountRecord.decode(
+                key: structured.keyString, value: structured.value, signature: structured.signature, keys: keys)
+            guard let refusal = try await store.apply(account: event, at: message.timestamp ?? Date()) else {
+                return true
+            }
+            ignoredAccounts.record(
+                reason: refusal.reason, detail: refusal.description, event: event.id, user: event.userID,
+                kind: event.kind.rawValue)
+            return false
         }
         let event = try authenticated(message)
         let started = DefaultTracerClock.now

@@ -522,4 +522,18 @@ public struct JSONBytesReader: JSONReading {
             throw JSONRefusal()
         }
     }
+
+    /// Read by the parser's own number grammar, so bytes and parsed JSON agree on what is an integer.
+    public mutating func readInteger() throws(JSONRefusal) -> Int64 {
+        reader.skipWhitespace()
+        guard reader.position < reader.bytes.count else { throw JSONRefusal() }
+        let byte = reader.bytes[reader.position]
+        guard byte == UInt8(ascii: "-") || reader.isDigit(byte) else { throw JSONRefusal() }
+        do {
+            guard case .integer(let number) = try reader.number() else { throw JSONRefusal() }
+            return number
+        } catch {
+            throw JSONRefusal()
+        }
+    }
 }

@@ -13,6 +13,9 @@ public protocol JSONReading {
     mutating func readArray(_ element: (inout Self) throws(JSONRefusal) -> Void) throws(JSONRefusal)
     mutating func readString() throws(JSONRefusal) -> String
     mutating func readBool() throws(JSONRefusal) -> Bool
+    /// An integer as parsed JSON holds it (``JSONValue/integer(_:)``): digits, or a number
+    /// that is exactly one; anything else is refused.
+    mutating func readInteger() throws(JSONRefusal) -> Int64
 }
 
 /// What a ``JSONReading`` decoder throws for anything it does not expect.
@@ -67,5 +70,10 @@ public struct JSONValueReader: JSONReading {
     public mutating func readBool() throws(JSONRefusal) -> Bool {
         guard case .bool(let flag) = value else { throw JSONRefusal() }
         return flag
+    }
+
+    public mutating func readInteger() throws(JSONRefusal) -> Int64 {
+        guard case .integer(let number) = value else { throw JSONRefusal() }
+        return number
     }
 }

@@ -44,6 +44,17 @@ public struct AmountPolicy: Sendable, Hashable {
                     description:
                         "bad currency entry \"\(entry)\": expected CODE:MIN:MAX with MIN <= MAX, e.g. CNY:0.01:50000")
             }
+            // Amounts enter in what their currency can hold (ISO 4217 minor units): a
+            // minimum finer than that would let an intent for 5.5 JPY through.
+            guard let minorUnits = CurrencyMinorUnits.of(fields[0]) else {
+                throw ParseError(description: "bad currency entry \"\(entry)\": \(fields[0]) is not a known ISO 4217 code")
+            }
+            guard minimum.significantScale <= minorUnits else {
+                throw ParseError(
+                    description:
+                        "bad currency entry \"\(entry)\": \(fields[0]) has \(minorUnits) minor units, finer than its minimum \(minimum)"
+                )
+            }
             currencies[fields[0]] = Limits(minimum: minimum, maximum: maximum)
         }
         guard !currencies.isEmpty else { throw ParseError(description: "no currencies given") }

@@ -13,8 +13,8 @@ public import PipelineTopics
 /// Each decision records the user's ledger version (``Ledger/version(of:)``: how
 /// many of the user's ledger events were applied); the replay reads each ledger
 /// partition in order and decides when the user's version is the recorded one.
-/// The accounts directory is taken as it is now (accounts are opened, never
-/// closed).
+/// The accounts directory is taken as it is now (an account closed since is
+/// no account, and a payment to it is decided as it would be now).
 public enum ConfirmReplay {
     public struct Change: Codable, Sendable, Hashable {
         public var intentID: String
@@ -77,14 +77,9 @@ public enum ConfirmReplay {
             waiting[message.partition, default: [:]][event.userID, default: [:]][version, default: []].append(
                 Pending(message: message, intentID: intentID, userID: event.userID, before: decided.code))
         }
-        var directory = AccountDirectory()
-        try await read(topics.accounts, windowed: false) { message in
-            if let value = message.value, let envelope = try? EventEnvelope.decode(value),
-                let event = try? LedgerEvent.decode(from: envelope), event.kind == .accountOpened
-            {
-                directory.apply(event)
-            }
-        }
+        let directory = try await AccountsReader.directory(
+            topic: topics.accounts, configuration: configuration, logger: logger, keys: stage.authenticator,
+            progress: progress)
         func decide(_ pending: [Pending], _ ledger: Ledger) {
             for item in pending {
                 report.replayed += 1

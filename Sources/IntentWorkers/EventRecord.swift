@@ -4,7 +4,7 @@ public import IntentEvents
 public import IntentResolution
 public import Intents
 public import Kafka
-import Payments
+public import Payments
 public import PipelineTopics
 
 extension KafkaProducerMessage {
@@ -73,22 +73,37 @@ extension KafkaProducerMessage {
 }
 
 extension KafkaProducerMessage {
-    /// A payment account's opening (and opening deposits) for the ledger topic, and the
-    /// opening again for the accounts directory, signed as the ledger operator: the one
-    /// way accounts enter the ledger from outside.
+    /// A payment account's opening at `version` (and opening deposits) for the ledger
+    /// topic, and the opening again for the accounts directory, signed as the ledger
+    /// operator: the one way accounts enter the ledger from outside.
     public static func accountOpening(
-        _ userID: String, handles: [String], verified: Bool = true, deposits: [CurrencyAmount] = [],
-        topics: PipelineTopics, signedWith keys: EventAuthenticator, time: Date = Date()
+        _ userID: String, handles: [String], verified: Bool = true, version: Int = 1,
+        deposits: [CurrencyAmount] = [], topics: PipelineTopics, signedWith keys: EventAuthenticator,
+        time: Date = Date()
     ) -> [KafkaProducerMessage] {
-        let events = LedgerEvent.opening(userID: userID, handles: handles, verified: verified, deposits: deposits)
+        ledgerOperator(
+            LedgerEvent.opening(
+                userID: userID, handles: handles, verified: verified, version: version, deposits: deposits),
+            topics: topics, signedWith: keys, time: time)
+    }
+
+    /// Events the ledger operator writes (openings, closings, deposits), signed as it: each
+    /// on the ledger topic (its user's partition), and openings and closings also on the
+    /// accounts topic, all on its partition 0: the directory's rules depend on the order
+    /// account records are read in, and one partition is one order for every reader.
+    public static func ledgerOperator(
+        _ events: [LedgerEvent], topics: PipelineTopics, signedWith keys: EventAuthenticator, time: Date = Date()
+    ) -> [KafkaProducerMessage] {
         func record(_ event: LedgerEvent, _ topic: String) -> KafkaProducerMessage {
             KafkaProducerMessage(
                 topic: topic, event: event.envelope(source: PipelineSource.ledgerOperator, time: time), signedWith: keys
             )
         }
         return events.map { record($0, topics.ledger) }
-            + events.filter { $0.kind == .accountOpened }.map {
-                record($0, topics.accounts)
+            + events.filter { $0.kind == .accountOpened || $0.kind == .accountClosed }.map {
+                var directory = record($0, topics.accounts)
+                directory.partition = PipelineTopics.accountsPartition
+                return directory
             }
     }
 }

@@ -4,6 +4,7 @@ import Logging
 import Payments
 import PipelineTopics
 import Synchronization
+import Telemetry
 
 /// What a payments or confirm member holds: the ledger of each input
 /// partition it owns (the users whose records it decides on), fed by those
@@ -108,22 +109,24 @@ final class PaymentsState: Sendable {
             }, reject: reject, forget: ledgers.forget, snapshots: snapshots)
     }
 
-    /// Follows the whole accounts topic: account openings signed by the ledger operator.
+    /// Follows the whole accounts topic: account openings and closings signed by the
+    /// ledger operator, under the directory's rules (``AccountDirectory``): one it ignores
+    /// (a replayed version, a handle another account holds) is logged and counted.
     private func directoryFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
-        try TopicFollower(
+        let ignored = IgnoredAccountRecords(logger: logger, metrics: Telemetry.current.metrics)
+        return try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in
-                let event = try LedgerRecord.decode(
+                let event = try AccountRecord.decode(
                     key: message.keyString, value: message.value, signature: message.signature, keys: keys)
-                guard event.kind == .accountOpened else {
-                    throw EventDecodingError(
-                        .schemaInvalid, field: "$.data.kind",
-                        "the accounts topic holds account openings, not a \(event.kind.rawValue)")
+                if let refusal = self.directory.withLock({ $0.apply(event) }) {
+                    ignored.record(
+                        reason: refusal.reason, detail: refusal.description, event: event.id, user: event.userID,
+                        kind: event.kind.rawValue)
                 }
-                self.directory.withLock { $0.apply(event) }
             }, reject: reject)
     }
 }

@@ -100,6 +100,19 @@ public enum TopicAudit {
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
         }
         try await read(topics.ledger) { audit.ledgerRecord($0) }
+        // The accounts topic whole, in its one order (who held a handle when): only what the
+        // ledger operator signed, when the keys are given.
+        try await TopicReader.forEachRecord(of: topics.accounts, configuration: configuration, logger: logger) {
+            message in
+            guard let value = message.value, let event = try? EventEnvelope.decode(value) else { return }
+            if let keys {
+                guard
+                    (try? AccountRecord.decode(
+                        key: message.keyString, value: value, signature: message.signature, keys: keys)) != nil
+                else { return }
+            }
+            audit.accountRecord(event)
+        }
         try await read(topics.confirmations) { audit.confirmation($0) }
         try await read(topics.messages) { event in
             audit.message(event)

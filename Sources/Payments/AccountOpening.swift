@@ -10,21 +10,49 @@ extension LedgerEvent {
             entries: LedgerEntry.move(amount, from: Ledger.funding, to: Ledger.available(userID)), amount: amount)
     }
 
-    /// Opening a payment account with opening deposits. Ids derive from the
-    /// user (and each deposit's currency), so opening the same account twice
-    /// changes nothing.
+    /// The one door money enters by (`intentctl ledger deposit`): a deposit whose id
+    /// derives from the operator's idempotency id alone, so the same deposit sent twice
+    /// is one event (every ledger remembers ids), and the same id reused for another
+    /// user or amount is one id with two contents, which the CLI refuses and the audit
+    /// reports.
+    public static func deposit(idempotencyID: String, userID: String, amount: CurrencyAmount) -> LedgerEvent {
+        deposit(id: depositID(idempotencyID), userID: userID, amount: amount)
+    }
+
+    /// The ledger event id of the deposit with this idempotency id.
+    public static func depositID(_ idempotencyID: String) -> String {
+        EventID.derived("ledger", "deposit", idempotencyID)
+    }
+
+    /// Opening a payment account at an account version (the first is 1; a re-opening
+    /// with other handles is the next), with opening deposits through the same door as
+    /// any deposit, each with an idempotency id derived from the opening and currency.
+    /// Ids derive from the user and the version, so the same opening twice is one event.
     public static func opening(
-        userID: String, handles: [String], verified: Bool = true, deposits: [CurrencyAmount] = []
+        userID: String, handles: [String], verified: Bool = true, version: Int = 1, deposits: [CurrencyAmount] = []
     ) -> [LedgerEvent] {
         [
             LedgerEvent(
-                id: EventID.derived("ledger", "accountOpened", userID), kind: .accountOpened, userID: userID,
-                handles: handles, verified: verified)
+                id: EventID.derived("ledger", "accountOpened", userID, String(version)), kind: .accountOpened,
+                userID: userID, handles: handles, verified: verified, accountVersion: version)
         ]
             + deposits.map {
                 deposit(
-                    id: EventID.derived("ledger", "opening-deposit", userID, $0.currency), userID: userID, amount: $0)
+                    idempotencyID: openingDepositID(userID: userID, version: version, currency: $0.currency),
+                    userID: userID, amount: $0)
             }
+    }
+
+    /// The idempotency id of an opening deposit: one per opening and currency.
+    public static func openingDepositID(userID: String, version: Int, currency: String) -> String {
+        "opening/\(userID)/\(version)/\(currency)"
+    }
+
+    /// Closing a payment account at an account version: its handles are released.
+    public static func closing(userID: String, version: Int) -> LedgerEvent {
+        LedgerEvent(
+            id: EventID.derived("ledger", "accountClosed", userID, String(version)), kind: .accountClosed,
+            userID: userID, accountVersion: version)
     }
 
     /// The event as the ledger topic carries it: keyed by its user, whose

@@ -1,5 +1,5 @@
 public import IntentEvents
-import Intents
+public import Intents
 
 /// The payments state, materialized from ledger events: balances per account
 /// and currency, transfers, proposals and payment requests. Applying an
@@ -232,6 +232,9 @@ public struct Ledger: Sendable {
         /// A payment of a request that is not open for this payer: paid, declined, reserved
         /// by another payment, another payer's, or for another amount or payee.
         case requestNotPayable(request: String, why: String)
+        /// A deposit in an unknown currency, or finer than its currency's minor units
+        /// (``CurrencyMinorUnits``): money enters only in amounts that can be paid out.
+        case amountNotExpressible(event: String, CurrencyMinorUnits.Violation)
 
         /// For ``missingField(event:fields:)``, the fields; otherwise empty.
         public var missingFields: String {
@@ -252,6 +255,7 @@ public struct Ledger: Sendable {
             case .balanceOverflow: "balanceOverflow"
             case .unknownRequest: "unknownRequest"
             case .requestNotPayable: "requestNotPayable"
+            case .amountNotExpressible(_, let violation): violation.reason
             }
         }
 
@@ -268,6 +272,7 @@ public struct Ledger: Sendable {
             case .balanceOverflow(let id): "event \(id): a balance would exceed what the ledger can hold"
             case .unknownRequest(let id): "unknown payment request \(id)"
             case .requestNotPayable(let id, let why): "payment request \(id) cannot be paid: \(why)"
+            case .amountNotExpressible(let id, let violation): "event \(id): \(violation)"
             }
         }
     }
@@ -355,6 +360,9 @@ public struct Ledger: Sendable {
         let expected: [LedgerEntry]?
         switch payload {
         case .deposit(let amount):
+            if let violation = CurrencyMinorUnits.violation(of: amount) {
+                throw .amountNotExpressible(event: event.id, violation)
+            }
             expected = LedgerEntry.move(amount, from: Self.funding, to: Self.available(event.userID))
         case .hold(let hold):
             expected = LedgerEntry.move(hold.amount, from: Self.available(event.userID), to: Self.held(event.userID))
@@ -362,7 +370,7 @@ public struct Ledger: Sendable {
             expected = LedgerEntry.move(credit.amount, from: Self.clearing, to: Self.available(event.userID))
         case .post, .void:
             expected = nil
-        case .accountOpened, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
+        case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
             .proposalClosed:
             expected = []
         }
@@ -399,8 +407,11 @@ public struct Ledger: Sendable {
 
     private mutating func record(_ payload: LedgerEvent.Payload, of event: LedgerEvent) throws(ApplyError) {
         switch payload {
-        case .accountOpened(let handles, let verified):
-            directory.open(event.userID, handles: handles, verified: verified)
+        case .accountOpened, .accountClosed:
+            // Under the directory's rules (a stale or colliding one changes no account). A
+            // partition's ledger sees only its own users: the workers decide with the whole
+            // directory of the accounts topic, which applies the same rules in one order.
+            directory.apply(event)
         case .deposit, .credit:
             break
         case .hold(let hold):

@@ -9,6 +9,7 @@ import Intents
 extension LedgerEvent: CanonicalPayload {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
+        if let accountVersion { object.integer("accountVersion", accountVersion, into: &output) }
         if let amount {
             object.key("amount", into: &output)
             amount.writeCanonicalJSON(into: &output)

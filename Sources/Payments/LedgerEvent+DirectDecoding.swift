@@ -54,6 +54,9 @@ extension LedgerEvent {
             case "expiresAt": try setOnce(&event.expiresAt, readTimestamp(&value))
             case "decidedAt": try setOnce(&event.decidedAt, readTimestamp(&value))
             case "verified": try setOnce(&event.verified, value.readBool())
+            case "accountVersion":
+                guard let version = Int(exactly: try value.readInteger()) else { throw JSONRefusal() }
+                try setOnce(&event.accountVersion, version)
             case "handles":
                 var parsed: [String] = []
                 try value.readArray { (item) throws(JSONRefusal) in parsed.append(try item.readString()) }

@@ -44,8 +44,13 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     public static let dataSchema = "urn:intent-pipeline:schema:ledger.event:v1"
 
     public enum Kind: String, Codable, Sendable, Hashable {
-        /// A user's account exists (with the handles payers know it by).
+        /// A user's account exists (with the handles payers know it by), at a version
+        /// (``LedgerEvent/accountVersion``): a later version replaces it.
         case accountOpened
+        /// A user's account is closed at a version: its handles are released (another
+        /// account may open with them) and no one can pay it. Written by the ledger
+        /// operator (`intentctl ledger close-account`), only when its balances are zero.
+        case accountClosed
         /// Money arrives from outside (top-up, opening balance).
         case deposit
         /// A payment's amount is reserved at confirm: available → held.
@@ -98,6 +103,11 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     public var handles: [String]?
     /// accountOpened: false when the user's payment credentials are not verified.
     public var verified: Bool?
+    /// accountOpened, accountClosed: the user's account version, signed with the event.
+    /// It only grows per user: every reader of accounts ignores an opening or closing at
+    /// a version it has already passed, so a captured old record replayed changes nothing
+    /// (``AccountDirectory``).
+    public var accountVersion: Int?
     /// proposalClosed, void: why.
     public var reason: String?
     /// post, void, proposalClosed, requestCreated: the event that decided (the
@@ -115,7 +125,8 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         requestID: String? = nil, entries: [LedgerEntry] = [], counterpartyUserID: String? = nil,
         counterpartyContactID: String? = nil, counterpartyAccount: String? = nil, amount: CurrencyAmount? = nil,
         note: String? = nil, expiresAt: Timestamp? = nil, handles: [String]? = nil, verified: Bool? = nil,
-        reason: String? = nil, decidedBy: String? = nil, decidedAt: Timestamp? = nil, requestSource: String? = nil
+        accountVersion: Int? = nil, reason: String? = nil, decidedBy: String? = nil, decidedAt: Timestamp? = nil,
+        requestSource: String? = nil
     ) {
         self.requestSource = requestSource
         self.id = id
@@ -133,6 +144,7 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         self.expiresAt = expiresAt
         self.handles = handles
         self.verified = verified
+        self.accountVersion = accountVersion
         self.reason = reason
         self.decidedBy = decidedBy
         self.decidedAt = decidedAt

@@ -10,7 +10,8 @@ extension LedgerEvent {
     /// (``Ledger/ApplyError/missingField(event:fields:)``) before it touches
     /// a balance, and dead-lettered when read from the topic (``LedgerRecord``).
     public enum Payload: Sendable, Hashable {
-        case accountOpened(handles: [String], verified: Bool)
+        case accountOpened(AccountChange)
+        case accountClosed(AccountChange)
         case deposit(amount: CurrencyAmount)
         case hold(Hold)
         case void(TransferDecision)
@@ -22,6 +23,13 @@ extension LedgerEvent {
         case requestDeclined(RequestDecision)
         case requestPaid(RequestDecision)
         case proposalClosed(ProposalClosing)
+    }
+
+    /// An account opened or closed, at the user's account version (closings carry no handles).
+    public struct AccountChange: Sendable, Hashable {
+        public var handles: [String]
+        public var verified: Bool
+        public var version: Int
     }
 
     /// A payment's amount reserved: the payer's available money to their hold.
@@ -106,8 +114,11 @@ extension LedgerEvent {
         }
         var missing: [String] = []
         switch kind {
-        case .accountOpened:
-            return .accountOpened(handles: handles ?? [], verified: verified ?? true)
+        case .accountOpened, .accountClosed:
+            // Unversioned, an opening could not be told from its replay: required.
+            guard let version = require(accountVersion, "accountVersion", &missing) else { break }
+            let change = AccountChange(handles: handles ?? [], verified: verified ?? true, version: version)
+            return kind == .accountOpened ? .accountOpened(change) : .accountClosed(change)
         case .deposit:
             guard let amount = require(amount, "amount", &missing) else { break }
             return .deposit(amount: amount)

@@ -42,13 +42,14 @@ public enum LedgerRecord {
         return (event, Timestamp(envelope.time))
     }
 
-    /// What an operator may write: accounts and deposits, never holds, posts or requests.
+    /// What an operator may write: account openings, closings and deposits, never holds,
+    /// posts or requests.
     public static func checkWriter(_ source: String, of event: LedgerEvent) throws(EventDecodingError) {
         guard source != PipelineSource.payments else { return }
-        guard event.kind == .accountOpened || event.kind == .deposit else {
+        guard event.kind == .accountOpened || event.kind == .accountClosed || event.kind == .deposit else {
             throw EventDecodingError(
                 .wrongProducer, field: "$.data.kind",
-                "\(source) may open accounts and deposit, not write a \(event.kind.rawValue)")
+                "\(source) may open and close accounts and deposit, not write a \(event.kind.rawValue)")
         }
     }
 }

@@ -46,6 +46,14 @@ extension Ledger {
             writer.int(Int64(account.handles.count))
             for handle in account.handles { writer.string(handle) }
             writer.byte(account.verified ? 1 : 0)
+            writer.int(Int64(account.version))
+        }
+        // Closed accounts' versions: a replayed older opening must stay ignored after a restore.
+        let closed = directory.closedVersions
+        writer.int(Int64(closed.count))
+        for (userID, version) in closed {
+            writer.string(userID)
+            writer.int(Int64(version))
         }
         writer.int(Int64(balances.count))
         for (key, micros) in balances {
@@ -116,7 +124,12 @@ extension Ledger {
             let userID = try reader.string()
             var handles: [String] = []
             for _ in 0..<(try reader.count()) { handles.append(try reader.string()) }
-            directory.open(userID, handles: handles, verified: try reader.byte() == 1)
+            let verified = try reader.byte() == 1
+            directory.open(userID, handles: handles, verified: verified, version: Int(try reader.int()))
+        }
+        for _ in 0..<(try reader.count()) {
+            let userID = try reader.string()
+            directory.close(userID, version: Int(try reader.int()))
         }
         let balanceCount = try reader.count()
         balances.reserveCapacity(min(balanceCount, 1 << 16))

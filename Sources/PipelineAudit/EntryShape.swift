@@ -27,8 +27,8 @@ enum EntryShape {
             // is read (the hold is on the payer's partition, read side by side with this one).
             guard let amount = event.amount else { return "credit without an amount" }
             expected = LedgerEntry.move(amount, from: Ledger.clearing, to: Ledger.available(event.userID))
-        case .accountOpened, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
-            .proposalClosed:
+        case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined,
+            .requestPaid, .proposalClosed:
             expected = []
         }
         guard LedgerEntry.same(event.entries, as: expected) else {

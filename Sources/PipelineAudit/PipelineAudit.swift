@@ -75,9 +75,11 @@ public enum PipelineAudit {
     /// ``StreamingAudit`` reads them a record at a time.
     public static func audit(
         responses: [EventEnvelope], ledger: [EventEnvelope], confirmations: [EventEnvelope],
-        messages: [EventEnvelope], deadLetters: [EventEnvelope] = [], bindingKey: BindingKey? = nil
+        messages: [EventEnvelope], deadLetters: [EventEnvelope] = [], accounts: [EventEnvelope] = [],
+        bindingKey: BindingKey? = nil
     ) -> Report {
         var audit = StreamingAudit()
+        for record in accounts { audit.accountRecord(record) }
         for event in responses { audit.response(event) }
         for record in ledger { audit.ledgerRecord(record) }
         for record in confirmations { audit.confirmation(record) }

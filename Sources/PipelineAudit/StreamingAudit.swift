@@ -17,6 +17,9 @@ public struct StreamingAudit: Sendable {
     private var ledger = LedgerRules()
     private var confirmations = ConfirmationRecords()
     private var messages = MessageRules()
+    /// The accounts topic's openings and closings under the directory's rules, in its one
+    /// order (nil until one is read: then the ledger topic's openings are used).
+    private var accounts: AccountDirectory?
     /// Transfers whose credit the payee's member refused (dead-lettered).
     private var creditsRefused: Set<String> = []
 
@@ -30,6 +33,13 @@ public struct StreamingAudit: Sendable {
 
     public mutating func message(_ record: EventEnvelope) { messages.read(record) }
 
+    /// A record of the accounts topic (an opening or closing), in the topic's order.
+    public mutating func accountRecord(_ record: EventEnvelope) {
+        guard let event = try? LedgerEvent.decode(from: record) else { return }
+        accounts = accounts ?? AccountDirectory()
+        accounts?.apply(event)
+    }
+
     /// A dead-letter record (the original event): tells a credit still on its way
     /// from one its payee's member refused.
     public mutating func deadLetter(_ record: EventEnvelope) {
@@ -42,7 +52,7 @@ public struct StreamingAudit: Sendable {
         responses.finish(&report)
         ledger.finish(sent: confirmations.creditsSent, refused: creditsRefused, &report)
         confirmations.checkConfirmed(ledger.ledger, bindingKey, &report)
-        confirmations.checkPayees(ledger, &report)
+        confirmations.checkPayees(ledger, accounts: accounts ?? ledger.ledger.directory, &report)
         messages.finish(&report)
         return report
     }
@@ -371,8 +381,9 @@ private struct ConfirmationRecords: Sendable {
 
     /// The account confirmed is the account paid: each post's credit reaches exactly the
     /// account the payer's proposal named (the resolved contact's handle), with the
-    /// proposal's amount, and nothing else.
-    func checkPayees(_ rules: LedgerRules, _ report: inout PipelineAudit.Report) {
+    /// proposal's amount, and nothing else. The handle's owner is one who held it (as
+    /// `accounts` saw it): it may have been released since the payment.
+    func checkPayees(_ rules: LedgerRules, accounts: AccountDirectory, _ report: inout PipelineAudit.Report) {
         let ledger = rules.ledger
         // By post id, as the findings are ordered.
         var byPost: [(key: String, finding: String)] = []
@@ -382,10 +393,13 @@ private struct ConfirmationRecords: Sendable {
                 byPost.append((postID, "transfer \(transferID) was posted without a proposal from the confirm stage"))
                 continue
             }
-            guard let account = proposal.account, let owner = ledger.account(handle: account)?.userID,
-                let amount = proposal.amount
-            else {
+            guard let account = proposal.account, let amount = proposal.amount else {
                 byPost.append((postID, "transfer \(transferID) was posted, but its proposal names no payee account"))
+                continue
+            }
+            let owner = transfer.payee
+            guard accounts.hasHeld(account, owner) else {
+                byPost.append((postID, "transfer \(transferID) pays \(owner), who never held the account \(account)"))
                 continue
             }
             guard let credit = trail.credit else { continue }  // reported with the transfer's events

@@ -26,13 +26,20 @@ public struct PipelineTopics: Sendable, Hashable {
     public var ledger: String
     /// The messaging history.
     public var messages: String
-    /// Who has a payment account and by which handles (the `accountOpened`
-    /// ledger events again), compacted by user: the one table payments and
-    /// confirm members hold whole, since a payee may be anyone's.
+    /// Who has a payment account and by which handles (the `accountOpened` and
+    /// `accountClosed` ledger events again): the one table payments and confirm
+    /// members hold whole, since a payee may be anyone's. One partition
+    /// (``accountsPartition``), never compacted nor expired: who owns a handle is
+    /// decided by the order of openings and closings, so every reader must read
+    /// the same records in the same order (compaction would drop a superseded
+    /// opening that decided a later collision). It grows with account changes, not payments.
     public var accounts: String
     /// Snapshots of each ledger partition's state (``SnapshotStore``), compacted,
     /// co-partitioned with the ledger: what a restart reads instead of the whole ledger.
     public var ledgerSnapshots: String
+
+    /// The partition of ``accounts`` every account record is written to.
+    public static let accountsPartition: Int32 = 0
 
     /// What every name starts with.
     public let prefix: String
@@ -90,7 +97,7 @@ public struct PipelineTopics: Sendable, Hashable {
             // Logs that are the state itself: never deleted by retention.
             KafkaTopicSpecification(name: ledger, partitions: partitions, config: ["retention.ms": "-1"]),
             KafkaTopicSpecification(name: messages, partitions: partitions, config: ["retention.ms": "-1"]),
-            KafkaTopicSpecification.compacted(name: accounts, partitions: partitions),
+            KafkaTopicSpecification(name: accounts, partitions: 1, config: ["retention.ms": "-1"]),
             KafkaTopicSpecification.compacted(name: ledgerSnapshots, partitions: partitions),
         ]
     }
