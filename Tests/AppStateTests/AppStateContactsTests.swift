@@ -6,11 +6,9 @@ import IntentResolution
 import Payments
 import Testing
 
-/// An account opening as the ledger records it.
-func accountOpened(_ user: String, handles: [String]) -> EventEnvelope {
-    envelope(
-        "opened-\(user)-\(handles.joined(separator: ","))", type: LedgerEvent.type, user: user,
-        LedgerEvent(id: "opened-\(user)", kind: .accountOpened, userID: user, handles: handles, verified: true))
+/// An account opening at `version`, as the accounts topic carries it.
+func accountOpened(_ user: String, handles: [String], version: Int = 1) -> LedgerEvent {
+    LedgerEvent.opening(userID: user, handles: handles, version: version)[0]
 }
 
 /// The user's contact items, by contact id.
@@ -32,7 +30,7 @@ struct AppStateContactsTests {
         #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == .null)
         // The account opens later, with the handle written differently: the same handle.
         let before = try await store.cursor(of: "alice")
-        #expect(try await store.apply(accountOpened("sunbo", handles: ["sunbo@example.cn"])))
+        #expect(try await store.apply(account: accountOpened("sunbo", handles: ["sunbo@example.cn"])) == nil)
         let named = try #require(try await contacts(of: "alice", in: store)["c-sb"])
         #expect(named["userID"] == "sunbo")
         #expect(named["name"] == "孙波")
@@ -51,15 +49,16 @@ struct AppStateContactsTests {
     @Test("the same contact again changes nothing; a rename, a lost handle and a deletion each do")
     func contactChanges() async throws {
         let store = try AppStateStore(path: ":memory:")
-        try await store.apply(accountOpened("sunbo", handles: ["sunbo@example.cn"]))
+        #expect(try await store.apply(account: accountOpened("sunbo", handles: ["sunbo@example.cn"])) == nil)
         #expect(try await store.apply(contact: .upsert(userID: "alice", contact: sunbo)))
         #expect(try await !store.apply(contact: .upsert(userID: "alice", contact: sunbo)))
         var renamed = sunbo
         renamed.displayName = "波波"
         #expect(try await store.apply(contact: .upsert(userID: "alice", contact: renamed)))
         #expect(try await contacts(of: "alice", in: store)["c-sb"]?["name"] == "波波")
-        // The account reopens without that handle: the contact no longer names it.
-        #expect(try await store.apply(accountOpened("sunbo", handles: ["+86 139 0000 0000"])))
+        // The account reopens (a new version) without that handle: the contact no longer names it.
+        #expect(
+            try await store.apply(account: accountOpened("sunbo", handles: ["+86 139 0000 0000"], version: 2)) == nil)
         #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == .null)
         let before = try await store.cursor(of: "alice")
         #expect(try await store.apply(contact: .delete(userID: "alice", contactID: "c-sb")))
@@ -69,12 +68,29 @@ struct AppStateContactsTests {
         #expect(try await !store.apply(contact: .delete(userID: "alice", contactID: "c-sb")))
     }
 
-    @Test("a handle taken over by a newer account names the newer account")
+    @Test("a handle moves to another account only once released: colliding and replayed openings change nothing")
     func handleMoves() async throws {
         let store = try AppStateStore(path: ":memory:")
         try await store.apply(contact: .upsert(userID: "alice", contact: sunbo))
-        try await store.apply(accountOpened("sunbo", handles: ["sunbo@example.cn"]))
-        try await store.apply(accountOpened("sunbo-new", handles: ["sunbo@example.cn"]))
+        #expect(try await store.apply(account: accountOpened("sunbo", handles: ["sunbo@example.cn"])) == nil)
+        // Another account claiming the handle (written differently) while sunbo holds it: ignored.
+        #expect(
+            try await store.apply(account: accountOpened("sunbo-new", handles: ["SUNBO@example.cn"]))
+                == .handleTaken(handle: "sunbo@example.cn", owner: "sunbo"))
+        #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == "sunbo")
+        // Sunbo closes (version 2): the handle is released, and the next opening with it takes it.
+        #expect(try await store.apply(account: LedgerEvent.closing(userID: "sunbo", version: 2)) == nil)
+        #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == .null)
+        #expect(
+            try await store.apply(account: accountOpened("sunbo-new", handles: ["sunbo@example.cn"], version: 2))
+                == nil)
+        #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == "sunbo-new")
+        // Sunbo's old opening at version 1, under another id (the same id is already applied):
+        // stale, and the handle stays where it is.
+        var replayed = accountOpened("sunbo", handles: ["sunbo@example.cn"])
+        replayed.id = "replayed"
+        #expect(
+            try await store.apply(account: replayed) == .staleVersion(userID: "sunbo", version: 1, current: 2))
         #expect(try await contacts(of: "alice", in: store)["c-sb"]?["userID"] == "sunbo-new")
     }
 

@@ -22,7 +22,7 @@ struct LivePageTests {
         let store = try AppStateStore(path: ":memory:")
         try await store.apply(paymentEvents[0])  // the deposit: the page opens with a balance and no payment
         // Bob is 鲍勃 in Alice's contacts: the page names him so.
-        try await store.apply(accountOpened("bob", handles: ["bob@example.com"]))
+        try await store.apply(account: accountOpened("bob", handles: ["bob@example.com"]))
         try await store.apply(
             contact: .upsert(
                 userID: "alice", contact: Contact(id: "c-bob", displayName: "鲍勃", handles: ["bob@example.com"])))
@@ -70,7 +70,7 @@ struct LivePageTests {
         try await store.apply(paymentEvents[0])
         // Two people the page cannot name, at the same time: a tie the page breaks by name.
         for (index, odd) in ["constructor", "__proto__"].enumerated() {
-            try await store.apply(accountOpened(odd, handles: ["\(odd)@example.com"]))
+            try await store.apply(account: accountOpened(odd, handles: ["\(odd)@example.com"]))
             try await store.apply(
                 envelope(
                     "request-\(odd)", type: LedgerEvent.type, user: "alice",

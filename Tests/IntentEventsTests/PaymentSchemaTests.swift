@@ -37,8 +37,11 @@ struct PaymentSchemaTests {
         var ledger = Ledger()
         var events: [EventEnvelope] = []
         let seeds = [
-            LedgerEvent(id: "open-a", kind: .accountOpened, userID: "a", handles: ["a@example.com"], verified: true),
-            LedgerEvent(id: "open-b", kind: .accountOpened, userID: "b", handles: ["b@example.com"]),
+            LedgerEvent(
+                id: "open-a", kind: .accountOpened, userID: "a", handles: ["a@example.com"], verified: true,
+                accountVersion: 1),
+            LedgerEvent(id: "open-b", kind: .accountOpened, userID: "b", handles: ["b@example.com"], accountVersion: 1),
+            LedgerEvent.closing(userID: "c", version: 2),
             LedgerEvent.deposit(id: "dep", userID: "a", amount: Self.cny("100")),
         ]
         for seed in seeds {

@@ -22,7 +22,7 @@ struct AuditTests {
     ) {
         let binding = bindingFor(pay("100"), intentID: intent)
         let accounts = [("alice", "+1 555 0100"), ("bob", "bob@example.com"), ("mallory", "mallory@evil.example")].map {
-            LedgerEvent(id: "open-\($0.0)", kind: .accountOpened, userID: $0.0, handles: [$0.1])
+            LedgerEvent(id: "open-\($0.0)", kind: .accountOpened, userID: $0.0, handles: [$0.1], accountVersion: 1)
         }
         let account = payee == "bob" ? "bob@example.com" : "mallory@evil.example"
         let hold = LedgerEvent(

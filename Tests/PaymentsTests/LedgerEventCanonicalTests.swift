@@ -16,7 +16,7 @@ struct LedgerEventCanonicalTests {
     static var events: [LedgerEvent] {
         var events: [LedgerEvent] = []
         let kinds: [LedgerEvent.Kind] = [
-            .accountOpened, .deposit, .hold, .void, .post, .credit, .requestProposed, .requestCreated,
+            .accountOpened, .accountClosed, .deposit, .hold, .void, .post, .credit, .requestProposed, .requestCreated,
             .requestReceived, .requestDeclined, .requestPaid, .proposalClosed,
         ]
         for (index, text) in awkward.enumerated() {
@@ -27,20 +27,24 @@ struct LedgerEventCanonicalTests {
                         id: "e-\(text)-\(kind.rawValue)", kind: kind, userID: text,
                         intentID: full ? "i-\(text)" : nil, transferID: full ? "t-\(text)" : nil,
                         requestID: full ? nil : "r-\(text)",
-                        entries: kind == .accountOpened
+                        entries: kind == .accountOpened || kind == .accountClosed
                             ? [] : LedgerEntry.move(cny("12.50"), from: "users/\(text)/available", to: "users/x/held"),
                         counterpartyUserID: full ? text : nil, counterpartyContactID: full ? nil : "c-\(text)",
                         counterpartyAccount: text.isEmpty ? nil : text, amount: full ? cny("0.01") : nil,
                         note: full ? text : nil,
                         expiresAt: full ? Timestamp(Date(timeIntervalSince1970: 1_795_000_000.5)) : nil,
                         handles: kind == .accountOpened ? [text, "+1 555 0100"] : nil,
-                        verified: kind == .accountOpened ? full : nil, reason: full ? nil : text,
+                        verified: kind == .accountOpened ? full : nil,
+                        accountVersion: kind == .accountOpened || kind == .accountClosed ? index * 1_000_003 : nil,
+                        reason: full ? nil : text,
                         decidedBy: full ? text : nil,
                         decidedAt: full ? nil : Timestamp(Date(timeIntervalSince1970: 1_700_000_000.123))))
             }
         }
         events.append(LedgerEvent(id: "bare", kind: .proposalClosed, userID: "u"))
-        events += LedgerEvent.opening(userID: "alice", handles: ["a@b"], verified: false, deposits: [cny("1000")])
+        events += LedgerEvent.opening(
+            userID: "alice", handles: ["a@b"], verified: false, version: 7, deposits: [cny("1000")])
+        events.append(LedgerEvent.closing(userID: "alice", version: Int.max))
         return events
     }
 

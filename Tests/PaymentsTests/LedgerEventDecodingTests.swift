@@ -106,6 +106,15 @@ struct LedgerEventDecodingTests {
                 + entries.replacingOccurrences(of: #""side":"debit""#, with: #""side":"debit","side":"credit""#) + "}",
             #"{"id":"d","kind":"hold","userID":"u","amount":{"amount":"1","currency":"CNY","currency":"EUR"},"entries":[]}"#,
             #"{"id":"d","kind":"accountOpened","userID":"u","handles":["a","b",],"verified":true,"entries":[]}"#,
+            #"{"id":"d","kind":"accountClosed","userID":"u","accountVersion":12,"entries":[]}"#,
+            #"{"id":"d","kind":"accountClosed","userID":"u","accountVersion":-3,"entries":[]}"#,
+            // An integer written as a number that is one (parsed JSON holds 2.0 as 2).
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":2.0,"entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":2e0,"entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":2.5,"entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":"2","entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":99999999999999999999,"entries":[]}"#,
+            #"{"id":"d","kind":"accountOpened","userID":"u","accountVersion":1,"accountVersion":2,"entries":[]}"#,
             // Refused: wrong types, unknown members, null, a bad time or currency.
             #"{"id":"d","kind":"accountOpened","userID":"u","handles":"a","entries":[]}"#,
             #"{"id":"d","kind":"accountOpened","userID":"u","verified":"true","entries":[]}"#,

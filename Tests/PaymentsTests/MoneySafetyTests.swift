@@ -76,9 +76,11 @@ struct MoneySafetyTests {
         var ledger = try fundedLedger()
         let proposal = confirmedEvent(pay("100"), intentID: "i1")
         #expect(run(proposal, signature: signature(proposal), &ledger).ledgerKinds == [.hold])
-        // Mallory opens an account with Bob's handle after Alice confirmed "Bob (bob@example.com)".
-        try ledger.apply(
-            LedgerEvent(id: "open-mallory", kind: .accountOpened, userID: "mallory", handles: ["bob@example.com"]))
+        // Bob closes his account, releasing the handle, and Mallory opens one with it, after
+        // Alice confirmed "Bob (bob@example.com)".
+        try ledger.apply(LedgerEvent.closing(userID: "bob", version: 2))
+        try ledger.apply(LedgerEvent.opening(userID: "mallory", handles: ["BOB@example.com"])[0])
+        #expect(ledger.account(handle: "bob@example.com")?.userID == "mallory")
         let (answer, answerSignature) = answerEvent(
             .confirmed, binding: bindingFor(pay("100"), intentID: "i1"), intentID: "i1")
         let result = run(answer, signature: answerSignature, &ledger)
@@ -86,6 +88,21 @@ struct MoneySafetyTests {
         #expect(result.response?.reason == "payeeAccountChanged")
         #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
         #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+    }
+
+    @Test("an opening that collides with a held handle changes no owner: the confirmed payment reaches the payee")
+    func collidingOpeningTakesNothing() throws {
+        var ledger = try fundedLedger()
+        let proposal = confirmedEvent(pay("100"), intentID: "i1")
+        #expect(run(proposal, signature: signature(proposal), &ledger).ledgerKinds == [.hold])
+        // Mallory's opening claims Bob's handle (case and punctuation aside) while Bob holds it.
+        try ledger.apply(LedgerEvent.opening(userID: "mallory", handles: [" BOB@Example.com "])[0])
+        #expect(ledger.account(handle: "bob@example.com")?.userID == "bob")
+        #expect(ledger.accounts["mallory"] == nil)
+        let (answer, answerSignature) = answerEvent(
+            .confirmed, binding: bindingFor(pay("100"), intentID: "i1"), intentID: "i1")
+        #expect(run(answer, signature: answerSignature, &ledger).ledgerKinds == [.post])
+        #expect(ledger.transfers[Ledger.transferID(userID: "alice", intentID: "i1")]?.status == .posted)
     }
 
     @Test("the ledger refuses a post that pays another account or another amount than the hold")
@@ -123,7 +140,7 @@ struct MoneySafetyTests {
                 LedgerEntry(account: Ledger.held("bob"), side: .credit, amount: cny("5")),
             ], counterpartyUserID: "bob", amount: cny("5"))
         let movingOpening = LedgerEvent(
-            id: "opening", kind: .accountOpened, userID: "dave", handles: ["dave@example.com"])
+            id: "opening", kind: .accountOpened, userID: "dave", handles: ["dave@example.com"], accountVersion: 1)
         var withEntries = movingOpening
         withEntries.entries = disguised.entries
         for event in [disguised, strayHold, withEntries] {
