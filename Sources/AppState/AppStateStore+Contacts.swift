@@ -67,6 +67,7 @@ extension AppStateStore {
     /// from the ledger operator) under the directory's rules (``AccountDirectory``): versions
     /// only grow, and a handle another open account holds is not taken. Returns why it was
     /// ignored, or nil (applied, or already applied). Contacts whose account changes are renamed.
+    @discardableResult
     public func apply(account event: LedgerEvent, at time: Date = Date()) async throws -> AccountDirectory.Refusal? {
         defer { signal.changed() }
         let at = EventTime.format(time)

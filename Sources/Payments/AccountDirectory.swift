@@ -29,6 +29,13 @@ public struct AccountDirectory: Sendable {
         public var verified: Bool
         /// The account version of the opening that made it what it is.
         public var version: Int
+
+        public init(userID: String, handles: [String], verified: Bool, version: Int) {
+            self.userID = userID
+            self.handles = handles
+            self.verified = verified
+            self.version = version
+        }
     }
 
     /// Why an opening or closing changed nothing: typed, with a machine-readable

@@ -399,7 +399,12 @@ private struct ConfirmationRecords: Sendable {
             }
             let owner = transfer.payee
             guard accounts.hasHeld(account, owner) else {
-                byPost.append((postID, "transfer \(transferID) pays \(owner), who never held the account \(account)"))
+                let holder = accounts.account(handle: account)?.userID ?? "no account"
+                byPost.append(
+                    (
+                        postID,
+                        "transfer \(transferID) pays \(owner) instead of \(account) (\(holder)): \(owner) never held that handle"
+                    ))
                 continue
             }
             guard let credit = trail.credit else { continue }  // reported with the transfer's events

@@ -101,7 +101,7 @@ struct MoneySafetyTests {
         #expect(ledger.accounts["mallory"] == nil)
         let (answer, answerSignature) = answerEvent(
             .confirmed, binding: bindingFor(pay("100"), intentID: "i1"), intentID: "i1")
-        #expect(run(answer, signature: answerSignature, &ledger).ledgerKinds == [.post])
+        #expect(run(answer, signature: answerSignature, &ledger).ledgerKinds == [.post, .credit])
         #expect(ledger.transfers[Ledger.transferID(userID: "alice", intentID: "i1")]?.status == .posted)
     }
 

@@ -1,0 +1,199 @@
+import AppState
+import AppStateService
+import BrokerTestSupport
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentWorkers
+import Intents
+import Kafka
+import Payments
+import PipelineTopics
+import Testing
+
+/// Accounts against a real local broker: one owner per handle and versions that only
+/// grow, held by every reader (confirm's and payments' directory, the app state, the
+/// audit) for records written straight onto the topics with the ledger operator's key;
+/// and `intentctl ledger` as an operator uses it, refusing by name what it will not do.
+@Suite("Accounts: handles, versions and the deposit door, against a local broker", .timeLimit(.minutes(5)))
+struct AccountAttackTests {
+    @Test("a colliding opening takes no handle; a replayed opening after a close takes nothing back")
+    func collidingAndReplayedAccounts() async throws {
+        try await withPipeline { pipeline in
+            // In the accounts topic's one order: honest openings, then, written straight onto the
+            // topics with the operator's key, Mallory's new version claiming 孙波's handle (written
+            // differently); Lee closes, Dan opens with the released handle, and Lee's old opening
+            // is replayed. Zed's opening comes last: once the app state names Zed, it read all.
+            func write(_ events: [LedgerEvent]) async throws {
+                for record in KafkaProducerMessage.ledgerOperator(
+                    events, topics: pipeline.topics, signedWith: testStageKeys)
+                {
+                    _ = try await pipeline.send(record)
+                }
+            }
+            try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+            try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
+            try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
+            try await pipeline.openAccount("lee", handle: "lee@example.com")
+            let leeOpening = LedgerEvent.opening(userID: "lee", handles: ["lee@example.com"])[0]
+            try await write(
+                LedgerEvent.opening(userID: "mallory", handles: [" SunBo@Example.cn"], version: 2)
+                    + [LedgerEvent.closing(userID: "lee", version: 2)]
+                    + LedgerEvent.opening(userID: "dan", handles: ["lee@example.com"]))
+            // The captured opening again, and under another id (as a writer holding the key could).
+            var renamed = leeOpening
+            renamed.id = "replayed-lee-opening"
+            try await write([leeOpening, renamed])
+            try await pipeline.openAccount("zed", handle: "zed@example.com")
+            try await pipeline.publishContacts(
+                [
+                    Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"]),
+                    Contact(id: "lee", displayName: "Lee", handles: ["lee@example.com"]),
+                    Contact(id: "zed", displayName: "Zed", handles: ["zed@example.com"]),
+                ], user: "alice")
+            // The workers load the whole accounts directory before they decide anything.
+            try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+
+            func pay(_ intentID: String, _ name: String, _ amount: String) async throws -> ConfirmationRequest {
+                try await pipeline.requestSigned(
+                    pipeline.signed(
+                        intentID,
+                        .sendPayment(SendPaymentIntent(payee: Person(spoken: name), currencyAmount: money(amount, "CNY")))
+                    ))
+                return try await pipeline.event(for: intentID, type: ConfirmationRequest.type)
+                    .decodeData(as: ConfirmationRequest.self)
+            }
+            // 孙波's handle is still 孙波's: the payment confirmed to it reaches him, not Mallory.
+            let toSunbo = try await pay("to-sunbo", "孙波", "20")
+            #expect(toSunbo.counterpartyAccount == "sunbo@example.cn")
+            #expect(try await pipeline.answer("to-sunbo", toSunbo.binding, .confirmed).code == .success)
+            // Lee's handle is Dan's now; Lee's replayed opening did not take it back.
+            let toLee = try await pay("to-lee", "Lee", "30")
+            #expect(try await pipeline.answer("to-lee", toLee.binding, .confirmed).code == .success)
+
+            try await pipeline.settlePayments()
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("20", "CNY")))
+            #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
+            #expect(ledger.availableBalance(of: "dan", "CNY") == Money(money("30", "CNY")))
+            #expect(ledger.availableBalance(of: "lee", "CNY") == Money.zero("CNY"))
+            // The audit reads the accounts topic under the same rules: every payee held its handle.
+            #expect(try await pipeline.audit().findings == [])
+            // The directory as every worker (and `intentctl`) reads it now.
+            let directory = try await AccountsReader.directory(
+                topic: pipeline.topics.accounts, configuration: clientConfiguration(pipeline.broker),
+                logger: testLogger, keys: testStageKeys)
+            #expect(directory.account(handle: "sunbo@example.cn")?.userID == "sunbo")
+            #expect(directory.accounts["mallory"]?.handles == ["mallory@evil.example"])
+            #expect(directory.account(handle: "lee@example.com")?.userID == "dan")
+            #expect(directory.accounts["lee"] == nil)
+            #expect(directory.versions["lee"] == 2)
+
+            // The app state, reading the same topic, names the same owners.
+            let store = try AppStateStore(path: ":memory:")
+            let consumer = AppStateConsumer(
+                store: store, configuration: clientConfiguration(pipeline.broker), topics: pipeline.topics,
+                groupID: uniqueName("app"), keys: testStageKeys, contactKeys: testContactsKeys,
+                sessionTimeout: .seconds(6), logger: testLogger)
+            let running = Task { try await consumer.run() }
+            defer { running.cancel() }
+            var cursor: Int64 = 0
+            var named: [String: JSONValue] = [:]
+            let deadline = ContinuousClock.now + .seconds(60)
+            while named["zed"] != "zed", ContinuousClock.now < deadline {
+                let page = try await store.changes(of: "alice", since: cursor, waitingUpTo: .seconds(5))
+                cursor = page.cursor
+                for change in page.changes where change.kind == "contact" {
+                    if let id = change.item.objectValue?["id"]?.stringValue {
+                        named[id] = change.item.objectValue?["userID"] ?? .null
+                    }
+                }
+            }
+            #expect(named["zed"] == "zed")
+            let contacts = try #require(try await store.snapshot(of: "alice").objectValue?["contacts"]?.arrayValue)
+            var owners: [String: JSONValue] = [:]
+            for case .object(let fields) in contacts { owners[fields["id"]?.stringValue ?? ""] = fields["userID"] }
+            #expect(owners == ["sunbo": "sunbo", "lee": "dan", "zed": "zed"])
+        }
+    }
+
+    @Test("intentctl ledger as a new operator uses it: every repeat is reported, every refusal named, the audit holds")
+    func operatorCommands() async throws {
+        try await withBroker { broker in
+            try await OperatorCommandTests.withStageKeyFile { keyFile in
+                let prefix = uniqueName("ledger") + "."
+                let environment = ["INTENT_TOPIC_PREFIX": prefix, "INTENT_STAGE_KEYS_FILE": keyFile.path]
+                let topics = PipelineTopics(prefix: prefix)
+                func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+                    try await OperatorCommandTests.run(broker, arguments, environment: environment)
+                }
+                func succeeds(_ arguments: [String], saying expected: String) async throws {
+                    let result = try await run(arguments)
+                    #expect(result.status == 0, "\(arguments): \(result.output)")
+                    #expect(result.output.contains(expected), "\(arguments): \(result.output)")
+                }
+                func fails(_ arguments: [String], saying expected: String) async throws {
+                    let result = try await run(arguments)
+                    #expect(result.status != 0, "\(arguments): \(result.output)")
+                    #expect(result.output.contains(expected), "\(arguments): \(result.output)")
+                }
+                try await succeeds(
+                    ["topics", "provision", "--partitions", "3", "--replication-factor", "1"], saying: "")
+
+                let alice = ["ledger", "open-account", "--user", "alice", "--handle", "+1 555 0100"]
+                try await succeeds(alice, saying: "account of alice opened (+1 555 0100), version 1")
+                try await succeeds(alice, saying: "nothing written: the account of alice is already open as asked")
+                try await fails(
+                    alice + ["--handle", "alice@example.com"],
+                    saying: "handles [+1 555 0100], not [+1 555 0100, alice@example.com]")
+                try await succeeds(
+                    alice + ["--handle", "alice@example.com", "--replace"], saying: "version 2")
+                try await fails(
+                    ["ledger", "open-account", "--user", "mallory", "--handle", "+1 (555) 01-00"],
+                    saying: "the handle +1 (555) 01-00 is taken: it belongs to the account of alice")
+
+                func deposit(_ user: String, _ amount: String, _ currency: String, _ id: String) -> [String] {
+                    ["ledger", "deposit", "--user", user, "--amount", amount, "--currency", currency, "--id", id]
+                }
+                try await succeeds(deposit("alice", "12.34", "CNY", "bank-1"), saying: "deposited 12.34 CNY to alice")
+                try await succeeds(deposit("alice", "12.34", "CNY", "bank-1"), saying: "nothing written")
+                try await fails(deposit("alice", "99", "CNY", "bank-1"), saying: "amount 12.34 CNY, not 99 CNY")
+                try await fails(deposit("alice", "1.234", "CNY", "bank-2"), saying: "CNY's 2 minor units")
+                try await fails(deposit("alice", "5.5", "JPY", "bank-3"), saying: "JPY's 0 minor units")
+                try await fails(deposit("nobody", "1", "CNY", "bank-4"), saying: "nobody has no open account")
+                try await succeeds(deposit("alice", "1.250", "KWD", "bank-5"), saying: "deposited")
+
+                try await fails(
+                    ["ledger", "close-account", "--user", "alice"], saying: "still holds 12.34 CNY, 1.25 KWD")
+                try await succeeds(["ledger", "open-account", "--user", "bob", "--handle", "bob@example.com"], saying: "")
+                try await succeeds(["ledger", "close-account", "--user", "bob"], saying: "version 2")
+                try await succeeds(["ledger", "close-account", "--user", "bob"], saying: "already closed (version 2)")
+                // Bob's handle is free; a new opening of Bob's is version 3.
+                try await succeeds(
+                    ["ledger", "open-account", "--user", "mallory", "--handle", "BOB@example.com"], saying: "version 1")
+                try await succeeds(
+                    ["ledger", "open-account", "--user", "bob", "--handle", "bob2@example.com"], saying: "version 3")
+
+                // What the workers would hold, and the audit of what was written.
+                let directory = try await AccountsReader.directory(
+                    topic: topics.accounts, configuration: clientConfiguration(broker), logger: testLogger,
+                    keys: testStageKeys)
+                #expect(directory.accounts["alice"]?.handles == ["+1 555 0100", "alice@example.com"])
+                #expect(directory.account(handle: "bob@example.com")?.userID == "mallory")
+                #expect(directory.versions == ["alice": 2, "bob": 3, "mallory": 1])
+                let report = try await TopicAudit.run(
+                    topics: topics, configuration: clientConfiguration(broker), logger: testLogger,
+                    keys: testStageKeys)
+                #expect(report.findings == [])
+                var ledger = Ledger()
+                let (events, _) = try await TopicReader.events(
+                    of: topics.ledger, configuration: clientConfiguration(broker), logger: testLogger)
+                for event in events { try ledger.apply(LedgerEvent.decode(from: event)) }
+                #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("12.34", "CNY")))
+                #expect(ledger.availableBalance(of: "alice", "KWD") == Money(money("1.25", "KWD")))
+                #expect(ledger.allBalances.filter { $0.account.hasPrefix("users/") }.count == 2)
+            }
+        }
+    }
+}
