@@ -128,18 +128,17 @@ struct AccountAttackTests {
                 func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
                     try await OperatorCommandTests.run(broker, arguments, environment: environment)
                 }
-                func succeeds(_ arguments: [String], saying expected: String) async throws {
+                func succeeds(_ arguments: [String], saying expected: String? = nil) async throws {
                     let result = try await run(arguments)
                     #expect(result.status == 0, "\(arguments): \(result.output)")
-                    #expect(result.output.contains(expected), "\(arguments): \(result.output)")
+                    if let expected { #expect(result.output.contains(expected), "\(arguments): \(result.output)") }
                 }
                 func fails(_ arguments: [String], saying expected: String) async throws {
                     let result = try await run(arguments)
                     #expect(result.status != 0, "\(arguments): \(result.output)")
                     #expect(result.output.contains(expected), "\(arguments): \(result.output)")
                 }
-                try await succeeds(
-                    ["topics", "provision", "--partitions", "3", "--replication-factor", "1"], saying: "")
+                try await succeeds(["topics", "provision", "--partitions", "3", "--replication-factor", "1"])
 
                 let alice = ["ledger", "open-account", "--user", "alice", "--handle", "+1 555 0100"]
                 try await succeeds(alice, saying: "account of alice opened (+1 555 0100), version 1")
@@ -166,7 +165,8 @@ struct AccountAttackTests {
 
                 try await fails(
                     ["ledger", "close-account", "--user", "alice"], saying: "still holds 12.34 CNY, 1.25 KWD")
-                try await succeeds(["ledger", "open-account", "--user", "bob", "--handle", "bob@example.com"], saying: "")
+                try await succeeds(
+                    ["ledger", "open-account", "--user", "bob", "--handle", "bob@example.com"], saying: "version 1")
                 try await succeeds(["ledger", "close-account", "--user", "bob"], saying: "version 2")
                 try await succeeds(["ledger", "close-account", "--user", "bob"], saying: "already closed (version 2)")
                 // Bob's handle is free; a new opening of Bob's is version 3.
