@@ -82,7 +82,8 @@ extension AppStateStore {
                 userID: event.userID, version: version, claiming: opening ? event.handles ?? [] : [],
                 currentVersion: current,
                 owner: {
-                    try String.fetchOne(db, sql: "SELECT user_id FROM account_handles WHERE handle = ?", arguments: [$0])
+                    try String.fetchOne(
+                        db, sql: "SELECT user_id FROM account_handles WHERE handle = ?", arguments: [$0])
                 })
             {
                 return refusal

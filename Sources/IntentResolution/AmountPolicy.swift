@@ -47,7 +47,8 @@ public struct AmountPolicy: Sendable, Hashable {
             // Amounts enter in what their currency can hold (ISO 4217 minor units): a
             // minimum finer than that would let an intent for 5.5 JPY through.
             guard let minorUnits = CurrencyMinorUnits.of(fields[0]) else {
-                throw ParseError(description: "bad currency entry \"\(entry)\": \(fields[0]) is not a known ISO 4217 code")
+                throw ParseError(
+                    description: "bad currency entry \"\(entry)\": \(fields[0]) is not a known ISO 4217 code")
             }
             guard minimum.significantScale <= minorUnits else {
                 throw ParseError(

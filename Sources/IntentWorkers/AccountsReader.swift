@@ -1,6 +1,6 @@
+public import IntentEvents
 public import Kafka
 public import Logging
-public import IntentEvents
 public import Payments
 
 /// The accounts directory as every worker holds it now: the accounts topic read whole,

@@ -370,7 +370,8 @@ public struct Ledger: Sendable {
             expected = LedgerEntry.move(credit.amount, from: Self.clearing, to: Self.available(event.userID))
         case .post, .void:
             expected = nil
-        case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined, .requestPaid,
+        case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined,
+            .requestPaid,
             .proposalClosed:
             expected = []
         }

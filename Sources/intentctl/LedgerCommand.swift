@@ -38,8 +38,7 @@ struct LedgerCommand: AsyncParsableCommand {
         }
 
         /// The ledger events (signed by an allowed writer) that `body` keeps, the whole topic read.
-        func ledgerEvents(_ keys: EventAuthenticator, where keep: (LedgerEvent) -> Bool) async throws -> [LedgerEvent]
-        {
+        func ledgerEvents(_ keys: EventAuthenticator, where keep: (LedgerEvent) -> Bool) async throws -> [LedgerEvent] {
             var kept: [LedgerEvent] = []
             try await TopicReader.forEachRecord(
                 of: topicOptions.topics.ledger, configuration: kafka.configuration(),
@@ -146,13 +145,15 @@ struct LedgerCommand: AsyncParsableCommand {
         @Option(help: "The user.") var user: String
         @Option(help: "The amount, e.g. 12.34.") var amount: String
         @Option(help: "The ISO 4217 currency, e.g. CNY.") var currency: String
-        @Option(name: .customLong("id"), help: "An idempotency id for this deposit (e.g. the bank transfer's reference).")
+        @Option(
+            name: .customLong("id"), help: "An idempotency id for this deposit (e.g. the bank transfer's reference).")
         var idempotencyID: String
         @OptionGroup var connection: Connection
 
         func run() async throws {
             guard let money = CurrencyAmount(parsing: "\(amount) \(currency)") else {
-                throw ValidationError("Bad amount \"\(amount) \(currency)\": expected e.g. --amount 12.34 --currency CNY.")
+                throw ValidationError(
+                    "Bad amount \"\(amount) \(currency)\": expected e.g. --amount 12.34 --currency CNY.")
             }
             let keys = try connection.keys()
             let id = LedgerEvent.depositID(idempotencyID)

@@ -58,7 +58,9 @@ struct AmountPolicyTests {
     @Test("configuration errors are explained")
     func configuration() {
         // The last three: a minimum finer than the currency's ISO 4217 minor units, an unknown code.
-        for text in ["", "CNY", "CNY:1", "cny:1:2", "CNY:5:1", "CNY:a:1", "CNYX:1:2", "CNY:0.001:5", "JPY:0.5:9", "XYZ:1:2"] {
+        for text in [
+            "", "CNY", "CNY:1", "cny:1:2", "CNY:5:1", "CNY:a:1", "CNYX:1:2", "CNY:0.001:5", "JPY:0.5:9", "XYZ:1:2",
+        ] {
             #expect(throws: AmountPolicy.ParseError.self, "\(text)") { try AmountPolicy.parse(text) }
         }
         let policy = try? AmountPolicy.parse(" USD:0.01:100 , EUR:0.01:200 ")

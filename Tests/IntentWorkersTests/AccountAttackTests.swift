@@ -58,7 +58,8 @@ struct AccountAttackTests {
                 try await pipeline.requestSigned(
                     pipeline.signed(
                         intentID,
-                        .sendPayment(SendPaymentIntent(payee: Person(spoken: name), currencyAmount: money(amount, "CNY")))
+                        .sendPayment(
+                            SendPaymentIntent(payee: Person(spoken: name), currencyAmount: money(amount, "CNY")))
                     ))
                 return try await pipeline.event(for: intentID, type: ConfirmationRequest.type)
                     .decodeData(as: ConfirmationRequest.self)

@@ -79,7 +79,8 @@ struct SnapshotRestoreTests {
             try await pipeline.seedPayerAndPayee()
             // u1's partition's "snapshot": a million CNY, written last, under another key.
             var rich = Ledger()
-            try rich.apply(LedgerEvent(
+            try rich.apply(
+                LedgerEvent(
                     id: "open", kind: .accountOpened, userID: "u1", handles: ["+1 555 0100"], accountVersion: 1))
             try rich.apply(LedgerEvent.deposit(id: "free", userID: "u1", amount: money("1000000", "CNY")))
             let partition = KafkaPartitioner.partition(forKey: "u1", partitions: PipelineHarness.partitions)

@@ -48,8 +48,10 @@ struct AccountDirectoryTests {
         var directory = AccountDirectory()
         directory.apply(opening("bob", ["bob@example.com", "+1 555 0101"]))
         #expect(directory.apply(opening("bob", ["+1 555 0101"], version: 2, verified: false)) == nil)
-        #expect(directory.accounts["bob"] == AccountDirectory.Account(
-            userID: "bob", handles: ["+1 555 0101"], verified: false, version: 2))
+        #expect(
+            directory.accounts["bob"]
+                == AccountDirectory.Account(
+                    userID: "bob", handles: ["+1 555 0101"], verified: false, version: 2))
         #expect(directory.apply(opening("carol", ["bob@example.com"])) == nil)
     }
 

@@ -34,13 +34,19 @@ struct CurrencyMinorUnitsTests {
     @Test("the ledger refuses a deposit its currency cannot hold, whoever wrote it")
     func ledgerRefusesFineDeposits() throws {
         var ledger = Ledger()
-        for (id, money) in [("fine", amount("1.234", "CNY")), ("yen", amount("5.5", "JPY")), ("odd", amount("1", "XYZ"))] {
+        for (id, money) in [
+            ("fine", amount("1.234", "CNY")), ("yen", amount("5.5", "JPY")), ("odd", amount("1", "XYZ")),
+        ] {
             let deposit = LedgerEvent.deposit(idempotencyID: id, userID: "alice", amount: money)
-            #expect(throws: Ledger.ApplyError.amountNotExpressible(event: deposit.id, CurrencyMinorUnits.violation(of: money)!)) {
+            #expect(
+                throws: Ledger.ApplyError.amountNotExpressible(
+                    event: deposit.id, CurrencyMinorUnits.violation(of: money)!)
+            ) {
                 try ledger.apply(deposit)
             }
         }
         #expect(ledger.allBalances.isEmpty)
-        #expect(try ledger.apply(LedgerEvent.deposit(idempotencyID: "ok", userID: "alice", amount: amount("1.23", "CNY"))))
+        #expect(
+            try ledger.apply(LedgerEvent.deposit(idempotencyID: "ok", userID: "alice", amount: amount("1.23", "CNY"))))
     }
 }

@@ -37,7 +37,8 @@ struct LedgerOperatorPlanTests {
         #expect(new.handles == ["dave@example.com"])
         let reopened = written(
             LedgerOperatorPlan.opening(
-                userID: "carol", handles: ["carol@example.com"], verified: true, replacing: false, directory: directory))
+                userID: "carol", handles: ["carol@example.com"], verified: true, replacing: false, directory: directory)
+        )
         #expect(reopened?.accountVersion == 3)
         let taken = try #require(
             refusal(

@@ -34,7 +34,8 @@ func fundedLedger(idempotencyHorizon: Duration? = nil) throws -> Ledger {
         ("alice", "+1 555 0100", true), ("bob", "bob@example.com", true), ("carol", "carol@example.com", false),
     ] {
         try ledger.apply(
-            LedgerEvent(id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle], verified: verified,
+            LedgerEvent(
+                id: "open-\(user)", kind: .accountOpened, userID: user, handles: [handle], verified: verified,
                 accountVersion: 1))
     }
     try ledger.apply(LedgerEvent.deposit(id: "deposit-alice", userID: "alice", amount: cny("1000")))
