@@ -7,8 +7,10 @@ import IntentEvents
 import IntentWorkers
 import Intents
 import Kafka
+import OperationsEndpoint
 import Payments
 import PipelineTopics
+import Telemetry
 import Testing
 
 /// Accounts against a real local broker: one owner per handle and versions that only
@@ -51,8 +53,12 @@ struct AccountAttackTests {
                     Contact(id: "lee", displayName: "Lee", handles: ["lee@example.com"]),
                     Contact(id: "zed", displayName: "Zed", handles: ["zed@example.com"]),
                 ], user: "alice")
-            // The workers load the whole accounts directory before they decide anything.
-            try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+            // The workers load the whole accounts directory before they decide anything; what
+            // they ignore is counted where an operator's /metrics would show it.
+            let metrics = OperationsMetrics()
+            try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
+                try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+            }
 
             func pay(_ intentID: String, _ name: String, _ amount: String) async throws -> ConfirmationRequest {
                 try await pipeline.requestSigned(
@@ -71,6 +77,13 @@ struct AccountAttackTests {
             // Lee's handle is Dan's now; Lee's replayed opening did not take it back.
             let toLee = try await pay("to-lee", "Lee", "30")
             #expect(try await pipeline.answer("to-lee", toLee.binding, .confirmed).code == .success)
+
+            // Both deciding workers (confirm, payments) ignored Mallory's opening and both of Lee's
+            // replays (one is the captured record, the other the same under another id).
+            let samples = PrometheusSamples(String(decoding: metrics.exposition(), as: UTF8.self))
+            let ignored = "intent_account_records_ignored_total"
+            #expect(samples.sum(ignored, ["reason": "accountHandleTaken"]) == 2)
+            #expect(samples.sum(ignored, ["reason": "accountVersionStale"]) == 4)
 
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
@@ -93,10 +106,11 @@ struct AccountAttackTests {
 
             // The app state, reading the same topic, names the same owners.
             let store = try AppStateStore(path: ":memory:")
+            let appMetrics = OperationsMetrics()
             let consumer = AppStateConsumer(
                 store: store, configuration: clientConfiguration(pipeline.broker), topics: pipeline.topics,
                 groupID: uniqueName("app"), keys: testStageKeys, contactKeys: testContactsKeys,
-                sessionTimeout: .seconds(6), logger: testLogger)
+                sessionTimeout: .seconds(6), logger: testLogger, metrics: appMetrics.factory)
             let running = Task { try await consumer.run() }
             defer { running.cancel() }
             var cursor: Int64 = 0
@@ -116,6 +130,10 @@ struct AccountAttackTests {
             var owners: [String: JSONValue] = [:]
             for case .object(let fields) in contacts { owners[fields["id"]?.stringValue ?? ""] = fields["userID"] }
             #expect(owners == ["sunbo": "sunbo", "lee": "dan", "zed": "zed"])
+            // The captured replay is the same event id, already applied: only the renamed one is counted.
+            let appSamples = PrometheusSamples(String(decoding: appMetrics.exposition(), as: UTF8.self))
+            #expect(appSamples.sum(ignored, ["reason": "accountHandleTaken"]) == 1)
+            #expect(appSamples.sum(ignored, ["reason": "accountVersionStale"]) == 1)
         }
     }
 
