@@ -25,26 +25,23 @@ struct LedgerOperatorPlanTests {
         return nil
     }
 
+    /// `open-account` against ``directory``.
+    func open(
+        _ user: String, _ handles: [String], verified: Bool = true, replacing: Bool = false
+    ) -> Result<LedgerOperatorPlan.Step, LedgerOperatorPlan.Refusal> {
+        LedgerOperatorPlan.opening(
+            userID: user, handles: handles, verified: verified, replacing: replacing, directory: directory)
+    }
+
     @Test("opening: new at version 1, after a close at the next version; a taken handle is refused by name")
     func opening() throws {
-        let new = try #require(
-            written(
-                LedgerOperatorPlan.opening(
-                    userID: "dave", handles: ["dave@example.com"], verified: true, replacing: false,
-                    directory: directory)))
+        let new = try #require(written(open("dave", ["dave@example.com"])))
         #expect(new.kind == .accountOpened)
         #expect(new.accountVersion == 1)
         #expect(new.handles == ["dave@example.com"])
-        let reopened = written(
-            LedgerOperatorPlan.opening(
-                userID: "carol", handles: ["carol@example.com"], verified: true, replacing: false, directory: directory)
-        )
+        let reopened = written(open("carol", ["carol@example.com"]))
         #expect(reopened?.accountVersion == 3)
-        let taken = try #require(
-            refusal(
-                LedgerOperatorPlan.opening(
-                    userID: "mallory", handles: ["Bob@Example.com"], verified: true, replacing: false,
-                    directory: directory)))
+        let taken = try #require(refusal(open("mallory", ["Bob@Example.com"])))
         #expect(taken.contains("Bob@Example.com is taken"), "\(taken)")
         #expect(taken.contains("account of bob"), "\(taken)")
     }
@@ -52,20 +49,13 @@ struct LedgerOperatorPlanTests {
     @Test("opening again: the same contents write nothing; other contents are refused naming them, unless --replace")
     func openingAgain() throws {
         #expect(
-            try LedgerOperatorPlan.opening(
-                userID: "bob", handles: ["BOB@example.com"], verified: true, replacing: false, directory: directory
-            ).get() == .alreadyDone("the account of bob is already open as asked (version 1)"))
-        let other = try #require(
-            refusal(
-                LedgerOperatorPlan.opening(
-                    userID: "bob", handles: ["bob@example.org"], verified: false, replacing: false,
-                    directory: directory)))
+            try open("bob", ["BOB@example.com"]).get()
+                == .alreadyDone("the account of bob is already open as asked (version 1)"))
+        let other = try #require(refusal(open("bob", ["bob@example.org"], verified: false)))
         #expect(other.contains("handles [bob@example.com], not [bob@example.org]"), "\(other)")
         #expect(other.contains("verified, not unverified"), "\(other)")
         #expect(other.contains("--replace (version 2)"), "\(other)")
-        let replaced = written(
-            LedgerOperatorPlan.opening(
-                userID: "bob", handles: ["bob@example.org"], verified: false, replacing: true, directory: directory))
+        let replaced = written(open("bob", ["bob@example.org"], verified: false, replacing: true))
         #expect(replaced?.accountVersion == 2)
         #expect(replaced?.verified == false)
     }
