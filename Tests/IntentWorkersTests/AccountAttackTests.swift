@@ -137,6 +137,58 @@ struct AccountAttackTests {
         }
     }
 
+    @Test("a handle released and taken by another account after the user confirmed: the hold is released, not paid")
+    func ownerChangedAfterConfirmation() async throws {
+        try await withPipeline { pipeline in
+            try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+            try await pipeline.openAccount("bob", handle: "bob@example.com")
+            try await pipeline.publishContacts(
+                [Contact(id: "bob", displayName: "Bob", handles: ["bob@example.com"])], user: "alice")
+            let metrics = OperationsMetrics()
+            try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
+                try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+            }
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "to-bob",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "Bob"), currencyAmount: money("50", "CNY")))))
+            let request = try await pipeline.event(for: "to-bob", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(request.counterpartyAccount == "bob@example.com")
+
+            // While Alice is asked, Bob closes and Mallory opens with his handle; then Bob's old
+            // opening is replayed. Once both deciding workers have counted the replay as stale,
+            // they have applied the closing and the opening before it (one partition, one order).
+            var replayed = LedgerEvent.opening(userID: "bob", handles: ["bob@example.com"])[0]
+            replayed.id = "replayed-bob-opening"
+            for record in KafkaProducerMessage.ledgerOperator(
+                [LedgerEvent.closing(userID: "bob", version: 2)]
+                    + LedgerEvent.opening(userID: "mallory", handles: [" Bob@example.com"]) + [replayed],
+                topics: pipeline.topics, signedWith: testStageKeys)
+            {
+                _ = try await pipeline.send(record)
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            func staleCounted() -> Double? {
+                PrometheusSamples(String(decoding: metrics.exposition(), as: UTF8.self))
+                    .sum("intent_account_records_ignored_total", ["reason": "accountVersionStale"])
+            }
+            while staleCounted() != 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(staleCounted() == 2)
+
+            let response = try await pipeline.answer("to-bob", request.binding, .confirmed)
+            #expect(response.code == .failure)
+            #expect(response.reason == "payeeAccountChanged")
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1000", "CNY")))
+            #expect(ledger.balance(Ledger.held("alice"), "CNY") == Money.zero("CNY"))
+            #expect(ledger.availableBalance(of: "mallory", "CNY") == Money.zero("CNY"))
+            #expect(ledger.availableBalance(of: "bob", "CNY") == Money.zero("CNY"))
+            #expect(try await pipeline.audit().findings == [])
+        }
+    }
+
     @Test("intentctl ledger as a new operator uses it: every repeat is reported, every refusal named, the audit holds")
     func operatorCommands() async throws {
         try await withBroker { broker in
