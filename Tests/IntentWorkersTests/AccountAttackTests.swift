@@ -55,27 +55,14 @@ struct AccountAttackTests {
                 ], user: "alice")
             // The workers load the whole accounts directory before they decide anything; what
             // they ignore is counted where an operator's /metrics would show it.
-            let metrics = OperationsMetrics()
-            try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
-                try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
-            }
+            let metrics = try await pipeline.startStagesCounting()
 
-            func pay(_ intentID: String, _ name: String, _ amount: String) async throws -> ConfirmationRequest {
-                try await pipeline.requestSigned(
-                    pipeline.signed(
-                        intentID,
-                        .sendPayment(
-                            SendPaymentIntent(payee: Person(spoken: name), currencyAmount: money(amount, "CNY")))
-                    ))
-                return try await pipeline.event(for: intentID, type: ConfirmationRequest.type)
-                    .decodeData(as: ConfirmationRequest.self)
-            }
             // 孙波's handle is still 孙波's: the payment confirmed to it reaches him, not Mallory.
-            let toSunbo = try await pay("to-sunbo", "孙波", "20")
+            let toSunbo = try await pipeline.pay("to-sunbo", "孙波", "20")
             #expect(toSunbo.counterpartyAccount == "sunbo@example.cn")
             #expect(try await pipeline.answer("to-sunbo", toSunbo.binding, .confirmed).code == .success)
             // Lee's handle is Dan's now; Lee's replayed opening did not take it back.
-            let toLee = try await pay("to-lee", "Lee", "30")
+            let toLee = try await pipeline.pay("to-lee", "Lee", "30")
             #expect(try await pipeline.answer("to-lee", toLee.binding, .confirmed).code == .success)
 
             // Both deciding workers (confirm, payments) ignored Mallory's opening and both of Lee's
@@ -144,16 +131,8 @@ struct AccountAttackTests {
             try await pipeline.openAccount("bob", handle: "bob@example.com")
             try await pipeline.publishContacts(
                 [Contact(id: "bob", displayName: "Bob", handles: ["bob@example.com"])], user: "alice")
-            let metrics = OperationsMetrics()
-            try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
-                try await pipeline.startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
-            }
-            try await pipeline.requestSigned(
-                pipeline.signed(
-                    "to-bob",
-                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "Bob"), currencyAmount: money("50", "CNY")))))
-            let request = try await pipeline.event(for: "to-bob", type: ConfirmationRequest.type)
-                .decodeData(as: ConfirmationRequest.self)
+            let metrics = try await pipeline.startStagesCounting()
+            let request = try await pipeline.pay("to-bob", "Bob", "50")
             #expect(request.counterpartyAccount == "bob@example.com")
 
             // While Alice is asked, Bob closes and Mallory opens with his handle; then Bob's old
@@ -266,5 +245,25 @@ struct AccountAttackTests {
                 #expect(ledger.allBalances.filter { $0.account.hasPrefix("users/") }.count == 2)
             }
         }
+    }
+}
+
+extension PipelineHarness {
+    /// The four stages, their metrics recorded in the returned registry (as an operator's /metrics would show them).
+    func startStagesCounting() async throws -> OperationsMetrics {
+        let metrics = OperationsMetrics()
+        try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
+            try await startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
+        }
+        return metrics
+    }
+
+    /// Alice asks to pay the contact `name`; returns the confirmation request (her hold is placed).
+    func pay(_ intentID: String, _ name: String, _ amount: String) async throws -> ConfirmationRequest {
+        try await requestSigned(
+            signed(
+                intentID,
+                .sendPayment(SendPaymentIntent(payee: Person(spoken: name), currencyAmount: money(amount, "CNY")))))
+        return try await event(for: intentID, type: ConfirmationRequest.type).decodeData(as: ConfirmationRequest.self)
     }
 }
