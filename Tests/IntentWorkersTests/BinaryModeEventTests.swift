@@ -103,7 +103,7 @@ struct BinaryModeEventTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             func trace(_ arguments: String...) async throws -> (status: Int32, output: String, error: String) {
                 let output = directory.appendingPathComponent(uniqueName("output"))
-                let (status, text) = try await ManagedProcess.run(
+                let (status, text) = try await runProcess(
                     name: "intentctl", executable: intentctl,
                     arguments: ["trace"] + arguments + [
                         "--bootstrap-servers", pipeline.broker.bootstrapServers, "--topic-prefix",

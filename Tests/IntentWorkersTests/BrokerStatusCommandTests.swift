@@ -13,7 +13,7 @@ struct BrokerStatusCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
         func run(_ arguments: String...) async throws -> (status: Int32, output: String) {
-            try await ManagedProcess.run(
+            try await runProcess(
                 name: "intentctl", executable: intentctl,
                 arguments: arguments + ["--state-dir", directory.appendingPathComponent("state").path],
                 outputFile: directory.appendingPathComponent(uniqueName("output")), timeout: .seconds(60))

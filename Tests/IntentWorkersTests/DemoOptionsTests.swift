@@ -15,7 +15,7 @@ struct DemoOptionsTests {
         let state = base.appendingPathComponent("state")
         let logs = base.appendingPathComponent("logs")
         let prefix = uniqueName("mydemo") + "."
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "intentctl demo", executable: WorkerLauncher.binaries().appendingPathComponent("intentctl").path,
             arguments: [
                 "demo", "--no-keep", "--topic-prefix", prefix, "--state-dir", state.path, "--log-dir", logs.path,

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import LocalBroker
 import PipelineTopics
@@ -18,7 +19,7 @@ struct DeployPolicyTests {
     ) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: output) }
-        return try await ManagedProcess.run(
+        return try await runProcess(
             name: name, executable: executable, arguments: arguments, outputFile: output, timeout: .seconds(180))
     }
 

@@ -51,7 +51,7 @@ struct ManifestSmokeTests {
             }
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("smoke-\(UUID().uuidString).log")
             defer { try? FileManager.default.removeItem(at: output) }
-            let (status, text) = try await ManagedProcess.run(
+            let (status, text) = try await runProcess(
                 name: "manifest_smoke.py", executable: try ToolLocator.python(),
                 arguments: [
                     DeployManifestTests.root.appendingPathComponent("scripts/manifest_smoke.py").path,

@@ -30,7 +30,7 @@ struct OperatorCommandTests {
         var variables = environment
         if let broker { variables["KAFKA_BOOTSTRAP_SERVERS"] = broker.bootstrapServers }
         let exports = variables.map { "export \($0.key)='\($0.value)'; " }.joined()
-        return try await ManagedProcess.run(
+        return try await runProcess(
             name: "intentctl", executable: "/bin/bash", arguments: ["-c", exports + command],
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(60))
     }
@@ -128,7 +128,7 @@ struct OperatorCommandTests {
         try value.write(to: input, atomically: true, encoding: .utf8)
         let script =
             "import hmac, hashlib, sys; print(hmac.new(bytes.fromhex('\(keyHex)'), open(sys.argv[1], 'rb').read(), hashlib.sha256).hexdigest())"
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "python", executable: try ToolLocator.python(), arguments: ["-c", script, input.path],
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(30))
         #expect(status == 0, "\(output)")

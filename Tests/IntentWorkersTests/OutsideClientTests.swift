@@ -42,7 +42,7 @@ struct OutsideClientTests {
             let keyFile = directory.appendingPathComponent("voice-keys")
             try "/voice/outside \(Digest.hex(Self.voiceKey))\n".write(to: keyFile, atomically: true, encoding: .utf8)
             let root = try #require(ToolLocator.projectRoot(), "the checkout's root")
-            let (status, output) = try await ManagedProcess.run(
+            let (status, output) = try await runProcess(
                 name: "voice_client.py", executable: try ToolLocator.python(),
                 arguments: [
                     root.appendingPathComponent("examples/voice_client.py").path,
