@@ -1,5 +1,6 @@
 public import Foundation
 import LocalBroker
+public import Testing
 
 /// How many heavy tests run at once: tests that start a local broker, worker
 /// processes, Python or Chromium. Swift Testing starts every test of a run at
@@ -17,7 +18,9 @@ import LocalBroker
 ///
 /// The width is `INTENT_TEST_HEAVY_SLOTS`, else ``defaultWidth``. Waiting counts
 /// towards a test's `.timeLimit`, which Swift Testing measures from the test's
-/// start: a heavy suite's limit covers the wait as well as the test.
+/// start: a heavy suite's limit is ``Testing/Trait/heavyTimeLimit(minutes:)``,
+/// its own budget plus the wait. A wait of a minute or more is reported on
+/// standard error, next to a time limit it may have caused.
 public actor HeavyTestGate {
     /// Three: each heavy test mostly waits on its processes, so three keep two
     /// cores busy without queueing runnable threads far beyond them.
@@ -27,8 +30,11 @@ public actor HeavyTestGate {
     public static let shared = HeavyTestGate(
         width: ProcessInfo.processInfo.environment["INTENT_TEST_HEAVY_SLOTS"].flatMap { Int($0) } ?? defaultWidth)
 
-    /// Whether the current task (or a task it was started from) holds a slot.
-    @TaskLocal public static var isHoldingSlot = false
+    /// The gates the current task (or a task it was started from) holds a slot of.
+    @TaskLocal private static var held: Set<ObjectIdentifier> = []
+
+    /// Whether the current task (or a task it was started from) holds a slot of this gate.
+    public nonisolated var isHeldByCurrentTask: Bool { Self.held.contains(ObjectIdentifier(self)) }
 
     public let width: Int
     private var inUse = 0
@@ -42,10 +48,17 @@ public actor HeavyTestGate {
     /// Runs `body` holding a slot; waits for one first unless this task holds one already.
     /// A cancelled wait (a test's time limit ran out) throws `CancellationError`.
     public nonisolated func withSlot<Result>(_ body: () async throws -> Result) async throws -> Result {
-        if Self.isHoldingSlot { return try await body() }
+        if isHeldByCurrentTask { return try await body() }
+        let asked = ContinuousClock.now
         try await acquire()
+        let waited = ContinuousClock.now - asked
+        if waited >= .seconds(60) {
+            FileHandle.standardError.write(Data("heavy-test gate: waited \(waited) for one of \(width) slots\n".utf8))
+        }
         do {
-            let result = try await Self.$isHoldingSlot.withValue(true) { try await body() }
+            let result = try await Self.$held.withValue(Self.held.union([ObjectIdentifier(self)])) {
+                try await body()
+            }
             await release()
             return result
         } catch {
@@ -106,5 +119,20 @@ public func runProcess(
     try await withHeavySlot {
         try await ManagedProcess.run(
             name: name, executable: executable, arguments: arguments, outputFile: outputFile, timeout: timeout)
+    }
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// How long a heavy test may wait for its slot: the heavy tests queued before it. A whole
+    /// run's heavy tests take about 11 minutes one after another on the project's 2-core
+    /// machines, so at three at a time the last one in the queue starts within 4; 10 minutes
+    /// leaves room for a machine that is slower or busier still (and the watchdog of
+    /// scripts/run-tests.sh stops a hung run at 20 minutes anyway).
+    public static var heavyQueueAllowanceMinutes: Int { 10 }
+
+    /// The time limit of a heavy suite: `minutes` for the test itself plus
+    /// ``heavyQueueAllowanceMinutes`` for its wait at ``HeavyTestGate``.
+    public static func heavyTimeLimit(minutes: Int) -> Self {
+        .timeLimit(.minutes(minutes + heavyQueueAllowanceMinutes))
     }
 }

@@ -42,7 +42,7 @@ public final class OTLPReceiver: Sendable {
     /// Starts the receiver and waits until it listens. A Python process: only inside a
     /// slot of the heavy-test gate (``withHeavySlot(_:)`` or ``withBroker(_:_:)``).
     public static func start() async throws -> OTLPReceiver {
-        guard HeavyTestGate.isHoldingSlot else {
+        guard HeavyTestGate.shared.isHeldByCurrentTask else {
             throw ReceiverOutsideSlot(
                 description: "start the OTLP receiver inside withHeavySlot or withBroker (see HeavyTestGate)")
         }

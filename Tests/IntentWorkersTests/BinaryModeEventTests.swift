@@ -17,7 +17,7 @@ import Testing
 /// mode, against the resolve, confirm and handle workers on a real local
 /// broker: its extension attributes reach the final response, and an invalid
 /// binary-mode event is dead-lettered as it came, naming the header.
-@Suite("CloudEvents binary mode through the workers", .timeLimit(.minutes(5)))
+@Suite("CloudEvents binary mode through the workers", .heavyTimeLimit(minutes: 5))
 struct BinaryModeEventTests {
     static let voiceKey = Array(repeating: UInt8(0x44), count: 32)
     static let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"

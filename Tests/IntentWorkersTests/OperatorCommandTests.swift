@@ -10,7 +10,7 @@ import Testing
 /// returns, `--json` is JSON, `topics provision` checks existing topics, and
 /// `events sign` / `events verify` agree with an HMAC computed outside Swift
 /// and with the producer guide's worked example.
-@Suite("Operator commands", .timeLimit(.minutes(5)))
+@Suite("Operator commands", .heavyTimeLimit(minutes: 5))
 struct OperatorCommandTests {
     static let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
 

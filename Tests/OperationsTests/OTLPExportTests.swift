@@ -5,7 +5,7 @@ import Testing
 import Tracing
 
 /// What the tracer sends to a collector, received by a stand-in collector.
-@Suite("OTLP span export", .timeLimit(.minutes(2)))
+@Suite("OTLP span export", .heavyTimeLimit(minutes: 2))
 struct OTLPExportTests {
     static let parent = TraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!
 
