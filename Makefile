@@ -15,10 +15,10 @@ SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
-.PHONY: setup build demo test tsan bench eval fuzz lint format clean help
+.PHONY: setup build demo test test-broker tsan bench eval fuzz lint format clean help
 
 help: ## List targets
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 setup: ## Install system packages, librdkafka >= 2.2 and the local broker (idempotent)
 	@bash scripts/setup.sh
@@ -32,6 +32,11 @@ demo: build ## Run the pipeline demo on an embedded local broker
 test: setup lint ## Run every test (unit and integration, against a real local broker)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) bash scripts/run-tests.sh --skip-build $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
+
+test-broker: setup ## The local broker's own durability (restarts on S3 storage), one test at a time; not in `make test`
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	INTENT_BROKER_DURABILITY_TESTS=1 SWIFT=$(SWIFT) bash scripts/run-tests.sh --skip-build $(SWIFT_BUILD_FLAGS) \
+		--no-parallel --filter 'BrokerDurabilityTests|DurableRestartInvestigation'
 
 bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact resolver, and the whole pipeline
 	$(SWIFT) run -c release intent-bench kafka

@@ -371,7 +371,7 @@ let package = Package(
             dependencies: [
                 "Confirmation", "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution",
                 "Payments",
-                "Messaging",
+                "Messaging", "BrokerTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

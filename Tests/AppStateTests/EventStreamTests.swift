@@ -7,7 +7,9 @@ import Testing
 /// `intent-appstate` runs it.
 @Suite("App state live stream: Server-Sent Events")
 struct EventStreamTests {
-    static let limits = HTTPServerLimits(headerTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 64)
+    /// Timeouts far beyond the test: none of them is under test here, and a stream must not be
+    /// cut by one when a loaded machine slows the test down.
+    static let limits = HTTPServerLimits(headerTimeout: .seconds(300), idleTimeout: .seconds(300), maxConnections: 64)
 
     static func request(_ path: String, token: String, lastEventID: String? = nil) -> String {
         "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"

@@ -13,7 +13,7 @@ import Testing
 
 /// The web page in a real browser: headless Chromium driven over the DevTools protocol
 /// (`scripts/browser_live_check.py`), against the server as `intent-appstate` runs it.
-@Suite("The web page follows the app state live, in headless Chromium", .timeLimit(.minutes(3)))
+@Suite("The web page follows the app state live, in headless Chromium", .heavyTimeLimit(minutes: 3))
 struct LivePageTests {
     static let limits = HTTPServerLimits(headerTimeout: .seconds(30), idleTimeout: .seconds(30), maxConnections: 64)
 

@@ -18,19 +18,23 @@ public func uniqueName(_ prefix: String) -> String {
     "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
 }
 
-/// Starts a real local broker on a free port for the duration of `body`.
+/// Starts a real local broker on a free port for the duration of `body`, in a
+/// slot of ``HeavyTestGate/shared``: the broker and whatever the test starts
+/// against it (workers, `intentctl`, Python) count as one heavy test.
 public func withBroker<Result>(
     _ options: LocalBroker.Options = LocalBroker.Options(),
     _ body: (LocalBroker) async throws -> Result
 ) async throws -> Result {
-    let broker = try await LocalBroker.start(options)
-    do {
-        let result = try await body(broker)
-        await broker.stop()
-        return result
-    } catch {
-        await broker.stop()
-        throw error
+    try await withHeavySlot {
+        let broker = try await LocalBroker.start(options)
+        do {
+            let result = try await body(broker)
+            await broker.stop()
+            return result
+        } catch {
+            await broker.stop()
+            throw error
+        }
     }
 }
 

@@ -23,6 +23,17 @@ public enum BrowserLiveCheck {
         url: String, expecting expected: String, screenshot: URL, timeoutSeconds: Int = 60,
         change: @escaping @Sendable () async throws -> Void
     ) async throws -> (status: Int32, output: String) {
+        // Chromium is as heavy as a broker: it runs in a slot of the heavy-test gate.
+        try await withHeavySlot {
+            try await check(
+                url: url, expecting: expected, screenshot: screenshot, timeoutSeconds: timeoutSeconds, change: change)
+        }
+    }
+
+    private static func check(
+        url: String, expecting expected: String, screenshot: URL, timeoutSeconds: Int,
+        change: @escaping @Sendable () async throws -> Void
+    ) async throws -> (status: Int32, output: String) {
         guard let root = ToolLocator.projectRoot() else { throw Failure("run from the checkout") }
         let script = root.appendingPathComponent("scripts/browser_live_check.py").path
         let python = try ToolLocator.executable(named: "python3")
@@ -40,7 +51,7 @@ public enum BrowserLiveCheck {
         return try await withThrowingTaskGroup(of: (status: Int32, output: String)?.self) { group in
             group.addTask {
                 defer { releaseReader(ready) }
-                return try await ManagedProcess.run(
+                return try await runProcess(
                     name: "browser-live-check", executable: python,
                     arguments: [script, url, expected, screenshot.path, "\(timeoutSeconds)", ready],
                     outputFile: directory.appendingPathComponent("output.log"),

@@ -39,8 +39,13 @@ public final class OTLPReceiver: Sendable {
         self.output = output
     }
 
-    /// Starts the receiver and waits until it listens.
+    /// Starts the receiver and waits until it listens. A Python process: only inside a
+    /// slot of the heavy-test gate (``withHeavySlot(_:)`` or ``withBroker(_:_:)``).
     public static func start() async throws -> OTLPReceiver {
+        guard HeavyTestGate.shared.isHeldByCurrentTask else {
+            throw ReceiverOutsideSlot(
+                description: "start the OTLP receiver inside withHeavySlot or withBroker (see HeavyTestGate)")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("otlp"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let output = directory.appendingPathComponent("spans.jsonl")
@@ -75,4 +80,9 @@ public final class OTLPReceiver: Sendable {
     }
 
     public func stop() async { await process.stop() }
+
+    /// ``start()`` called outside a heavy-test slot.
+    public struct ReceiverOutsideSlot: Error, CustomStringConvertible {
+        public var description: String
+    }
 }

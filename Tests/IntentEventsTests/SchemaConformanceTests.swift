@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import IntentEvents
 import LocalBroker
@@ -34,7 +35,7 @@ struct SchemaCheck {
             try Data(bytes).write(to: file)
             arguments += ["--event", file.path]
         }
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "schema check", executable: try ToolLocator.python(), arguments: arguments,
             outputFile: directory.appendingPathComponent("report.jsonl"), timeout: .seconds(120))
         let lines = try output.split(separator: "\n").map {

@@ -15,7 +15,7 @@ import Testing
 /// The app state names people from signed records only: contacts from a contacts service,
 /// accounts from the compacted accounts topic (read from its start, so a database from
 /// before names existed still learns the accounts opened back then).
-@Suite("App state: names from the contacts and accounts topics", .timeLimit(.minutes(3)))
+@Suite("App state: names from the contacts and accounts topics", .heavyTimeLimit(minutes: 3))
 struct AppStateNamesTests {
     @Test("accounts known only from the accounts topic name contacts; forged records name nobody and move nothing")
     func namesFromSignedRecords() async throws {

@@ -14,7 +14,7 @@ import Testing
 /// The app state must not lose an event because its database refused a
 /// write: the consumer stops without committing the offset, and a restart
 /// reads the event again (issue 10, point 2).
-@Suite("App state when the database refuses a write", .timeLimit(.minutes(3)))
+@Suite("App state when the database refuses a write", .heavyTimeLimit(minutes: 3))
 struct AppStateStoreFailureTests {
     @Test("the consumer stops uncommitted; after a restart the event is in the app state")
     func storeFailureStopsUncommitted() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// `intentctl audit --from/--to` against payments made before, across and after a
 /// point in time, on a real broker.
-@Suite("Audit of a period, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Audit of a period, against a local broker", .heavyTimeLimit(minutes: 5))
 struct AuditWindowTests {
     @Test("a period audits the intents answered in it and lists those begun before it")
     func period() async throws {

@@ -17,7 +17,7 @@ import Testing
 /// mode, against the resolve, confirm and handle workers on a real local
 /// broker: its extension attributes reach the final response, and an invalid
 /// binary-mode event is dead-lettered as it came, naming the header.
-@Suite("CloudEvents binary mode through the workers", .timeLimit(.minutes(5)))
+@Suite("CloudEvents binary mode through the workers", .heavyTimeLimit(minutes: 5))
 struct BinaryModeEventTests {
     static let voiceKey = Array(repeating: UInt8(0x44), count: 32)
     static let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -103,7 +103,7 @@ struct BinaryModeEventTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             func trace(_ arguments: String...) async throws -> (status: Int32, output: String, error: String) {
                 let output = directory.appendingPathComponent(uniqueName("output"))
-                let (status, text) = try await ManagedProcess.run(
+                let (status, text) = try await runProcess(
                     name: "intentctl", executable: intentctl,
                     arguments: ["trace"] + arguments + [
                         "--bootstrap-servers", pipeline.broker.bootstrapServers, "--topic-prefix",

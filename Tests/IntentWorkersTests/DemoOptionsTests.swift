@@ -6,7 +6,7 @@ import Testing
 /// `intentctl demo` where an operator wants its pieces: its topics under a
 /// prefix, its keys and app state in a directory that is kept, its logs in
 /// another, and a transcript that says where each is and which key signs what.
-@Suite("intentctl demo --topic-prefix --state-dir --log-dir", .timeLimit(.minutes(5)))
+@Suite("intentctl demo --topic-prefix --state-dir --log-dir", .heavyTimeLimit(minutes: 5))
 struct DemoOptionsTests {
     @Test("the demo runs with its topics, keys, state and logs where it was told, and says so")
     func demoWhereTold() async throws {
@@ -15,7 +15,7 @@ struct DemoOptionsTests {
         let state = base.appendingPathComponent("state")
         let logs = base.appendingPathComponent("logs")
         let prefix = uniqueName("mydemo") + "."
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "intentctl demo", executable: WorkerLauncher.binaries().appendingPathComponent("intentctl").path,
             arguments: [
                 "demo", "--no-keep", "--topic-prefix", prefix, "--state-dir", state.path, "--log-dir", logs.path,

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import LocalBroker
 import Testing
@@ -24,7 +25,7 @@ struct DeployManifestTests {
             .appendingPathComponent("kubernetes-validate").path
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: report) }
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "kubernetes-validate", executable: validator,
             arguments: ["--strict"] + files.map { Self.kubernetes.appendingPathComponent($0).path },
             outputFile: report, timeout: .seconds(120))
@@ -82,7 +83,7 @@ struct DeployManifestTests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: output) }
         let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
-        return try await ManagedProcess.run(
+        return try await runProcess(
             name: "check_deploy_readme.py", executable: try ToolLocator.python(),
             arguments: [
                 Self.root.appendingPathComponent("scripts/check_deploy_readme.py").path, "--readme", readme.path,

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import LocalBroker
 import PipelineTopics
@@ -18,7 +19,7 @@ struct DeployPolicyTests {
     ) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: output) }
-        return try await ManagedProcess.run(
+        return try await runProcess(
             name: name, executable: executable, arguments: arguments, outputFile: output, timeout: .seconds(180))
     }
 
@@ -34,20 +35,24 @@ struct DeployPolicyTests {
 
     @Test("hadolint finds nothing in deploy/Containerfile, and does flag a non-numeric USER")
     func containerfile() async throws {
-        let clean = try await Self.run(
-            "hadolint", try Self.hadolint, [Self.deploy.appendingPathComponent("Containerfile").path])
-        #expect(clean.status == 0, "\(clean.output)")
-        #expect(clean.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(clean.output)")
+        // One slot for both runs, so the second does not queue behind every heavy test again.
+        try await withHeavySlot {
+            let clean = try await Self.run(
+                "hadolint", try Self.hadolint, [Self.deploy.appendingPathComponent("Containerfile").path])
+            #expect(clean.status == 0, "\(clean.output)")
+            #expect(clean.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(clean.output)")
 
-        let text = try String(contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
-        #expect(text.contains("USER 10001:10001"))
-        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("Containerfile-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: broken) }
-        try text.replacingOccurrences(of: "USER 10001:10001", with: "USER intent")
-            .write(to: broken, atomically: true, encoding: .utf8)
-        let flagged = try await Self.run("hadolint", try Self.hadolint, [broken.path])
-        #expect(flagged.status != 0)
-        #expect(flagged.output.contains("DL3066"), "\(flagged.output)")
+            let text = try String(contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
+            #expect(text.contains("USER 10001:10001"))
+            let broken = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "Containerfile-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: broken) }
+            try text.replacingOccurrences(of: "USER 10001:10001", with: "USER intent")
+                .write(to: broken, atomically: true, encoding: .utf8)
+            let flagged = try await Self.run("hadolint", try Self.hadolint, [broken.path])
+            #expect(flagged.status != 0)
+            #expect(flagged.output.contains("DL3066"), "\(flagged.output)")
+        }
     }
 
     /// checkov's JSON report: (failed check ids, skipped count) over every report it prints.
@@ -84,35 +89,39 @@ struct DeployPolicyTests {
 
     @Test("checkov passes every manifest, each skip carries its reason, and a privileged pod is caught")
     func policyScan() async throws {
-        let clean = try await Self.checkov(Self.deploy.appendingPathComponent("kubernetes"))
-        #expect(clean.failed.isEmpty, "\(clean.failed)")
-        #expect(clean.passed > 100)
-        // Every skip is an annotation with a reason after the check id.
-        let manifests = try FileManager.default.subpathsOfDirectory(
-            atPath: Self.deploy.appendingPathComponent("kubernetes").path
-        )
-        .filter { $0.hasSuffix(".yaml") }
-        for file in manifests {
-            let text = try String(
-                contentsOf: Self.deploy.appendingPathComponent("kubernetes").appendingPathComponent(file),
-                encoding: .utf8)
-            for line in text.split(separator: "\n") where line.contains("checkov.io/skip") {
-                let reason = line.split(separator: "=", maxSplits: 1).dropFirst().first ?? ""
-                #expect(reason.count > 20, "\(file): a skip without its reason: \(line)")
+        // One slot for both checkov runs, so the second does not queue behind every heavy test again.
+        try await withHeavySlot {
+            let clean = try await Self.checkov(Self.deploy.appendingPathComponent("kubernetes"))
+            #expect(clean.failed.isEmpty, "\(clean.failed)")
+            #expect(clean.passed > 100)
+            // Every skip is an annotation with a reason after the check id.
+            let manifests = try FileManager.default.subpathsOfDirectory(
+                atPath: Self.deploy.appendingPathComponent("kubernetes").path
+            )
+            .filter { $0.hasSuffix(".yaml") }
+            for file in manifests {
+                let text = try String(
+                    contentsOf: Self.deploy.appendingPathComponent("kubernetes").appendingPathComponent(file),
+                    encoding: .utf8)
+                for line in text.split(separator: "\n") where line.contains("checkov.io/skip") {
+                    let reason = line.split(separator: "=", maxSplits: 1).dropFirst().first ?? ""
+                    #expect(reason.count > 20, "\(file): a skip without its reason: \(line)")
+                }
             }
-        }
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("checkov-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let payments = try String(
-            contentsOf: Self.deploy.appendingPathComponent("kubernetes/intent-payments.yaml"), encoding: .utf8)
-        #expect(payments.contains("allowPrivilegeEscalation: false"))
-        try payments.replacingOccurrences(of: "allowPrivilegeEscalation: false", with: "privileged: true")
-            .write(to: directory.appendingPathComponent("intent-payments.yaml"), atomically: true, encoding: .utf8)
-        let broken = try await Self.checkov(directory)
-        #expect(broken.failed.contains { $0.hasPrefix("CKV_K8S_16 ") }, "privileged container: \(broken.failed)")
-        #expect(broken.failed.contains { $0.hasPrefix("CKV_K8S_20 ") }, "privilege escalation: \(broken.failed)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "checkov-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let payments = try String(
+                contentsOf: Self.deploy.appendingPathComponent("kubernetes/intent-payments.yaml"), encoding: .utf8)
+            #expect(payments.contains("allowPrivilegeEscalation: false"))
+            try payments.replacingOccurrences(of: "allowPrivilegeEscalation: false", with: "privileged: true")
+                .write(to: directory.appendingPathComponent("intent-payments.yaml"), atomically: true, encoding: .utf8)
+            let broken = try await Self.checkov(directory)
+            #expect(broken.failed.contains { $0.hasPrefix("CKV_K8S_16 ") }, "privileged container: \(broken.failed)")
+            #expect(broken.failed.contains { $0.hasPrefix("CKV_K8S_20 ") }, "privilege escalation: \(broken.failed)")
+        }
     }
 
     /// The input topic of each worker, from the code (PipelineTopics), for the cross-check.

@@ -20,7 +20,7 @@ import VoiceSimulator
 /// confirm, payments, handle and the app-state service), driven by the
 /// simulated voice service; then the app state the page would show, over
 /// HTTP and in headless Chromium.
-@Suite("End to end: every executable, the app state and the web page", .timeLimit(.minutes(10)))
+@Suite("End to end: every executable, the app state and the web page", .heavyTimeLimit(minutes: 10))
 struct EndToEndTests {
     @Test("a payment and a message made through the pipeline show in the app state and on the web page")
     func endToEnd() async throws {

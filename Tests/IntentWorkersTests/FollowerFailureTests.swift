@@ -13,7 +13,7 @@ import Testing
 /// failing does not cancel the worker's loop (the loop runs in the task
 /// group's body), so the loop itself must notice and stop, instead of going
 /// on deciding on stale state.
-@Suite("A worker whose follower fails", .timeLimit(.minutes(2)))
+@Suite("A worker whose follower fails", .heavyTimeLimit(minutes: 2))
 struct FollowerFailureTests {
     struct Poisoned: Error {}
 

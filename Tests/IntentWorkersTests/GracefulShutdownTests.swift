@@ -14,7 +14,7 @@ import Testing
 /// intent has its final response, the audit holds) and nothing is repeated
 /// (no event id appears twice on any topic the workers write: a graceful stop
 /// commits what it published, so its successor redoes nothing).
-@Suite("Graceful shutdown under load", .timeLimit(.minutes(20)))
+@Suite("Graceful shutdown under load", .heavyTimeLimit(minutes: 20))
 struct GracefulShutdownTests {
     static let workers = ["payments", "handle", "resolve", "confirm"]
 

@@ -11,7 +11,7 @@ import Testing
 /// against the local broker, and answers the kubelet's probes and Prometheus'
 /// scrape, then stops with exit 0 on SIGTERM within its grace period
 /// (scripts/manifest_smoke.py does the kubelet's part).
-@Suite("Manifests start", .timeLimit(.minutes(10)))
+@Suite("Manifests start", .heavyTimeLimit(minutes: 10))
 struct ManifestSmokeTests {
     struct WorkerResult: Decodable {
         var worker: String
@@ -51,7 +51,7 @@ struct ManifestSmokeTests {
             }
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("smoke-\(UUID().uuidString).log")
             defer { try? FileManager.default.removeItem(at: output) }
-            let (status, text) = try await ManagedProcess.run(
+            let (status, text) = try await runProcess(
                 name: "manifest_smoke.py", executable: try ToolLocator.python(),
                 arguments: [
                     DeployManifestTests.root.appendingPathComponent("scripts/manifest_smoke.py").path,

@@ -16,7 +16,7 @@ import Testing
 /// The attacks of issue 16 against the running workers on a real broker: each
 /// is refused, dead-lettered with its reason, and moves no money; the honest
 /// flow next to it still works, and the audit of the topics finds nothing.
-@Suite("Money safety under attack, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Money safety under attack, against a local broker", .heavyTimeLimit(minutes: 5))
 struct MoneyAttackTests {
     static let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
     static let bindingKey = BindingKey(Array(repeating: 0x44, count: 32))

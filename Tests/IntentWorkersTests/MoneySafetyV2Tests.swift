@@ -15,7 +15,7 @@ import Testing
 /// payer paying one request twice, an answer to an intent that already ended. Each is
 /// refused with its reason, moves no money, and leaves the audit clean; no event id is ever
 /// published twice with different contents.
-@Suite("Money safety v2: every party bound, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Money safety v2: every party bound, against a local broker", .heavyTimeLimit(minutes: 5))
 struct MoneySafetyV2Tests {
     /// Two voice services, each with a valid key of its own.
     static let voices = EventAuthenticator(keys: [

@@ -11,7 +11,7 @@ import Testing
 
 /// A worker's `/health`, `/ready` and `/metrics` against a real broker: the
 /// numbers must match what the test itself sent and received.
-@Suite("Operator endpoints of a running worker", .timeLimit(.minutes(5)))
+@Suite("Operator endpoints of a running worker", .heavyTimeLimit(minutes: 5))
 struct OperationsEndpointTests {
     @Test(
         "ready once consuming; /metrics counts what went in, out and to the dead-letter topic, with lag and rebalances")

@@ -10,7 +10,7 @@ import Testing
 /// returns, `--json` is JSON, `topics provision` checks existing topics, and
 /// `events sign` / `events verify` agree with an HMAC computed outside Swift
 /// and with the producer guide's worked example.
-@Suite("Operator commands", .timeLimit(.minutes(5)))
+@Suite("Operator commands", .heavyTimeLimit(minutes: 5))
 struct OperatorCommandTests {
     static let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
 
@@ -30,7 +30,7 @@ struct OperatorCommandTests {
         var variables = environment
         if let broker { variables["KAFKA_BOOTSTRAP_SERVERS"] = broker.bootstrapServers }
         let exports = variables.map { "export \($0.key)='\($0.value)'; " }.joined()
-        return try await ManagedProcess.run(
+        return try await runProcess(
             name: "intentctl", executable: "/bin/bash", arguments: ["-c", exports + command],
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(60))
     }
@@ -128,7 +128,7 @@ struct OperatorCommandTests {
         try value.write(to: input, atomically: true, encoding: .utf8)
         let script =
             "import hmac, hashlib, sys; print(hmac.new(bytes.fromhex('\(keyHex)'), open(sys.argv[1], 'rb').read(), hashlib.sha256).hexdigest())"
-        let (status, output) = try await ManagedProcess.run(
+        let (status, output) = try await runProcess(
             name: "python", executable: try ToolLocator.python(), arguments: ["-c", script, input.path],
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(30))
         #expect(status == 0, "\(output)")

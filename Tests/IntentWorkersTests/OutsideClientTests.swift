@@ -15,7 +15,7 @@ import Testing
 /// it), written from docs/producers.md and schemas/ alone. If the guide leaves
 /// out something a producer must do (millisecond times, raw UTF-8, hex keys,
 /// murmur2), this client's events are dead-lettered and the test fails.
-@Suite("A Python voice client written from the producer guide", .timeLimit(.minutes(5)))
+@Suite("A Python voice client written from the producer guide", .heavyTimeLimit(minutes: 5))
 struct OutsideClientTests {
     static let voiceKey = Array(repeating: UInt8(0x5a), count: 32)
     static let bindingKey = BindingKey(Array(repeating: UInt8(0x2b), count: 32))
@@ -42,7 +42,7 @@ struct OutsideClientTests {
             let keyFile = directory.appendingPathComponent("voice-keys")
             try "/voice/outside \(Digest.hex(Self.voiceKey))\n".write(to: keyFile, atomically: true, encoding: .utf8)
             let root = try #require(ToolLocator.projectRoot(), "the checkout's root")
-            let (status, output) = try await ManagedProcess.run(
+            let (status, output) = try await runProcess(
                 name: "voice_client.py", executable: try ToolLocator.python(),
                 arguments: [
                     root.appendingPathComponent("examples/voice_client.py").path,

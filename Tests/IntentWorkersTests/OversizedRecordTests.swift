@@ -13,7 +13,7 @@ import Testing
 
 /// Records too large to copy to the dead-letter topic are parked as
 /// references, and never stop a worker (issue 16, acceptance 3).
-@Suite("Oversized records", .timeLimit(.minutes(5)))
+@Suite("Oversized records", .heavyTimeLimit(minutes: 5))
 struct OversizedRecordTests {
     /// Bytes that are not UTF-8 nor JSON, different at every position, so a
     /// wrong prefix or hash shows.

@@ -16,7 +16,7 @@ import Testing
 /// user (issue 11): the follower reads only owned partitions and forgets lost
 /// ones, state topics must be co-partitioned with the input, and an input
 /// record on another partition than its user's is forwarded to its owner.
-@Suite("Partitioned worker state", .timeLimit(.minutes(5)))
+@Suite("Partitioned worker state", .heavyTimeLimit(minutes: 5))
 struct PartitionedStateTests {
     @Test("a partitioned follower applies only the partitions it owns, and forgets one it loses")
     func followsOwnedPartitions() async throws {

@@ -15,7 +15,7 @@ import Testing
 /// Resolve, confirm and payments workers together on a local broker: a
 /// payment confirmed by the user moves money once; a declined one and one
 /// without funds move nothing.
-@Suite("Payments through resolve, confirm and payments workers", .timeLimit(.minutes(5)))
+@Suite("Payments through resolve, confirm and payments workers", .heavyTimeLimit(minutes: 5))
 struct PaymentsFlowTests {
     static let voiceKey = Array(repeating: UInt8(0x5a), count: 32)
     static let authenticator = EventAuthenticator(keys: ["/voice/test": voiceKey])

@@ -18,7 +18,7 @@ struct ProductionLinkTests {
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nm"))
         defer { try? FileManager.default.removeItem(at: output) }
-        let (status, symbols) = try await ManagedProcess.run(
+        let (status, symbols) = try await runProcess(
             name: "nm", executable: try ToolLocator.executable(named: "nm"), arguments: [path], outputFile: output,
             timeout: .seconds(60))
         #expect(status == 0, "nm \(path) exited \(status)")

@@ -17,7 +17,7 @@ import Testing
 /// worker writes proposals to does not exist yet, so its state round keeps
 /// failing, and the confirmation request that asks about the proposal must not
 /// appear until the proposal itself is on the broker.
-@Suite("Publishing order with batches in flight", .timeLimit(.minutes(3)))
+@Suite("Publishing order with batches in flight", .heavyTimeLimit(minutes: 3))
 struct PublishOrderingTests {
     @Test("no confirmation request is visible before the proposal it asks about is durable")
     func noticeWaitsForItsState() async throws {

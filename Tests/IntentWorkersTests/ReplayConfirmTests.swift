@@ -8,7 +8,7 @@ import Testing
 
 /// `intentctl replay confirm` on a real broker: each payment decision is taken
 /// again on its payer's ledger as the decision saw it, with the limits given.
-@Suite("Re-deriving confirm decisions, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Re-deriving confirm decisions, against a local broker", .heavyTimeLimit(minutes: 5))
 struct ReplayConfirmTests {
     @Test("a replay sees each decision's own ledger version; other limits list the decisions they change")
     func replay() async throws {

@@ -10,7 +10,7 @@ import Testing
 /// `intentctl replay resolve` on a real broker: decisions are re-derived with the
 /// contact book they used, whatever changed since, and a decision the current
 /// resolver would take differently is listed with exit 1.
-@Suite("Re-deriving resolve decisions, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Re-deriving resolve decisions, against a local broker", .heavyTimeLimit(minutes: 5))
 struct ReplayResolveTests {
     @Test("a replay uses each decision's own contact book; a different decision is listed before and after")
     func replay() async throws {

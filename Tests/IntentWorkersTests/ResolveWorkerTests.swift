@@ -14,7 +14,7 @@ import Testing
 
 /// The resolve worker against a real local broker: contacts and intents in,
 /// prompts, resolved intents and dead letters out.
-@Suite("intent-resolve against a local broker", .timeLimit(.minutes(5)))
+@Suite("intent-resolve against a local broker", .heavyTimeLimit(minutes: 5))
 struct ResolveWorkerTests {
     static let contacts: [Contact] = [
         Contact(id: "xiaoming", displayName: "小明", interactionCount: 12),

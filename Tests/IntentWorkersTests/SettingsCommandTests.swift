@@ -8,7 +8,7 @@ import Testing
 
 /// `intentctl settings set`: what a settings service publishes, on the user's partition,
 /// signed, and refused with a clear message when it would not be accepted.
-@Suite("intentctl settings set", .timeLimit(.minutes(3)))
+@Suite("intentctl settings set", .heavyTimeLimit(minutes: 3))
 struct SettingsCommandTests {
     @Test("publishes a signed user.settings.v1 the resolve worker accepts; a bad tag or a voice source is refused")
     func publishes() async throws {

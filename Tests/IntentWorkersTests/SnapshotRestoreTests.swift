@@ -15,7 +15,7 @@ import Testing
 /// partition plus the ledger records after it (issue 11, point 2), decides
 /// nothing before both are in, and never trusts a snapshot that is not the
 /// payments worker's.
-@Suite("Ledger snapshots: restore from snapshot plus tail", .timeLimit(.minutes(5)))
+@Suite("Ledger snapshots: restore from snapshot plus tail", .heavyTimeLimit(minutes: 5))
 struct SnapshotRestoreTests {
     /// The resolve, confirm and payments workers, logging to `log`.
     func startWorkers(_ pipeline: PipelineHarness, log: LogCapture, group: String) async throws {

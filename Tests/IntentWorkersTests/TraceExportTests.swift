@@ -16,7 +16,7 @@ import Testing
 /// collector: every hop exports one span whose parent is the span that
 /// produced its input, and the `traceparent` each hop publishes names that
 /// same span, from the request to the app state.
-@Suite("Traces across the workers", .timeLimit(.minutes(10)))
+@Suite("Traces across the workers", .heavyTimeLimit(minutes: 10))
 struct TraceExportTests {
     static let messageTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
     static let paymentTrace = "5cf92f3577b34da6a3ce929d0e0e4737"

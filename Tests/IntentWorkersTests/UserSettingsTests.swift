@@ -16,7 +16,7 @@ import VoiceSimulator
 
 /// The user's language from their settings: a request without a locale is answered in
 /// the language the user chose, through every stage; only a settings service chooses it.
-@Suite("The language a user chose in settings, through the pipeline", .timeLimit(.minutes(5)))
+@Suite("The language a user chose in settings, through the pipeline", .heavyTimeLimit(minutes: 5))
 struct UserSettingsTests {
     static let voiceKey = Array(repeating: UInt8(0x35), count: 32)
     static let settingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])

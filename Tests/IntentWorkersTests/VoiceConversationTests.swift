@@ -17,7 +17,7 @@ import VoiceSimulator
 
 /// The simulated voice service against all four workers: the transcript and
 /// the outcome of every scripted step.
-@Suite("A scripted voice conversation through every worker", .timeLimit(.minutes(5)))
+@Suite("A scripted voice conversation through every worker", .heavyTimeLimit(minutes: 5))
 struct VoiceConversationTests {
     static let voiceKey = Array(repeating: UInt8(0x33), count: 32)
 

@@ -6,7 +6,7 @@ import Testing
 /// A worker executable with `LOG_FORMAT=json`, as a deployment would run it:
 /// every line it writes is one JSON object; a value it does not know stops
 /// it at start with an error that names the variable.
-@Suite("Worker log format", .timeLimit(.minutes(3)))
+@Suite("Worker log format", .heavyTimeLimit(minutes: 3))
 struct WorkerLogFormatTests {
     @Test("LOG_FORMAT=json: one JSON object per line with time, level, worker and message; LOG_FORMAT=xml refused")
     func jsonLines() async throws {

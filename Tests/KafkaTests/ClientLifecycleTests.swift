@@ -9,7 +9,7 @@ import Testing
 /// live librdkafka instance or fails with `_DESTROY`, never touches a freed
 /// one (which would crash the test process or, under `--sanitize=thread` /
 /// `address`, be reported), and nothing waits forever.
-@Suite("Closing clients while they are in use", .timeLimit(.minutes(5)))
+@Suite("Closing clients while they are in use", .heavyTimeLimit(minutes: 5))
 struct ClientLifecycleTests {
     /// What a send may end with when the producer closes under it: delivered,
     /// refused because closed, or purged from the queue by the close.
