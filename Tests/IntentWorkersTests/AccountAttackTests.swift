@@ -17,7 +17,7 @@ import Testing
 /// grow, held by every reader (confirm's and payments' directory, the app state, the
 /// audit) for records written straight onto the topics with the ledger operator's key;
 /// and `intentctl ledger` as an operator uses it, refusing by name what it will not do.
-@Suite("Accounts: handles, versions and the deposit door, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Accounts: handles, versions and the deposit door, against a local broker", .heavyTimeLimit(minutes: 5))
 struct AccountAttackTests {
     @Test("a colliding opening takes no handle; a replayed opening after a close takes nothing back")
     func collidingAndReplayedAccounts() async throws {

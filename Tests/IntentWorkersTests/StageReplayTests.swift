@@ -13,7 +13,7 @@ import Testing
 /// Issue 28, point 5: validly signed stage events re-appended to their topics (a resolved
 /// intent, a proposal, a confirmed message) act on nothing again, and a stage event dated
 /// past the stage events' freshness bound is refused as stale.
-@Suite("Stage events cannot be replayed, against a local broker", .timeLimit(.minutes(5)))
+@Suite("Stage events cannot be replayed, against a local broker", .heavyTimeLimit(minutes: 5))
 struct StageReplayTests {
     @Test("re-appended resolved intents, proposals and confirmed messages ask, hold and answer nothing again")
     func replays() async throws {
