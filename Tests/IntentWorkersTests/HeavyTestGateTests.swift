@@ -108,11 +108,20 @@ struct HeavyTestGateTests {
         "BrokerTestSupport", "ManagedProcessTests.swift", "HeavyTestGateTests.swift",
     ]
 
-    @Test("no test starts a broker or a process except through the helpers that take a slot")
+    @Test(
+        "no test starts a broker or a process except through the helpers that take a slot; heavy suites' limits allow for the wait"
+    )
     func everyHeavyTestPassesTheGate() throws {
         let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         let direct = ["ManagedProcess.run(", "ManagedProcess(", "LocalBroker.start(", "Process()"]
+        // Helpers that start heavy things; a suite using them waits at the gate, so a plain
+        // `.timeLimit` would count the wait against the test's own budget.
+        let heavy = [
+            "withBroker", "withPipeline", "withMoneyPipeline", "runProcess(", "withHeavySlot", "BrowserLiveCheck",
+            "OTLPReceiver", "LoadRun", "WorkerProcesses(",
+        ]
         var found: [String] = []
+        var plainLimits: [String] = []
         let files = try #require(FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil))
         for case let file as URL in files where file.pathExtension == "swift" {
             guard Set(file.pathComponents).isDisjoint(with: Self.allowed) else { continue }
@@ -120,10 +129,14 @@ struct HeavyTestGateTests {
             for call in direct where text.contains(call) {
                 found.append("\(file.lastPathComponent): \(call)")
             }
+            if text.contains(".timeLimit("), heavy.contains(where: text.contains) {
+                plainLimits.append(file.lastPathComponent)
+            }
         }
         #expect(
             found.isEmpty,
             "start brokers with withBroker, commands with runProcess, anything else inside withHeavySlot: \(found)")
+        #expect(plainLimits.isEmpty, "heavy suites use .heavyTimeLimit(minutes:), not .timeLimit: \(plainLimits)")
         // The scan looked at the tests: this suite's own neighbours are among them.
         #expect(FileManager.default.fileExists(atPath: tests.appendingPathComponent("KafkaTests").path))
     }

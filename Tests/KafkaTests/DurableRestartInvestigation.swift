@@ -37,7 +37,7 @@ struct DurableRestartInvestigation {
         }
     }
 
-    @Test(.enabled(if: runs > 0), .timeLimit(.minutes(60)))
+    @Test(.enabled(if: runs > 0), .heavyTimeLimit(minutes: 60))
     func acknowledgedRecordsSurvive() async throws {
         var outcomes: [Outcome] = []
         for run in 0..<Self.runs {
