@@ -60,6 +60,9 @@ public final class AppStateStore: Sendable {
             // Each user's latest account version (open or closed): what the next must exceed.
             try db.execute(sql: "CREATE TABLE account_versions (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v4: versioned contacts, no account ids served") { db in
+            try migrateToVersionedContacts(db)
+        }
         return migrator
     }
 
@@ -77,7 +80,10 @@ public final class AppStateStore: Sendable {
             let at = EventTime.format(envelope.time)
             for update in updates {
                 switch update {
-                case .item(let user, let kind, let id, let body):
+                case .item(let user, let kind, let id, var body, let counterparty):
+                    if let counterparty {
+                        body.merge(try Self.name(db, user, kind, id, counterparty)) { _, name in name }
+                    }
                     let merged = try Self.merge(db, user, kind, id, body)
                     try Self.recordChange(db, user, kind.rawValue, id, merged, at)
                 case .balance(let user, let currency, let available, let held):

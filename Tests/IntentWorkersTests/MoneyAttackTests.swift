@@ -44,13 +44,15 @@ struct MoneyAttackTests {
             var swapped = Contact(id: "sunbo", displayName: "孙波", handles: ["mallory@evil.example"])
             _ = try await pipeline.send(
                 KafkaProducerMessage.contact(
-                    swapped, of: "alice", topic: pipeline.topics.contacts, partitions: PipelineHarness.partitions,
+                    swapped, of: "alice", version: pipeline.nextContactVersion(), topic: pipeline.topics.contacts,
+                    partitions: PipelineHarness.partitions,
                     source: "/contacts/test",
                     signedWith: EventAuthenticator(keys: ["/contacts/test": Array(repeating: 0x01, count: 32)])))
             swapped.displayName = "孙波 (new)"
             _ = try await pipeline.send(
                 KafkaProducerMessage.contact(
-                    swapped, of: "alice", topic: pipeline.topics.contacts, partitions: PipelineHarness.partitions,
+                    swapped, of: "alice", version: pipeline.nextContactVersion(), topic: pipeline.topics.contacts,
+                    partitions: PipelineHarness.partitions,
                     source: "/voice/test",
                     signedWith: MoneyAttackTests.voice))
             let letters = try await pipeline.deadLetters(count: 2)
