@@ -53,8 +53,8 @@ struct DirectoryReplayTests {
             for record in v1 + [tombstone, russian] { _ = try await pipeline.send(record) }
 
             let metrics = OperationsMetrics()
-            try await pipeline.startPaymentStages(
-                voice: MoneyAttackTests.voice, settings: Self.settingsKeys, bindingKey: MoneyAttackTests.bindingKey,
+            try await pipeline.startStages(
+                voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey, settings: Self.settingsKeys,
                 telemetry: Telemetry(metrics: metrics.factory))
             // Read from the topic at start: the old handle and language are not what the worker holds.
             let first = try await confirmPayment(pipeline, "pay-1")
@@ -116,37 +116,5 @@ struct DirectoryReplayTests {
             guard ContinuousClock.now < deadline else { throw Failure("stale records of \(topic): \(count)") }
             try await Task.sleep(for: .milliseconds(50))
         }
-    }
-}
-
-extension PipelineHarness {
-    /// Resolve (taking contacts and settings from their services, requests and answers
-    /// from `voice`), confirm and payments, reporting to `telemetry`.
-    func startPaymentStages(
-        voice: EventAuthenticator, settings: EventAuthenticator, bindingKey: BindingKey,
-        telemetry: Telemetry = .current
-    ) async throws {
-        let kafka = clientConfiguration(broker)
-        try await start(
-            [
-                ResolveWorker(
-                    configuration: ResolveWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("resolve"),
-                        authenticator: EventAuthenticator(keys: voice.withTestContacts.allKeys + settings.allKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                ConfirmWorker(
-                    configuration: ConfirmWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                PaymentsWorker(
-                    configuration: PaymentsWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("payments"),
-                        stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-            ], telemetry: telemetry)
     }
 }

@@ -58,8 +58,8 @@ struct UserSettingsTests {
                     source: "/settings/test", signedWith: Self.settingsKeys))
 
             let kafka = clientConfiguration(pipeline.broker)
-            try await pipeline.startPaymentStages(
-                voice: voice, settings: Self.settingsKeys, bindingKey: BindingKey(Array(repeating: 3, count: 32)))
+            try await pipeline.startStages(
+                voice: voice, bindingKey: BindingKey(Array(repeating: 3, count: 32)), settings: Self.settingsKeys)
 
             // No locale on the request: the voice service leaves the language to the settings.
             let lines = Mutex<[String]>([])
