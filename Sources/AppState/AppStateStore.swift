@@ -24,6 +24,16 @@ public final class AppStateStore: Sendable {
         try Self.migrator.migrate(database)
     }
 
+    /// Opens the database at `path` migrated only up to `migration`: a database as an
+    /// earlier version left it, for the tests of the migrations after it.
+    init(path: String, migratedUpTo migration: String) throws {
+        fileWarnings = try StateFiles.prepare(databaseAt: path)
+        database = try DatabaseQueue(path: path)
+        try Self.migrator.migrate(database, upTo: migration)
+    }
+
+    static let contactsMigration = "v2: contacts and account handles"
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -42,7 +52,7 @@ public final class AppStateStore: Sendable {
                         held INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, currency));
                     """)
         }
-        migrator.registerMigration("v2: contacts and account handles") { db in
+        migrator.registerMigration(contactsMigration) { db in
             // Names for user ids: a user's contact is the account one of its handles opened.
             try db.execute(
                 sql: """
