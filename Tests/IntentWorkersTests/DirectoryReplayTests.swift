@@ -19,7 +19,7 @@ import Testing
 /// resolve worker ignores it (at start, reading the topic, and live), counting
 /// it (`intent_directory_records_stale_total`), and money goes to the handle the
 /// user has now, in the language the user chose last.
-@Suite("Directory records replayed against a local broker", .timeLimit(.minutes(5)))
+@Suite("Directory records replayed against a local broker", .heavyTimeLimit(minutes: 5))
 struct DirectoryReplayTests {
     static let settingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: 0x5e, count: 32)])
 
