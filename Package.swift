@@ -419,6 +419,7 @@ let package = Package(
                 "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
                 "IntentResolution", "ContactResolution",
                 "LocalBroker", "BrokerTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

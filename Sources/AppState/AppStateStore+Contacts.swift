@@ -5,31 +5,64 @@ public import IntentResolution
 import Intents
 public import Payments
 
-/// Names instead of user ids: the app shows "to 孙波", not "to sunbo". A
-/// user's contact is matched to a payment account by handle, exactly as a
-/// payee is (``Person/normalizedHandle(_:)``), so the name on a payment is
-/// the contact whose account it credited. Each contact is an item of kind
-/// `contact` (`{id, name, userID}`; `userID` null while no account has one
-/// of its handles), and changes whenever the contact or the matching
-/// account does; a deleted contact is a change `{id, deleted: true}`.
+/// What applying a contact record did.
+public enum ContactApplication: Sendable, Hashable {
+    /// The user sees a change (the contact's item, or a name on a payment or request).
+    case changed
+    /// Applied, but nothing the user sees changed (the same contact again).
+    case unchanged
+    /// Ignored: the contact is already at `seen`, which `version` does not supersede
+    /// (``RecordVersion/supersedes(_:seen:)``): a replay of an older record or tombstone.
+    case stale(version: Int64, seen: Int64)
+}
+
+/// Names instead of user ids: the app shows "to 孙波", not "to sunbo", and never
+/// another user's account id. A user's contact is an item of kind `contact`
+/// (`{id, name}`); a deleted contact is a change `{id, deleted: true}`. Which
+/// account a contact's handles opened is never served (it would tell anyone who
+/// adds a phone number whether it has an account, and whose). Payment and request
+/// items name their counterparty on the server instead (`counterpartyName`,
+/// `counterpartyContact`): the viewer's own contact one of whose handles the
+/// counterparty's account opened with (matched as a payee is,
+/// ``Person/normalizedHandle(_:)``), else the handle the viewer used themselves
+/// (the account a payment they confirmed went to), else null (the page says
+/// "someone"). The names follow the viewer's contacts and the accounts' handles as
+/// they change; the counterparty's user id stays in a table no endpoint reads.
 extension AppStateStore {
     /// Applies a record of the contacts topic (already checked to come from a contacts
-    /// service); false when it changes nothing the user sees.
+    /// service), unless the contact is already at its version or newer: the highest
+    /// version of each contact is kept, deletions included, so a replayed older record
+    /// or tombstone changes nothing.
     /// - Parameter at: When it happened, for the change feed.
     @discardableResult
-    public func apply(contact record: ContactRecord, at time: Date = Date()) async throws -> Bool {
+    public func apply(contact record: ContactRecord, at time: Date = Date()) async throws -> ContactApplication {
         defer { signal.changed() }
         let at = EventTime.format(time)
         return try await database.write { db in
+            let user = record.userID
+            let seen = try Int64.fetchOne(
+                db, sql: "SELECT version FROM contact_versions WHERE user_id = ? AND contact_id = ?",
+                arguments: [user, record.contactID])
+            guard RecordVersion.supersedes(record.version, seen: seen) else {
+                return .stale(version: record.version, seen: seen ?? RecordVersion.unversioned)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO contact_versions (user_id, contact_id, version) VALUES (?, ?, ?)
+                    ON CONFLICT (user_id, contact_id) DO UPDATE SET version = excluded.version
+                    """, arguments: [user, record.contactID, record.version])
+            let before = try String.fetchAll(
+                db, sql: "SELECT handle FROM contact_handles WHERE user_id = ? AND contact_id = ?",
+                arguments: [user, record.contactID])
             switch record {
-            case .upsert(let user, let contact):
+            case .upsert(_, let contact, _):
                 let handles = (contact.handles ?? []).map(Person.normalizedHandle)
                 let handlesText = String(decoding: CanonicalJSON.encode(handles), as: UTF8.self)
                 let existing = try Row.fetchOne(
                     db, sql: "SELECT name, handles FROM contacts WHERE user_id = ? AND contact_id = ?",
                     arguments: [user, contact.id])
                 if let existing, existing["name"] == contact.displayName, existing["handles"] == handlesText {
-                    return false
+                    return .unchanged
                 }
                 try db.execute(
                     sql: """
@@ -44,11 +77,16 @@ extension AppStateStore {
                         sql: "INSERT OR IGNORE INTO contact_handles (handle, user_id, contact_id) VALUES (?, ?, ?)",
                         arguments: [handle, user, contact.id])
                 }
-                return try Self.refreshContact(db, user, contact.id, at: at, force: true)
-            case .delete(let user, let contactID):
+                let kind = AppStateUpdates.Kind.contact
+                let body: [String: JSONValue] = ["id": .string(contact.id), "name": .string(contact.displayName)]
+                try Self.recordChange(
+                    db, user, kind.rawValue, contact.id, try Self.merge(db, user, kind, contact.id, body), at)
+                try Self.renameCounterparties(db, of: user, owningAny: before + handles, at: at)
+                return .changed
+            case .delete(_, let contactID, _):
                 try db.execute(
                     sql: "DELETE FROM contacts WHERE user_id = ? AND contact_id = ?", arguments: [user, contactID])
-                guard db.changesCount == 1 else { return false }
+                guard db.changesCount == 1 else { return .unchanged }
                 try db.execute(
                     sql: "DELETE FROM contact_handles WHERE user_id = ? AND contact_id = ?",
                     arguments: [user, contactID])
@@ -58,7 +96,8 @@ extension AppStateStore {
                 try Self.recordChange(
                     db, user, AppStateUpdates.Kind.contact.rawValue, contactID,
                     .object(["id": .string(contactID), "deleted": .bool(true)]), at)
-                return true
+                try Self.renameCounterparties(db, of: user, owningAny: before, at: at)
+                return .changed
             }
         }
     }
@@ -99,65 +138,157 @@ extension AppStateStore {
     }
 
     /// Records which handles the user's account now has (none once closed): the rules
-    /// were applied, so no handle is another's. Renames the contacts it matches or no
-    /// longer matches.
+    /// were applied, so no handle is another's. Renames the payments and requests whose
+    /// counterparty gained or lost a handle a viewer's contact has.
     static func openAccount(_ db: Database, _ user: String, handles: [String], at: String) throws {
         let handles = handles.map(Person.normalizedHandle)
         let released = try String.fetchAll(
             db, sql: "SELECT handle FROM account_handles WHERE user_id = ?", arguments: [user])
+        var owners: Set<String> = [user]
+        for handle in handles {
+            if let owner = try String.fetchOne(
+                db, sql: "SELECT user_id FROM account_handles WHERE handle = ?", arguments: [handle])
+            {
+                owners.insert(owner)
+            }
+        }
         try db.execute(sql: "DELETE FROM account_handles WHERE user_id = ?", arguments: [user])
         for handle in handles {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO account_handles (handle, user_id) VALUES (?, ?)",
                 arguments: [handle, user])
         }
-        var affected: Set<[String]> = []
+        var viewers: Set<String> = []
         for handle in Set(released + handles) {
-            for row in try Row.fetchAll(
-                db, sql: "SELECT user_id, contact_id FROM contact_handles WHERE handle = ?", arguments: [handle])
-            {
-                affected.insert([row["user_id"], row["contact_id"]])
-            }
+            viewers.formUnion(
+                try String.fetchAll(
+                    db, sql: "SELECT user_id FROM contact_handles WHERE handle = ?", arguments: [handle]))
         }
-        for contact in affected.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            try refreshContact(db, contact[0], contact[1], at: at, force: false)
+        for viewer in viewers.sorted() {
+            try renameCounterparties(db, of: viewer, among: owners, at: at)
         }
     }
 
-    /// Writes the contact's item as it now is (its account: the first of its handles that
-    /// one has); unless `force`, only when its account changed. True if written.
-    @discardableResult
-    private static func refreshContact(
-        _ db: Database, _ user: String, _ contactID: String, at: String, force: Bool
-    ) throws -> Bool {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT name, handles FROM contacts WHERE user_id = ? AND contact_id = ?",
-                arguments: [user, contactID])
-        else { return false }
-        let handles = try JSONDecoder().decode([String].self, from: Data((row["handles"] as String).utf8))
-        var account: JSONValue = .null
-        for handle in handles {
+    /// The name fields of a payment or request item of `viewer` with `counterparty`,
+    /// remembering the counterparty (server side only) so the name can follow changes.
+    static func name(
+        _ db: Database, _ viewer: String, _ kind: AppStateUpdates.Kind, _ id: String,
+        _ counterparty: AppStateUpdates.Counterparty
+    ) throws -> [String: JSONValue] {
+        try db.execute(
+            sql: """
+                INSERT INTO counterparties (user_id, kind, item_id, counterparty, handle) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, kind, item_id) DO UPDATE SET counterparty = excluded.counterparty,
+                handle = coalesce(excluded.handle, handle)
+                """, arguments: [viewer, kind.rawValue, id, counterparty.userID, counterparty.handle])
+        let handle = try String.fetchOne(
+            db, sql: "SELECT handle FROM counterparties WHERE user_id = ? AND kind = ? AND item_id = ?",
+            arguments: [viewer, kind.rawValue, id])
+        return try name(db, viewer, counterparty: counterparty.userID, handle: handle)
+    }
+
+    /// The viewer's name for the owner of an account: their first contact (by id) with one
+    /// of its handles, else `handle` (the viewer's own words), else null.
+    private static func name(_ db: Database, _ viewer: String, counterparty: String, handle: String?) throws
+        -> [String: JSONValue]
+    {
+        let contact = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT c.contact_id, c.name FROM contact_handles h
+                JOIN contacts c ON c.user_id = h.user_id AND c.contact_id = h.contact_id
+                JOIN account_handles a ON a.handle = h.handle
+                WHERE h.user_id = ? AND a.user_id = ? ORDER BY c.contact_id LIMIT 1
+                """, arguments: [viewer, counterparty])
+        guard let contact else {
+            return ["counterpartyName": handle.map(JSONValue.string) ?? .null, "counterpartyContact": .null]
+        }
+        return ["counterpartyName": .string(contact["name"]), "counterpartyContact": .string(contact["contact_id"])]
+    }
+
+    /// Renames the viewer's payments and requests with the owners of any of `handles`
+    /// (a contact of the viewer's gained or lost them).
+    private static func renameCounterparties(_ db: Database, of viewer: String, owningAny handles: [String], at: String)
+        throws
+    {
+        var owners: Set<String> = []
+        for handle in Set(handles) {
             if let owner = try String.fetchOne(
                 db, sql: "SELECT user_id FROM account_handles WHERE handle = ?", arguments: [handle])
             {
-                account = .string(owner)
-                break
+                owners.insert(owner)
             }
         }
-        let kind = AppStateUpdates.Kind.contact
-        if !force,
-            let existing = try String.fetchOne(
-                db, sql: "SELECT body FROM items WHERE user_id = ? AND kind = ? AND item_id = ?",
-                arguments: [user, kind.rawValue, contactID]),
-            case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: Data(existing.utf8)),
-            fields["userID"] == account
-        {
-            return false
+        try renameCounterparties(db, of: viewer, among: owners, at: at)
+    }
+
+    /// Writes again the viewer's items with one of `counterparties` whose name changed.
+    private static func renameCounterparties(
+        _ db: Database, of viewer: String, among counterparties: Set<String>, at: String
+    ) throws {
+        for counterparty in counterparties.sorted() {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.kind, p.item_id, p.handle, i.body FROM counterparties p
+                    JOIN items i ON i.user_id = p.user_id AND i.kind = p.kind AND i.item_id = p.item_id
+                    WHERE p.user_id = ? AND p.counterparty = ? ORDER BY p.kind, p.item_id
+                    """, arguments: [viewer, counterparty])
+            for row in rows {
+                let names = try name(db, viewer, counterparty: counterparty, handle: row["handle"])
+                guard
+                    case .object(let fields) = try JSONDecoder().decode(
+                        JSONValue.self, from: Data((row["body"] as String).utf8)),
+                    let kind = AppStateUpdates.Kind(rawValue: row["kind"]),
+                    names.contains(where: { fields[$0.key] != $0.value })
+                else { continue }
+                let id: String = row["item_id"]
+                try recordChange(db, viewer, kind.rawValue, id, try merge(db, viewer, kind, id, names), at)
+            }
         }
-        let body: [String: JSONValue] = ["id": .string(contactID), "name": .string(row["name"]), "userID": account]
-        let merged = try merge(db, user, kind, contactID, body)
-        try recordChange(db, user, kind.rawValue, contactID, merged, at)
-        return true
+    }
+
+    /// Migration: a version per contact (kept after a deletion) and the counterparties
+    /// of payments and requests, moved out of the items (which served their user ids),
+    /// and account ids removed from what the change feed still holds.
+    static func migrateToVersionedContacts(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE contact_versions (
+                    user_id TEXT NOT NULL, contact_id TEXT NOT NULL, version INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, contact_id));
+                CREATE TABLE counterparties (
+                    user_id TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL, counterparty TEXT NOT NULL,
+                    handle TEXT, PRIMARY KEY (user_id, kind, item_id));
+                CREATE INDEX counterparties_by_user ON counterparties (user_id, counterparty);
+                """)
+        let kinds = [AppStateUpdates.Kind.payment, .paymentRequest, .contact].map(\.rawValue)
+        for table in ["items", "changes"] {
+            let key = table == "items" ? "rowid" : "seq"
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT \(key) AS row_key, user_id, kind, item_id, body FROM \(table) WHERE kind IN (?, ?, ?)",
+                arguments: StatementArguments(kinds))
+            for row in rows {
+                guard
+                    case .object(var fields) = try JSONDecoder().decode(
+                        JSONValue.self, from: Data((row["body"] as String).utf8))
+                else { continue }
+                let counterparty = fields.removeValue(forKey: "counterparty")
+                let account = fields.removeValue(forKey: "userID")
+                guard counterparty != nil || account != nil else { continue }
+                if table == "items", let user = counterparty?.stringValue, !user.isEmpty {
+                    try db.execute(
+                        sql:
+                            "INSERT OR IGNORE INTO counterparties (user_id, kind, item_id, counterparty) VALUES (?, ?, ?, ?)",
+                        arguments: [row["user_id"], row["kind"], row["item_id"], user])
+                    fields.merge(try name(db, row["user_id"], counterparty: user, handle: nil)) { _, name in name }
+                }
+                try db.execute(
+                    sql: "UPDATE \(table) SET body = ? WHERE \(key) = ?",
+                    arguments: [
+                        String(decoding: CanonicalJSON.encode(JSONValue.object(fields)), as: UTF8.self), row["row_key"],
+                    ])
+            }
+        }
     }
 }

@@ -24,6 +24,16 @@ public final class AppStateStore: Sendable {
         try Self.migrator.migrate(database)
     }
 
+    /// Opens the database at `path` migrated only up to `migration`: a database as an
+    /// earlier version left it, for the tests of the migrations after it.
+    init(path: String, migratedUpTo migration: String) throws {
+        fileWarnings = try StateFiles.prepare(databaseAt: path)
+        database = try DatabaseQueue(path: path)
+        try Self.migrator.migrate(database, upTo: migration)
+    }
+
+    static let contactsMigration = "v2: contacts and account handles"
+
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -42,7 +52,7 @@ public final class AppStateStore: Sendable {
                         held INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, currency));
                     """)
         }
-        migrator.registerMigration("v2: contacts and account handles") { db in
+        migrator.registerMigration(contactsMigration) { db in
             // Names for user ids: a user's contact is the account one of its handles opened.
             try db.execute(
                 sql: """
@@ -59,6 +69,9 @@ public final class AppStateStore: Sendable {
         migrator.registerMigration("v3: account versions") { db in
             // Each user's latest account version (open or closed): what the next must exceed.
             try db.execute(sql: "CREATE TABLE account_versions (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+        }
+        migrator.registerMigration("v4: versioned contacts, no account ids served") { db in
+            try migrateToVersionedContacts(db)
         }
         return migrator
     }
@@ -77,7 +90,10 @@ public final class AppStateStore: Sendable {
             let at = EventTime.format(envelope.time)
             for update in updates {
                 switch update {
-                case .item(let user, let kind, let id, let body):
+                case .item(let user, let kind, let id, var body, let counterparty):
+                    if let counterparty {
+                        body.merge(try Self.name(db, user, kind, id, counterparty)) { _, name in name }
+                    }
                     let merged = try Self.merge(db, user, kind, id, body)
                     try Self.recordChange(db, user, kind.rawValue, id, merged, at)
                 case .balance(let user, let currency, let available, let held):

@@ -24,8 +24,17 @@ enum AppStateUpdates {
         }
     }
 
+    /// The other user of a payment or request item: never served (an account id of
+    /// another user), only named on the server from the viewer's own contacts
+    /// (``AppStateStore``'s counterparty names). `handle` is the account handle the
+    /// viewer used themselves, if they started it: the name when no contact matches.
+    struct Counterparty: Hashable {
+        var userID: String
+        var handle: String?
+    }
+
     enum Update {
-        case item(user: String, kind: Kind, id: String, body: [String: JSONValue])
+        case item(user: String, kind: Kind, id: String, body: [String: JSONValue], counterparty: Counterparty? = nil)
         /// Micro-unit deltas.
         case balance(user: String, currency: String, available: Int64, held: Int64)
     }
@@ -75,22 +84,28 @@ enum AppStateUpdates {
             guard let id = event.transferID else { break }
             var body: [String: JSONValue] = [
                 "id": .string(id), "direction": .string("sent"), "status": .string("awaiting confirmation"),
-                "counterparty": .string(event.counterpartyUserID ?? ""), "intentID": .string(event.intentID ?? ""),
-                "at": at,
+                "intentID": .string(event.intentID ?? ""), "at": at,
             ]
             body["amount"] = amount
             body["note"] = event.note.map(JSONValue.string)
-            updates.append(.item(user: event.userID, kind: .payment, id: id, body: body))
+            updates.append(
+                .item(
+                    user: event.userID, kind: .payment, id: id, body: body,
+                    counterparty: event.counterpartyUserID.map {
+                        Counterparty(userID: $0, handle: event.counterpartyAccount)
+                    }))
         case .post:
             guard let id = event.transferID else { break }
             updates.append(.item(user: event.userID, kind: .payment, id: id, body: ["status": .string("sent")]))
             if let payee = event.counterpartyUserID {
                 var body: [String: JSONValue] = [
-                    "id": .string(id), "direction": .string("received"), "status": .string("received"),
-                    "counterparty": .string(event.userID), "at": at,
+                    "id": .string(id), "direction": .string("received"), "status": .string("received"), "at": at,
                 ]
                 body["amount"] = amount
-                updates.append(.item(user: payee, kind: .payment, id: id, body: body))
+                updates.append(
+                    .item(
+                        user: payee, kind: .payment, id: id, body: body,
+                        counterparty: Counterparty(userID: event.userID)))
             }
         case .void:
             guard let id = event.transferID else { break }
@@ -100,16 +115,20 @@ enum AppStateUpdates {
         case .requestCreated:
             guard let id = event.requestID, let payer = event.counterpartyUserID else { break }
             var mine: [String: JSONValue] = [
-                "id": .string(id), "role": .string("requester"), "counterparty": .string(payer),
-                "status": .string("pending"), "at": at,
+                "id": .string(id), "role": .string("requester"), "status": .string("pending"), "at": at,
             ]
             mine["amount"] = amount
             mine["note"] = event.note.map(JSONValue.string)
             var theirs = mine
             theirs["role"] = .string("payer")
-            theirs["counterparty"] = .string(event.userID)
-            updates.append(.item(user: event.userID, kind: .paymentRequest, id: id, body: mine))
-            updates.append(.item(user: payer, kind: .paymentRequest, id: id, body: theirs))
+            updates.append(
+                .item(
+                    user: event.userID, kind: .paymentRequest, id: id, body: mine,
+                    counterparty: Counterparty(userID: payer, handle: event.counterpartyAccount)))
+            updates.append(
+                .item(
+                    user: payer, kind: .paymentRequest, id: id, body: theirs,
+                    counterparty: Counterparty(userID: event.userID)))
         case .requestPaid, .requestDeclined:
             guard let id = event.requestID else { break }
             let status: JSONValue = .string(event.kind == .requestPaid ? "paid" : "declined")

@@ -97,8 +97,16 @@ public final class AppStateConsumer: Service, Sendable {
     private func apply(_ message: KafkaConsumerMessage, tracer: OTLPTracer?) async throws -> Bool {
         if message.topic == topics.contacts, let contactKeys {
             // Only a contacts service's record names people (a forged one could put a
-            // trusted name on a stranger's account).
-            return try await store.apply(contact: ContactRecord.decode(message, authenticator: contactKeys))
+            // trusted name on a stranger's account), and only if newer than the contact's.
+            switch try await store.apply(contact: ContactRecord.decode(message, authenticator: contactKeys)) {
+            case .changed: return true
+            case .unchanged: return false
+            case .stale(let version, let seen):
+                StaleDirectoryRecord.report(
+                    topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
+                    key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
+                return false
+            }
         }
         if message.topic == topics.accounts {
             // Openings and closings only, under the directory's rules: one ignored is reported.

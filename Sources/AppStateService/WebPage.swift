@@ -46,9 +46,9 @@ enum WebPage {
         const timeFormat = (() => { try { return new Intl.DateTimeFormat(locale, {dateStyle: "medium", timeStyle: "short", timeZone: zone}); } catch { return new Intl.DateTimeFormat("en", {dateStyle: "medium", timeStyle: "short"}); } })();
         // The page's own words; {0} is a person's name. Terms are the API's words (kinds, codes, statuses) in the user's language.
         const words = {
-          en: {hello: "Hello, {0}", asOf: "State as of change", live: "live", polling: "refreshes itself", once: "as loaded", balance: "Balance", balanceCaption: "Balance by currency", currency: "Currency", available: "Available", held: "Held", waiting: "Waiting", waitingCaption: "Payment requests waiting for an answer", request: "Request", amount: "Amount", time: "Time", conversations: "Conversations", conversationCaption: "Messages, payments and requests with {0}, in time order", what: "What", detail: "Detail", status: "Status", asked: "What you asked", askedCaption: "Intents and their answers", kind: "Kind", answer: "Answer", code: "Code", none: "none", paymentTo: "payment to {0}", paymentFrom: "payment from {0}", messageTo: "message to {0}", asksYou: "{0} asks you for", youAsk: "you ask {0} for", you: "you", terms: {}},
-          zh: {hello: "你好，{0}", asOf: "状态截至变更", live: "实时更新", polling: "自动刷新", once: "已加载", balance: "余额", balanceCaption: "各币种余额", currency: "币种", available: "可用", held: "冻结", waiting: "待处理", waitingCaption: "等待回复的收款请求", request: "请求", amount: "金额", time: "时间", conversations: "对话", conversationCaption: "与{0}的消息、付款和请求（按时间排序）", what: "内容", detail: "详情", status: "状态", asked: "你的请求", askedCaption: "意图及回复", kind: "类型", answer: "回复", code: "结果", none: "无", paymentTo: "付款给{0}", paymentFrom: "收到{0}的付款", messageTo: "发给{0}的消息", asksYou: "{0}向你请求", youAsk: "你向{0}请求", you: "你", terms: {sendPayment: "付款", requestPayment: "请求付款", sendMessage: "发消息", searchForMessages: "查找消息", setMessageAttribute: "标记消息", success: "成功", failure: "失败", failureRequiringAppLaunch: "需打开应用", failureInsufficientFunds: "余额不足", sent: "已付款", received: "已收款", "awaiting confirmation": "待确认", cancelled: "已取消", pending: "待处理", paid: "已支付", declined: "已拒绝", delivered: "已送达", sending: "发送中", done: "完成", inProgress: "处理中"}},
-          ru: {hello: "Здравствуйте, {0}", asOf: "Состояние на изменение", live: "обновляется сразу", polling: "обновляется само", once: "как загружено", balance: "Баланс", balanceCaption: "Баланс по валютам", currency: "Валюта", available: "Доступно", held: "Заблокировано", waiting: "Ожидают ответа", waitingCaption: "Запросы денег, ожидающие ответа", request: "Запрос", amount: "Сумма", time: "Время", conversations: "Беседы", conversationCaption: "Сообщения, платежи и запросы с {0} по времени", what: "Что", detail: "Подробности", status: "Статус", asked: "Ваши запросы", askedCaption: "Намерения и ответы", kind: "Вид", answer: "Ответ", code: "Код", none: "нет", paymentTo: "платёж для {0}", paymentFrom: "платёж от {0}", messageTo: "сообщение для {0}", asksYou: "{0} просит у вас", youAsk: "вы просите у {0}", you: "вы", terms: {sendPayment: "платёж", requestPayment: "запрос денег", sendMessage: "сообщение", searchForMessages: "поиск сообщений", setMessageAttribute: "отметка сообщения", success: "успешно", failure: "не удалось", failureRequiringAppLaunch: "нужно открыть приложение", failureInsufficientFunds: "недостаточно средств", sent: "отправлен", received: "получен", "awaiting confirmation": "ждёт подтверждения", cancelled: "отменён", pending: "ожидает", paid: "оплачен", declined: "отклонён", delivered: "доставлено", sending: "отправляется", done: "готово", inProgress: "выполняется"}},
+          en: {hello: "Hello, {0}", asOf: "State as of change", live: "live", polling: "refreshes itself", once: "as loaded", balance: "Balance", balanceCaption: "Balance by currency", currency: "Currency", available: "Available", held: "Held", waiting: "Waiting", waitingCaption: "Payment requests waiting for an answer", request: "Request", amount: "Amount", time: "Time", conversations: "Conversations", conversationCaption: "Messages, payments and requests with {0}, in time order", what: "What", detail: "Detail", status: "Status", asked: "What you asked", askedCaption: "Intents and their answers", kind: "Kind", answer: "Answer", code: "Code", none: "none", paymentTo: "payment to {0}", paymentFrom: "payment from {0}", messageTo: "message to {0}", asksYou: "{0} asks you for", youAsk: "you ask {0} for", you: "you", someone: "someone", terms: {}},
+          zh: {hello: "你好，{0}", asOf: "状态截至变更", live: "实时更新", polling: "自动刷新", once: "已加载", balance: "余额", balanceCaption: "各币种余额", currency: "币种", available: "可用", held: "冻结", waiting: "待处理", waitingCaption: "等待回复的收款请求", request: "请求", amount: "金额", time: "时间", conversations: "对话", conversationCaption: "与{0}的消息、付款和请求（按时间排序）", what: "内容", detail: "详情", status: "状态", asked: "你的请求", askedCaption: "意图及回复", kind: "类型", answer: "回复", code: "结果", none: "无", paymentTo: "付款给{0}", paymentFrom: "收到{0}的付款", messageTo: "发给{0}的消息", asksYou: "{0}向你请求", youAsk: "你向{0}请求", you: "你", someone: "某人", terms: {sendPayment: "付款", requestPayment: "请求付款", sendMessage: "发消息", searchForMessages: "查找消息", setMessageAttribute: "标记消息", success: "成功", failure: "失败", failureRequiringAppLaunch: "需打开应用", failureInsufficientFunds: "余额不足", sent: "已付款", received: "已收款", "awaiting confirmation": "待确认", cancelled: "已取消", pending: "待处理", paid: "已支付", declined: "已拒绝", delivered: "已送达", sending: "发送中", done: "完成", inProgress: "处理中"}},
+          ru: {hello: "Здравствуйте, {0}", asOf: "Состояние на изменение", live: "обновляется сразу", polling: "обновляется само", once: "как загружено", balance: "Баланс", balanceCaption: "Баланс по валютам", currency: "Валюта", available: "Доступно", held: "Заблокировано", waiting: "Ожидают ответа", waitingCaption: "Запросы денег, ожидающие ответа", request: "Запрос", amount: "Сумма", time: "Время", conversations: "Беседы", conversationCaption: "Сообщения, платежи и запросы с {0} по времени", what: "Что", detail: "Подробности", status: "Статус", asked: "Ваши запросы", askedCaption: "Намерения и ответы", kind: "Вид", answer: "Ответ", code: "Код", none: "нет", paymentTo: "платёж для {0}", paymentFrom: "платёж от {0}", messageTo: "сообщение для {0}", asksYou: "{0} просит у вас", youAsk: "вы просите у {0}", you: "вы", someone: "кто-то", terms: {sendPayment: "платёж", requestPayment: "запрос денег", sendMessage: "сообщение", searchForMessages: "поиск сообщений", setMessageAttribute: "отметка сообщения", success: "успешно", failure: "не удалось", failureRequiringAppLaunch: "нужно открыть приложение", failureInsufficientFunds: "недостаточно средств", sent: "отправлен", received: "получен", "awaiting confirmation": "ждёт подтверждения", cancelled: "отменён", pending: "ожидает", paid: "оплачен", declined: "отклонён", delivered: "доставлено", sending: "отправляется", done: "готово", inProgress: "выполняется"}},
         };
         // Lookups by names that come from outside (the locale, ids, statuses) read own properties
         // only: "constructor" or "__proto__" is a name like any other, not the object's machinery.
@@ -74,20 +74,23 @@ enum WebPage {
           return items.map(i => "<tr>" + cells(i).map((c, n) => "<td" + (n === timeColumn ? " class=time" : "") + ">" + esc(c) + "</td>").join("") + "</tr>").join("");
         }
         function rows(id, items, cells, timeColumn){ document.querySelector("#" + id + " tbody").innerHTML = table(items, cells, timeColumn); }
-        // People as the user's contacts name them: a contact names the account one of its handles opened.
-        function byAccount(){ const map = dictionary(); for (const c of Object.values(state.contacts)) if (c.userID && !map[c.userID]) map[c.userID] = c; return map; }
+        // The other person of a payment or request as the server names them (the API serves no account id):
+        // the user's contact (its conversation), else the handle the user paid, else "someone", each on its own.
+        function person(item){
+          if (item.counterpartyContact) return ["contact:" + item.counterpartyContact, String(item.counterpartyName ?? "")];
+          return item.counterpartyName == null ? ["item:" + item.id, t("someone")] : ["handle:" + item.counterpartyName, String(item.counterpartyName)];
+        }
         function requestWords(r, name){ return r.role === "payer" ? t("asksYou", name) : t("youAsk", name); }
-        // One conversation per person: messages to one contact, and payments and requests with the account it names.
+        // One conversation per person: messages to one contact, and payments and requests the server names by it.
         function conversations(){
-          const accounts = byAccount(), groups = new Map();
+          const groups = new Map();
           function add(key, title, entry){ if (!groups.has(key)) groups.set(key, {title, entries: []}); groups.get(key).entries.push(entry); }
-          function person(userID){ const contact = accounts[userID]; return contact ? ["contact:" + contact.id, String(contact.name ?? "")] : ["user:" + userID, String(userID ?? "")]; }
           for (const p of Object.values(state.payments)) {
-            const [key, name] = person(p.counterparty);
+            const [key, name] = person(p);
             add(key, name, {at: p.at, what: t(p.direction === "received" ? "paymentFrom" : "paymentTo", name), detail: [money(p.amount), p.note, p.reason].filter(Boolean).join(" · "), status: p.status});
           }
           for (const r of Object.values(state.paymentRequests)) {
-            const [key, name] = person(r.counterparty);
+            const [key, name] = person(r);
             add(key, name, {at: r.at, what: requestWords(r, name), detail: [money(r.amount), r.note].filter(Boolean).join(" · "), status: r.status});
           }
           for (const m of Object.values(state.messages)) {
@@ -110,9 +113,8 @@ enum WebPage {
           document.getElementById("as-of").textContent = t("asOf");
           document.getElementById("cursor").textContent = cursor;
           rows("balances", Object.values(state.balances), b => [b.currency, money(b.available, b.currency), money(b.held, b.currency)]);
-          const accounts = byAccount();
           const pending = Object.values(state.paymentRequests).filter(r => r.status === "pending");
-          rows("pending", pending, r => [requestWords(r, accounts[r.counterparty]?.name ?? r.counterparty), money(r.amount), when(r.at)], 2);
+          rows("pending", pending, r => [requestWords(r, person(r)[1]), money(r.amount), when(r.at)], 2);
           conversations();
           const intents = Object.values(state.intents).sort((a, b) => String(a.updatedAt).localeCompare(String(b.updatedAt)));
           rows("intents", intents, i => [when(i.updatedAt), term(i.kind), i.message, term(i.code)], 0);

@@ -5,9 +5,13 @@ public import Foundation
 /// upserts replace a contact, tombstones remove it. A worker rebuilds it on
 /// start by reading the topic from the beginning. Each user's
 /// ``ContactBook`` is built when first needed after a change, so a burst of
-/// upserts costs one index build, not one per record.
+/// upserts costs one index build, not one per record. It keeps the highest
+/// version applied per contact, deletions included, so an older record read
+/// later (a replay) is ignored.
 public struct ContactDirectory: Sendable {
     private var contacts: [String: [String: Contact]] = [:]
+    /// Per user, per contact: the version applied last (kept after a deletion).
+    private var versions: [String: [String: Int64]] = [:]
     private var books: [String: ContactBook] = [:]
     /// Names transliterated for earlier books: a change to one contact rebuilds its
     /// user's book, whose other names are already known.
@@ -15,16 +19,23 @@ public struct ContactDirectory: Sendable {
 
     public init() {}
 
-    public mutating func apply(_ record: ContactRecord) {
+    /// Applies the record unless the contact is already at its version or newer.
+    @discardableResult
+    public mutating func apply(_ record: ContactRecord) -> DirectoryChange {
+        let seen = versions[record.userID]?[record.contactID]
+        guard RecordVersion.supersedes(record.version, seen: seen) else {
+            return .stale(version: record.version, seen: seen ?? RecordVersion.unversioned)
+        }
+        versions[record.userID, default: [:]][record.contactID] = record.version
         switch record {
-        case .upsert(let userID, let contact):
+        case .upsert(let userID, let contact, _):
             contacts[userID, default: [:]][contact.id] = contact
-            books[userID] = nil
-        case .delete(let userID, let contactID):
+        case .delete(let userID, let contactID, _):
             contacts[userID]?[contactID] = nil
             if contacts[userID]?.isEmpty == true { contacts[userID] = nil }
-            books[userID] = nil
         }
+        books[record.userID] = nil
+        return .applied
     }
 
     /// The user's contacts, indexed; built now if they changed since the last call.

@@ -14,37 +14,44 @@ extension KafkaProducerMessage {
     /// latest) but placed on the partition of its user, `partitions` being the
     /// topic's partition count: the contacts are co-partitioned with the resolve
     /// stage's input, so the member that owns a user's requests holds their book.
+    /// `version` must grow per contact, deletions included (``RecordVersion``).
     public static func contact(
-        _ contact: Contact, of userID: String, topic: String, partitions: Int, source: String,
+        _ contact: Contact, of userID: String, version: Int64, topic: String, partitions: Int, source: String,
         signedWith keys: EventAuthenticator, time: Date = Date()
     ) -> KafkaProducerMessage {
-        let event = ContactRecord.upsertEvent(userID: userID, contact: contact, source: source, time: time)
+        let event = ContactRecord.upsertEvent(
+            userID: userID, contact: contact, version: version, source: source, time: time)
         var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
         record.key = ContactRecord.key(userID: userID, contactID: contact.id)
         record.partition = KafkaPartitioner.partition(forKey: userID, partitions: partitions)
         return record
     }
 
-    /// A contact's tombstone, signed over the deletion (``ContactRecord/deletionMessage(userID:contactID:)``),
-    /// on its user's partition like the upsert it deletes.
+    /// A contact's tombstone, signed over the deletion at `version`
+    /// (``ContactRecord/deletionMessage(userID:contactID:version:)``), on its user's
+    /// partition like the upsert it deletes.
     public static func contactDeletion(
-        _ contactID: String, of userID: String, topic: String, partitions: Int, source: String,
+        _ contactID: String, of userID: String, version: Int64, topic: String, partitions: Int, source: String,
         signedWith keys: EventAuthenticator
     ) -> KafkaProducerMessage {
         signedTombstone(
             topic: topic, partition: KafkaPartitioner.partition(forKey: userID, partitions: partitions),
-            key: ContactRecord.key(userID: userID, contactID: contactID), source: source,
-            deletion: ContactRecord.deletionMessage(userID: userID, contactID: contactID), keys: keys)
+            key: ContactRecord.key(userID: userID, contactID: contactID), source: source, version: version,
+            deletion: ContactRecord.deletionMessage(userID: userID, contactID: contactID, version: version), keys: keys)
     }
 
     /// A tombstone signed over `deletion` as `source`. A tombstone has no envelope to name its
-    /// source, so the ``ContactRecord/sourceHeader`` does (contacts and settings alike).
+    /// source and version, so the ``ContactRecord/sourceHeader`` and ``RecordVersion/header``
+    /// do (contacts and settings alike); `deletion` must cover the version.
     static func signedTombstone(
-        topic: String, partition: Int32, key: [UInt8], source: String, deletion: [UInt8], keys: EventAuthenticator
+        topic: String, partition: Int32, key: [UInt8], source: String, version: Int64, deletion: [UInt8],
+        keys: EventAuthenticator
     ) -> KafkaProducerMessage {
-        var record = KafkaProducerMessage(
-            topic: topic, partition: partition, key: key, value: nil,
-            headers: [KafkaHeader(key: ContactRecord.sourceHeader, string: source)])
+        var headers = [KafkaHeader(key: ContactRecord.sourceHeader, string: source)]
+        if version != RecordVersion.unversioned {
+            headers.append(KafkaHeader(key: RecordVersion.header, string: String(version)))
+        }
+        var record = KafkaProducerMessage(topic: topic, partition: partition, key: key, value: nil, headers: headers)
         if let signature = keys.signature(forCanonical: deletion, source: source) { record.append(signature) }
         return record
     }
@@ -53,18 +60,20 @@ extension KafkaProducerMessage {
 extension KafkaProducerMessage {
     /// A user's settings for the compacted settings topic, keyed by the user on the user's
     /// partition, signed by a settings service; nil settings: a reset (a tombstone signed
-    /// over ``UserSettingsRecord/resetMessage(userID:)``).
+    /// over ``UserSettingsRecord/resetMessage(userID:version:)``). `version` must grow per
+    /// user, resets included (``RecordVersion``).
     public static func userSettings(
-        _ settings: UserSettings?, of userID: String, topic: String, partitions: Int, source: String,
-        signedWith keys: EventAuthenticator, time: Date = Date()
+        _ settings: UserSettings?, of userID: String, version: Int64, topic: String, partitions: Int,
+        source: String, signedWith keys: EventAuthenticator, time: Date = Date()
     ) -> KafkaProducerMessage {
         let partition = KafkaPartitioner.partition(forKey: userID, partitions: partitions)
         guard let settings else {
             return signedTombstone(
-                topic: topic, partition: partition, key: Array(userID.utf8), source: source,
-                deletion: UserSettingsRecord.resetMessage(userID: userID), keys: keys)
+                topic: topic, partition: partition, key: Array(userID.utf8), source: source, version: version,
+                deletion: UserSettingsRecord.resetMessage(userID: userID, version: version), keys: keys)
         }
-        let event = UserSettingsRecord.event(userID: userID, settings: settings, source: source, time: time)
+        let event = UserSettingsRecord.event(
+            userID: userID, settings: settings, version: version, source: source, time: time)
         var record = KafkaProducerMessage(topic: topic, event: event, signedWith: keys)
         record.key = Array(userID.utf8)
         record.partition = partition

@@ -43,7 +43,11 @@ public enum ResolveReplay {
         try await TopicReader.forEachRecord(
             of: topics.contacts, from: nil, to: nil, configuration: configuration, logger: logger, progress: progress
         ) { message in
-            if let record = try? ContactRecord.decode(key: message.key, value: message.value) { history.apply(record) }
+            if let record = try? ContactRecord.decode(
+                key: message.key, value: message.value, tombstoneVersion: message.recordVersion)
+            {
+                history.apply(record)
+            }
         }
         // Decisions and requests in the period.
         func read(_ topic: String, _ body: (EventEnvelope) -> Void) async throws {
@@ -164,26 +168,28 @@ public enum ResolveReplay {
     }
 }
 
-/// Every version each user's contact book had, as the contacts topic recorded them.
+/// Every version each user's contact book had, as the contacts topic recorded them
+/// (a record older than its contact's newest, a replay, changed no book: skipped, as
+/// the resolve worker skipped it).
 /// Versions are named when first asked for, newest first: a decision usually used a
 /// user's latest book, so most states are never hashed (hashing every state as it was
 /// read was a twentieth of a replay).
 struct ContactHistory {
     private var current: [String: [String: Contact]] = [:]
+    /// The version applied per user and contact (``RecordVersion``).
+    private var versions: [String: [String: Int64]] = [:]
     /// Each user's states in topic order, with each one's version once computed.
     private var states: [String: [(contacts: [Contact], version: String?)]] = [:]
 
     init() {}
 
     mutating func apply(_ record: ContactRecord) {
-        let userID: String
+        let userID = record.userID
+        guard RecordVersion.supersedes(record.version, seen: versions[userID]?[record.contactID]) else { return }
+        versions[userID, default: [:]][record.contactID] = record.version
         switch record {
-        case .upsert(let user, let contact):
-            userID = user
-            current[user, default: [:]][contact.id] = contact
-        case .delete(let user, let contactID):
-            userID = user
-            current[user]?[contactID] = nil
+        case .upsert(let user, let contact, _): current[user, default: [:]][contact.id] = contact
+        case .delete(let user, let contactID, _): current[user]?[contactID] = nil
         }
         let contacts = (current[userID] ?? [:]).values.sorted { $0.id < $1.id }
         states[userID, default: []].append((contacts, nil))

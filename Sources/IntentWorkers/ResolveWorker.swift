@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 public import IntentEvents
 public import IntentResolution
@@ -7,6 +8,7 @@ public import Logging
 public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
+import Telemetry
 
 /// The resolve stage as a worker: intent requests in; prompts or resolved
 /// intents out. The contacts and settings topics are its state, co-partitioned
@@ -65,23 +67,28 @@ public struct ResolveWorker: Service {
             configuration: workerConfiguration,
             logger: logger,
             followers: { reject in
-                [
+                // Read where the worker runs (its telemetry), for the records the followers ignore.
+                let metrics = Telemetry.current.metrics
+                return [
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.contacts, logger: logger,
                         apply: { message throws(EventDecodingError) in
                             // Contacts decide whose account a payment credits: only a contacts
                             // service's signed records count (unless unsigned input is allowed).
                             let record = try ContactRecord.decode(message, authenticator: configuration.authenticator)
-                            directory.withValue(in: message.partition) { $0.apply(record) }
+                            Self.report(
+                                directory.withValue(in: message.partition) { $0.apply(record) }, of: message,
+                                metrics: metrics, logger: logger)
                         }, reject: reject, forget: directory.forget),
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
                         apply: { message throws(EventDecodingError) in
                             // The language to answer in when a request does not say: a settings service's.
                             let record = try UserSettingsRecord.decode(
-                                key: message.key, value: message.value, signature: message.signature,
-                                tombstoneSource: message.tombstoneSource, authenticator: configuration.authenticator)
-                            settings.withValue(in: message.partition) { $0.apply(record) }
+                                message, authenticator: configuration.authenticator)
+                            Self.report(
+                                settings.withValue(in: message.partition) { $0.apply(record) }, of: message,
+                                metrics: metrics, logger: logger)
                         }, reject: reject, forget: settings.forget),
                 ]
             },
@@ -105,5 +112,16 @@ public struct ResolveWorker: Service {
 
     public func run() async throws {
         try await worker.run()
+    }
+
+    /// Counts and logs a contact or settings record older than what the directory holds
+    /// (``StaleDirectoryRecord``); an applied one needs no word.
+    private static func report(
+        _ change: DirectoryChange, of message: KafkaConsumerMessage, metrics: any MetricsFactory, logger: Logger
+    ) {
+        guard case .stale(let version, let seen) = change else { return }
+        StaleDirectoryRecord.report(
+            topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
+            key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
     }
 }

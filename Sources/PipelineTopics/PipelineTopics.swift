@@ -82,14 +82,33 @@ public struct PipelineTopics: Sendable, Hashable {
             uniqueKeysWithValues: [ledger, confirmations, responses].map { ($0, String($0.dropFirst(prefix.count))) })
     }
 
+    /// How long a compacted directory topic (contacts, settings) keeps a superseded record
+    /// (`min.compaction.lag.ms`): compaction keeps the record appended last, not the newest
+    /// version, so a replayed older record would become the one a reader rebuilding its
+    /// state finds. For this long the newer record stays beside it, and readers ignore the
+    /// replay (``RecordVersion``); each replay is counted as it arrives, for an alert.
+    public static let directoryCompactionLag: Duration = .seconds(7 * 24 * 3600)
+    /// How long a directory topic keeps a tombstone (`delete.retention.ms`): the deletion's
+    /// version is known to a reader rebuilding from the topic only while it is there.
+    public static let directoryTombstoneRetention: Duration = .seconds(90 * 24 * 3600)
+
+    /// A compacted directory topic, configured as ``directoryCompactionLag`` and
+    /// ``directoryTombstoneRetention`` say.
+    static func directory(name: String, partitions: Int) -> KafkaTopicSpecification {
+        var specification = KafkaTopicSpecification.compacted(name: name, partitions: partitions)
+        specification.config["min.compaction.lag.ms"] = String(directoryCompactionLag.components.seconds * 1000)
+        specification.config["delete.retention.ms"] = String(directoryTombstoneRetention.components.seconds * 1000)
+        return specification
+    }
+
     /// What `--create-topics` creates; user-keyed topics get `partitions`.
     public func specifications(partitions: Int = 6) -> [KafkaTopicSpecification] {
         [
             KafkaTopicSpecification(name: requested, partitions: partitions),
             KafkaTopicSpecification(name: prompts, partitions: partitions),
             KafkaTopicSpecification(name: resolved, partitions: partitions),
-            KafkaTopicSpecification.compacted(name: contacts, partitions: partitions),
-            KafkaTopicSpecification.compacted(name: settings, partitions: partitions),
+            Self.directory(name: contacts, partitions: partitions),
+            Self.directory(name: settings, partitions: partitions),
             KafkaTopicSpecification(name: deadLetter, partitions: 1),
             KafkaTopicSpecification(name: confirmed, partitions: partitions),
             KafkaTopicSpecification(name: confirmations, partitions: partitions),

@@ -227,7 +227,7 @@ struct ResolveHistory {
             for contact in book {
                 batch.append(
                     .contact(
-                        contact, of: "user-\(user)", topic: topics.contacts, partitions: partitions,
+                        contact, of: "user-\(user)", version: 1, topic: topics.contacts, partitions: partitions,
                         source: PipelineLoad.contactsSource, signedWith: load.contacts))
             }
             books.append(ContactBook(contacts: book.sorted { $0.id < $1.id }))

@@ -55,7 +55,7 @@ struct PipelineLoad: Sendable {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 book.append(
                     KafkaProducerMessage.contact(
-                        contact, of: user, topic: topics.contacts, partitions: partitions,
+                        contact, of: user, version: 1, topic: topics.contacts, partitions: partitions,
                         source: Self.contactsSource, signedWith: contacts))
             }
         }

@@ -50,7 +50,10 @@ struct ContactsCommand: AsyncParsableCommand {
             discussion: """
                 Each contact of FILE (the same format as `contacts resolve`) becomes a contact.upserted.v1 \
                 event keyed ["USER","CONTACT-ID"]; each --delete ID becomes a tombstone. The resolve \
-                worker materializes the topic, so this is how a user's address book reaches it.
+                worker materializes the topic, so this is how a user's address book reaches it. Every \
+                record of a run carries --version N (default: the time in milliseconds); readers ignore a \
+                record or tombstone whose version is not higher than the one they hold for that contact, \
+                so an old record appended again changes nothing.
                 """)
 
         @Option(help: "The user whose address book this is.") var user: String
@@ -63,6 +66,7 @@ struct ContactsCommand: AsyncParsableCommand {
                 "The contacts service this publishes as; its key must be in the source keys (the resolve worker accepts contacts only from /contacts/... sources).",
                 valueName: "SOURCE"))
         var source = "/contacts/intentctl"
+        @OptionGroup var version: RecordVersionOption
         @OptionGroup var sourceKeys: SourceKeyOptions
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
@@ -87,19 +91,24 @@ struct ContactsCommand: AsyncParsableCommand {
                 book = []
             }
             let topic = topicOptions.topics.contacts
+            let version = version.resolved()
             try await publishSigned(
                 to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
             ) { keys, partitions in
                 book.map {
                     KafkaProducerMessage.contact(
-                        $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                        $0, of: user, version: version, topic: topic, partitions: partitions, source: source,
+                        signedWith: keys)
                 }
                     + deletions.map {
                         KafkaProducerMessage.contactDeletion(
-                            $0, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                            $0, of: user, version: version, topic: topic, partitions: partitions, source: source,
+                            signedWith: keys)
                     }
             }
-            output("published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic)")
+            output(
+                "published \(book.count) contacts and \(deletions.count) deletions for \(user) to \(topic) at version \(version)"
+            )
         }
     }
 }

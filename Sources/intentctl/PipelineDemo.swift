@@ -177,9 +177,12 @@ final class PipelineDemo: Service, Sendable {
             from: Data(contentsOf: root.appendingPathComponent("scripts/demo/contacts-alice.json")))
         let partitions = try await KafkaOffsetLookup.partitionCount(
             of: topics.contacts, configuration: client, logger: logger)
+        // A version from the clock: a demo run again publishes the contacts as newer.
+        let version = RecordVersion.fromClock()
         records += contacts.map {
             KafkaProducerMessage.contact(
-                $0, of: "alice", topic: topics.contacts, partitions: partitions, source: "/contacts/demo",
+                $0, of: "alice", version: version, topic: topics.contacts, partitions: partitions,
+                source: "/contacts/demo",
                 signedWith: contactsKeys)
         }
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)

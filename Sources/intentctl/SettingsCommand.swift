@@ -24,7 +24,9 @@ struct SettingsCommand: AsyncParsableCommand {
                 Publishes a user.settings.v1 event keyed by the user id, on the user's partition; \
                 --reset publishes a tombstone instead. The resolve worker reads the topic: a request \
                 without a locale attribute is answered in the user's --locale, and every later stage \
-                follows. A request's own locale always wins.
+                follows. A request's own locale always wins. The record carries --version N (default: \
+                the time in milliseconds); readers ignore a setting or reset whose version is not higher \
+                than the one they hold for the user, so an old record appended again changes nothing.
                 """)
 
         @Option(help: "The user whose settings these are.") var user: String
@@ -37,6 +39,7 @@ struct SettingsCommand: AsyncParsableCommand {
                 "The settings service this publishes as; its key must be in the source keys (the resolve worker accepts settings only from /settings/... sources).",
                 valueName: "SOURCE"))
         var source = "/settings/intentctl"
+        @OptionGroup var version: RecordVersionOption
         @OptionGroup var sourceKeys: SourceKeyOptions
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
@@ -54,15 +57,20 @@ struct SettingsCommand: AsyncParsableCommand {
         func run() async throws {
             let topic = topicOptions.topics.settings
             let settings = reset ? nil : UserSettings(locale: locale)
+            let version = version.resolved()
             try await publishSigned(
                 to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
             ) { keys, partitions in
                 [
                     KafkaProducerMessage.userSettings(
-                        settings, of: user, topic: topic, partitions: partitions, source: source, signedWith: keys)
+                        settings, of: user, version: version, topic: topic, partitions: partitions, source: source,
+                        signedWith: keys)
                 ]
             }
-            output(reset ? "reset the settings of \(user) on \(topic)" : "\(user) speaks \(locale ?? "") (\(topic))")
+            output(
+                reset
+                    ? "reset the settings of \(user) on \(topic) at version \(version)"
+                    : "\(user) speaks \(locale ?? "") (\(topic), version \(version))")
         }
     }
 }

@@ -68,7 +68,9 @@ struct AppStateStoreTests {
         let payment = try #require(alice["payments"]?.arrayValue?.first?.objectValue)
         #expect(payment["status"] == "sent")
         #expect(payment["amount"] == "100 CNY")
-        #expect(payment["counterparty"] == "bob")
+        // Bob is not in Alice's contacts and the hold names no handle: no name, and never his user id.
+        #expect(payment["counterpartyName"] == .null)
+        #expect(payment["counterparty"] == nil)
         let bob = try #require(try await store.snapshot(of: "bob").objectValue)
         #expect(bob["balances"] == .array([.object(["currency": "CNY", "available": "100", "held": "0"])]))
         let received = try #require(bob["payments"]?.arrayValue?.first?.objectValue)

@@ -47,11 +47,15 @@ struct IntentSchemaTests {
             Contact(id: "b1", displayName: "Brandon Lee", lastInteraction: Self.time),
             Contact(id: "b2", displayName: "Brandon Smith", relation: "brother", handles: ["b@example.com"]),
         ]
-        events += contacts.map {
-            ContactRecord.upsertEvent(userID: "u1", contact: $0, source: "/test", time: Self.time)
+        // Versioned (as publishers write them now) and unversioned (as older writers did).
+        events += contacts.enumerated().map {
+            ContactRecord.upsertEvent(
+                userID: "u1", contact: $1, version: $0 == 0 ? nil : 1_795_000_000_000, source: "/test",
+                time: Self.time)
         }
-        events += [UserSettings(locale: "zh-Hans-CN"), UserSettings()].map {
-            UserSettingsRecord.event(userID: "u1", settings: $0, source: "/settings/test", time: Self.time)
+        events += [UserSettings(locale: "zh-Hans-CN"), UserSettings()].enumerated().map {
+            UserSettingsRecord.event(
+                userID: "u1", settings: $1, version: $0 == 0 ? 7 : nil, source: "/settings/test", time: Self.time)
         }
         var stage = ResolveStage(resolver: IntentResolver())
         let book = ContactBook(contacts: contacts)

@@ -24,16 +24,17 @@ struct ContactRecordTrustTests {
     @Test("a signed upsert is taken; unsigned, forged or a voice service's is refused with the reason")
     func upserts() throws {
         let key = ContactRecord.key(userID: "alice", contactID: "sunbo")
-        let event = ContactRecord.upsertEvent(userID: "alice", contact: sunbo, source: "/contacts/sync", time: fixedNow)
+        let event = ContactRecord.upsertEvent(
+            userID: "alice", contact: sunbo, version: nil, source: "/contacts/sync", time: fixedNow)
         #expect(
             try decode(key, event.encoded(), keys.signature(for: event)) == .upsert(userID: "alice", contact: sunbo))
 
         var swapped = sunbo
         swapped.handles = ["mallory@evil.example"]
         let forged = ContactRecord.upsertEvent(
-            userID: "alice", contact: swapped, source: "/contacts/sync", time: fixedNow)
+            userID: "alice", contact: swapped, version: nil, source: "/contacts/sync", time: fixedNow)
         let byVoice = ContactRecord.upsertEvent(
-            userID: "alice", contact: swapped, source: "/voice/test", time: fixedNow)
+            userID: "alice", contact: swapped, version: nil, source: "/voice/test", time: fixedNow)
         for (value, signature, reason) in [
             (forged.encoded(), nil, EventDecodingError.Reason.unauthenticated),
             (forged.encoded(), keys.signature(for: event), .unauthenticated),

@@ -88,7 +88,8 @@ struct TurnAndDirectoryTests {
     private func upsert(_ user: String, _ contact: Contact) -> (key: [UInt8], value: [UInt8]?) {
         (
             ContactRecord.key(userID: user, contactID: contact.id),
-            ContactRecord.upsertEvent(userID: user, contact: contact, source: "/test", time: fixedNow).encoded()
+            ContactRecord.upsertEvent(userID: user, contact: contact, version: nil, source: "/test", time: fixedNow)
+                .encoded()
         )
     }
 

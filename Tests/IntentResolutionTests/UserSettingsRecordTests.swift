@@ -13,7 +13,8 @@ struct UserSettingsRecordTests {
     func record(_ settings: UserSettings, user: String = "u1", source: String = "/settings/app")
         -> (value: [UInt8], signature: EventSignature?)
     {
-        let event = UserSettingsRecord.event(userID: user, settings: settings, source: source, time: fixedNow)
+        let event = UserSettingsRecord.event(
+            userID: user, settings: settings, version: nil, source: source, time: fixedNow)
         return (event.encoded(), Self.keys.signature(for: event))
     }
 

@@ -17,7 +17,7 @@ import Testing
 /// before names existed still learns the accounts opened back then).
 @Suite("App state: names from the contacts and accounts topics", .heavyTimeLimit(minutes: 3))
 struct AppStateNamesTests {
-    @Test("accounts known only from the accounts topic name contacts; forged records name nobody and move nothing")
+    @Test("accounts known only from the accounts topic name a payee; forged records name nobody and move nothing")
     func namesFromSignedRecords() async throws {
         try await withBroker { broker in
             let topics = PipelineTopics(prefix: uniqueName("names") + ".")
@@ -37,18 +37,29 @@ struct AppStateNamesTests {
                     signedWith: testStageKeys),
                 KafkaProducerMessage.contact(
                     Contact(id: "c-fake", displayName: "孙波 (bank)", handles: ["sunbo@example.cn"]), of: "alice",
-                    topic: topics.contacts, partitions: 1, source: "/voice/x", signedWith: voice),
+                    version: 1, topic: topics.contacts, partitions: 1, source: "/voice/x", signedWith: voice),
             ])
             // Only the accounts topic has sunbo's opening (as for a database older than names).
             let opening = KafkaProducerMessage.accountOpening(
                 "sunbo", handles: ["sunbo@example.cn"], topics: topics, signedWith: testStageKeys
             ).filter { $0.topic == topics.accounts }
             #expect(opening.count == 1)
+            // Alice pays sunbo (a hold, as the payments stage writes it): the app state names him.
+            let hold = LedgerEvent(
+                id: "hold-t1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t1",
+                entries: [
+                    LedgerEntry(account: Ledger.available("alice"), side: .debit, amount: money("10", "CNY")),
+                    LedgerEntry(account: Ledger.held("alice"), side: .credit, amount: money("10", "CNY")),
+                ], counterpartyUserID: "sunbo", counterpartyAccount: "sunbo@example.cn", amount: money("10", "CNY"))
             _ = try await producer.sendAll(
                 opening + [
+                    KafkaProducerMessage(
+                        topic: topics.ledger, event: hold.envelope(source: PipelineSource.payments, time: Date()),
+                        signedWith: testStageKeys),
                     KafkaProducerMessage.contact(
                         Contact(id: "c-sb", displayName: "孙波", handles: ["SunBo@example.cn"]), of: "alice",
-                        topic: topics.contacts, partitions: 1, source: "/contacts/test", signedWith: testContactsKeys)
+                        version: 1, topic: topics.contacts, partitions: 1, source: "/contacts/test",
+                        signedWith: testContactsKeys),
                 ])
             await producer.shutdown()
 
@@ -58,19 +69,25 @@ struct AppStateNamesTests {
                 keys: testStageKeys, contactKeys: testContactsKeys, sessionTimeout: .seconds(6), logger: testLogger)
             let running = Task { try await consumer.run() }
             defer { running.cancel() }
-            // Awaits the change that names the contact (a long poll on the store, no sleeps).
+            // Awaits the change that names the payee from Alice's contact, on the server (a long
+            // poll on the store, no sleeps): only once contact, account and hold are all in.
             var cursor: Int64 = 0
             var named: JSONValue?
             let deadline = ContinuousClock.now + .seconds(60)
             while named == nil, ContinuousClock.now < deadline {
                 let page = try await store.changes(of: "alice", since: cursor, waitingUpTo: .seconds(5))
                 cursor = page.cursor
-                named = page.changes.last { $0.kind == "contact" && $0.item.objectValue?["userID"] == "sunbo" }?.item
+                named =
+                    page.changes.last { $0.kind == "payment" && $0.item.objectValue?["counterpartyName"] == "孙波" }?
+                    .item
             }
-            #expect(named?.objectValue?["name"] == "孙波")
+            #expect(named?.objectValue?["counterpartyContact"] == "c-sb")
             let alice = try #require(try await store.snapshot(of: "alice").objectValue)
-            #expect(alice["contacts"]?.arrayValue?.count == 1, "the voice-signed contact is not applied")
-            #expect(alice["balances"]?.arrayValue?.isEmpty == true, "a deposit on the accounts topic moves nothing")
+            #expect(
+                alice["contacts"]?.arrayValue == [.object(["id": "c-sb", "name": "孙波"])], "no voice-signed contact")
+            #expect(
+                alice["balances"]?.arrayValue?.contains { $0.objectValue?["available"] == "100" } == false,
+                "a deposit on the accounts topic moves nothing")
         }
     }
 }

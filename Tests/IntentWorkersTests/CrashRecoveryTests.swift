@@ -86,7 +86,7 @@ struct CrashRecoveryTests {
                 let contact = Contact(id: "c-\(other)", displayName: other, handles: ["\(other)@example.com"])
                 records.append(
                     KafkaProducerMessage.contact(
-                        contact, of: user, topic: topics.contacts, partitions: 4, source: "/contacts/test",
+                        contact, of: user, version: 1, topic: topics.contacts, partitions: 4, source: "/contacts/test",
                         signedWith: testContactsKeys))
             }
         }

@@ -63,19 +63,24 @@ struct EndToEndTests {
                 (state["intents"] as? [[String: Any]] ?? []).count >= 2
                     && (state["messages"] as? [[String: Any]] ?? []).count >= 1
                     && (state["payments"] as? [[String: Any]] ?? []).contains { $0["status"] as? String == "sent" }
-                    && (state["contacts"] as? [[String: Any]] ?? []).contains { $0["userID"] as? String == "sunbo" }
+                    && (state["payments"] as? [[String: Any]] ?? []).contains {
+                        $0["counterpartyName"] as? String == "孙波"
+                    }
             }
             let payments = state["payments"] as? [[String: Any]] ?? []
             #expect(payments.count == 1)
             #expect(payments.first?["amount"] as? String == "100 CNY")
-            #expect(payments.first?["counterparty"] as? String == "sunbo")
+            // Named on the server from Alice's contact; the payee's user id is not served.
+            #expect(payments.first?["counterpartyContact"] as? String == "c-sb")
+            #expect(payments.first?["counterparty"] == nil)
             #expect(payments.first?["status"] as? String == "sent")
             #expect((state["balances"] as? [[String: Any]])?.first?["available"] as? String == "900")
             #expect((state["messages"] as? [[String: Any]])?.first?["content"] as? String == "在路上")
-            // Alice's contact 孙波 is the account sunbo (its handle opened it); 小明 has no account.
+            // Contacts by id and name: whether a contact's handle has an account (孙波's has,
+            // 小明's has not) is not served.
             let contacts = state["contacts"] as? [[String: Any]] ?? []
             #expect(contacts.first { $0["id"] as? String == "c-sb" }?["name"] as? String == "孙波")
-            #expect(contacts.contains { $0["id"] as? String == "c-xm" && $0["userID"] is NSNull })
+            #expect(contacts.map { Set($0.keys) } == [["id", "name"], ["id", "name"]])
             let sunbo = try await app.state(of: "sunbo") { ($0["payments"] as? [[String: Any]] ?? []).count == 1 }
             #expect((sunbo["payments"] as? [[String: Any]])?.first?["direction"] as? String == "received")
 

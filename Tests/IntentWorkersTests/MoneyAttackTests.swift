@@ -11,6 +11,7 @@ import Messaging
 import Payments
 import PipelineAudit
 import PipelineTopics
+import Telemetry
 import Testing
 
 /// The attacks of issue 16 against the running workers on a real broker: each
@@ -44,13 +45,15 @@ struct MoneyAttackTests {
             var swapped = Contact(id: "sunbo", displayName: "孙波", handles: ["mallory@evil.example"])
             _ = try await pipeline.send(
                 KafkaProducerMessage.contact(
-                    swapped, of: "alice", topic: pipeline.topics.contacts, partitions: PipelineHarness.partitions,
+                    swapped, of: "alice", version: pipeline.nextContactVersion(), topic: pipeline.topics.contacts,
+                    partitions: PipelineHarness.partitions,
                     source: "/contacts/test",
                     signedWith: EventAuthenticator(keys: ["/contacts/test": Array(repeating: 0x01, count: 32)])))
             swapped.displayName = "孙波 (new)"
             _ = try await pipeline.send(
                 KafkaProducerMessage.contact(
-                    swapped, of: "alice", topic: pipeline.topics.contacts, partitions: PipelineHarness.partitions,
+                    swapped, of: "alice", version: pipeline.nextContactVersion(), topic: pipeline.topics.contacts,
+                    partitions: PipelineHarness.partitions,
                     source: "/voice/test",
                     signedWith: MoneyAttackTests.voice))
             let letters = try await pipeline.deadLetters(count: 2)
@@ -271,31 +274,39 @@ extension PipelineHarness {
             bindingKey: bindingKey)
     }
 
-    /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys.
-    func startStages(voice: EventAuthenticator, bindingKey: BindingKey) async throws {
+    /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys;
+    /// resolve also takes settings signed with `settings`; all report to `telemetry`.
+    func startStages(
+        voice: EventAuthenticator, bindingKey: BindingKey, settings: EventAuthenticator? = nil,
+        telemetry: Telemetry = .current
+    ) async throws {
         let kafka = clientConfiguration(broker)
+        let resolveKeys = EventAuthenticator(keys: voice.withTestContacts.allKeys + (settings?.allKeys ?? []))
         try await start(
-            ResolveWorker(
-                configuration: ResolveWorker.Configuration(
-                    kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: voice.withTestContacts,
-                    keys: testStageKeys, sessionTimeout: .seconds(6)),
-                logger: testLogger),
-            ConfirmWorker(
-                configuration: ConfirmWorker.Configuration(
-                    kafka: kafka, topics: topics, groupID: uniqueName("confirm"),
-                    stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
-                    sessionTimeout: .seconds(6)),
-                logger: testLogger),
-            PaymentsWorker(
-                configuration: PaymentsWorker.Configuration(
-                    kafka: kafka, topics: topics, groupID: uniqueName("payments"),
-                    stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
-                    keys: testStageKeys, sessionTimeout: .seconds(6)),
-                logger: testLogger),
-            HandleWorker(
-                configuration: HandleWorker.Configuration(
-                    kafka: kafka, topics: topics, groupID: uniqueName("handle"),
-                    stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys, sessionTimeout: .seconds(6)),
-                logger: testLogger))
+            [
+                ResolveWorker(
+                    configuration: ResolveWorker.Configuration(
+                        kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: resolveKeys,
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                ConfirmWorker(
+                    configuration: ConfirmWorker.Configuration(
+                        kafka: kafka, topics: topics, groupID: uniqueName("confirm"),
+                        stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                PaymentsWorker(
+                    configuration: PaymentsWorker.Configuration(
+                        kafka: kafka, topics: topics, groupID: uniqueName("payments"),
+                        stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
+                        keys: testStageKeys, sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+                HandleWorker(
+                    configuration: HandleWorker.Configuration(
+                        kafka: kafka, topics: topics, groupID: uniqueName("handle"),
+                        stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys,
+                        sessionTimeout: .seconds(6)),
+                    logger: testLogger),
+            ], telemetry: telemetry)
     }
 }

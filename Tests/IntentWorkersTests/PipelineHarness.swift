@@ -41,6 +41,8 @@ final class PipelineHarness: Sendable {
     private let reader: KafkaConsumer
     private let received = Mutex<[KafkaConsumerMessage]>([])
     private let running = Mutex<[(group: ServiceGroup, task: Task<Void, any Error>)]>([])
+    /// The version of the next contact record: one writer, growing (``RecordVersion``).
+    private let contactVersion = Mutex<Int64>(0)
 
     init(broker: LocalBroker) async throws {
         self.broker = broker
@@ -98,20 +100,35 @@ final class PipelineHarness: Sendable {
 
     // MARK: Publishing
 
-    func publishContacts(_ contacts: [Contact], user: String) async throws {
-        _ = try await producer.sendAll(
-            contacts.map {
-                KafkaProducerMessage.contact(
-                    $0, of: user, topic: topics.contacts, partitions: Self.partitions, source: "/contacts/test",
-                    signedWith: testContactsKeys)
-            })
+    /// A version higher than every contact record this harness published before.
+    func nextContactVersion() -> Int64 {
+        contactVersion.withLock { version in
+            version += 1
+            return version
+        }
     }
 
-    func deleteContact(_ contactID: String, user: String) async throws {
-        _ = try await producer.send(
-            KafkaProducerMessage.contactDeletion(
-                contactID, of: user, topic: topics.contacts, partitions: Self.partitions, source: "/contacts/test",
-                signedWith: testContactsKeys))
+    /// The contacts, signed by the test contacts service; returns the records as sent
+    /// (a test may append one again, as an attacker replays it).
+    @discardableResult
+    func publishContacts(_ contacts: [Contact], user: String) async throws -> [KafkaProducerMessage] {
+        let records = contacts.map {
+            KafkaProducerMessage.contact(
+                $0, of: user, version: nextContactVersion(), topic: topics.contacts, partitions: Self.partitions,
+                source: "/contacts/test", signedWith: testContactsKeys)
+        }
+        _ = try await producer.sendAll(records)
+        return records
+    }
+
+    /// A signed tombstone; returns it as sent.
+    @discardableResult
+    func deleteContact(_ contactID: String, user: String) async throws -> KafkaProducerMessage {
+        let record = KafkaProducerMessage.contactDeletion(
+            contactID, of: user, version: nextContactVersion(), topic: topics.contacts, partitions: Self.partitions,
+            source: "/contacts/test", signedWith: testContactsKeys)
+        _ = try await producer.send(record)
+        return record
     }
 
     func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {

@@ -4,6 +4,7 @@ import IntentEvents
 import IntentResolution
 import IntentWorkers
 import Kafka
+import PipelineTopics
 import Testing
 
 /// `intentctl settings set`: what a settings service publishes, on the user's partition,
@@ -28,9 +29,25 @@ struct SettingsCommandTests {
             #expect(provisioned.status == 0, "\(provisioned.output)")
 
             let set = try await OperatorCommandTests.run(
-                broker, ["settings", "set", "--user", "boris", "--locale", "ru-RU", "--source", "/settings/ops"],
+                broker,
+                [
+                    "settings", "set", "--user", "boris", "--locale", "ru-RU", "--source", "/settings/ops", "--version",
+                    "5",
+                ],
                 environment: environment)
             #expect(set.status == 0, "\(set.output)")
+            // Without --version: the time in milliseconds, so a later run supersedes an earlier one.
+            let started = RecordVersion.fromClock()
+            let reset = try await OperatorCommandTests.run(
+                broker, ["settings", "set", "--user", "boris", "--reset", "--source", "/settings/ops"],
+                environment: environment)
+            #expect(reset.status == 0, "\(reset.output)")
+            let zero = try await OperatorCommandTests.run(
+                broker,
+                ["settings", "set", "--user", "boris", "--reset", "--source", "/settings/ops", "--version", "0"],
+                environment: environment)
+            #expect(zero.status != 0)
+            #expect(zero.output.contains("--version must be 1 or more"), "\(zero.output)")
             let badTag = try await OperatorCommandTests.run(
                 broker, ["settings", "set", "--user", "boris", "--locale", "ru_RU", "--source", "/settings/ops"],
                 environment: environment)
@@ -48,13 +65,18 @@ struct SettingsCommandTests {
                 of: prefix + "users.settings", configuration: clientConfiguration(broker), logger: testLogger
             ) { message in
                 partitions.append(message.partition)
-                records.append(
-                    try UserSettingsRecord.decode(
-                        key: message.key, value: message.value, signature: message.signature,
-                        tombstoneSource: nil, authenticator: keys))
+                records.append(try UserSettingsRecord.decode(message, authenticator: keys))
             }
-            #expect(records == [.set(userID: "boris", settings: UserSettings(locale: "ru-RU"))])
-            #expect(partitions == [KafkaPartitioner.partition(forKey: "boris", partitions: 3)])
+            #expect(records.count == 2)
+            #expect(records.first == .set(userID: "boris", settings: UserSettings(locale: "ru-RU"), version: 5))
+            if case .reset(let user, let version) = records.last {
+                #expect(user == "boris")
+                #expect(version >= started && version <= RecordVersion.fromClock(), "\(version)")
+            } else {
+                Issue.record("expected a reset, got \(records)")
+            }
+            #expect(
+                partitions == Array(repeating: KafkaPartitioner.partition(forKey: "boris", partitions: 3), count: 2))
         }
     }
 }

@@ -37,46 +37,29 @@ struct UserSettingsTests {
             // Boris chose Russian in the app.
             _ = try await pipeline.send(
                 .userSettings(
-                    UserSettings(locale: "ru-RU"), of: "boris", topic: settings, partitions: partitions,
+                    UserSettings(locale: "ru-RU"), of: "boris", version: 1, topic: settings, partitions: partitions,
                     source: "/settings/test", signedWith: Self.settingsKeys))
             // Attacks, after it: a voice service's key claiming to be settings, a settings source
             // with a key it does not have, and a settings service's malformed tag. None applies.
             _ = try await pipeline.send(
                 .userSettings(
-                    UserSettings(locale: "zh-Hans-CN"), of: "boris", topic: settings, partitions: partitions,
+                    UserSettings(locale: "zh-Hans-CN"), of: "boris", version: 2, topic: settings,
+                    partitions: partitions,
                     source: "/voice/sim", signedWith: voice))
             _ = try await pipeline.send(
                 .userSettings(
-                    UserSettings(locale: "en-US"), of: "boris", topic: settings, partitions: partitions,
+                    UserSettings(locale: "en-US"), of: "boris", version: 3, topic: settings, partitions: partitions,
                     source: "/settings/test",
                     signedWith: EventAuthenticator(keys: ["/settings/test": Array(repeating: 1, count: 32)])))
             _ = try await pipeline.send(
                 .userSettings(
-                    UserSettings(locale: "ru_RU; rm -rf"), of: "boris", topic: settings, partitions: partitions,
+                    UserSettings(locale: "ru_RU; rm -rf"), of: "boris", version: 4, topic: settings,
+                    partitions: partitions,
                     source: "/settings/test", signedWith: Self.settingsKeys))
 
             let kafka = clientConfiguration(pipeline.broker)
-            let bindingKey = BindingKey(Array(repeating: 3, count: 32))
-            try await pipeline.start(
-                ResolveWorker(
-                    configuration: ResolveWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
-                        authenticator: EventAuthenticator(
-                            keys: voice.withTestContacts.allKeys + Self.settingsKeys.allKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                ConfirmWorker(
-                    configuration: ConfirmWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("confirm"),
-                        stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                PaymentsWorker(
-                    configuration: PaymentsWorker.Configuration(
-                        kafka: kafka, topics: pipeline.topics, groupID: uniqueName("payments"),
-                        stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger))
+            try await pipeline.startStages(
+                voice: voice, bindingKey: BindingKey(Array(repeating: 3, count: 32)), settings: Self.settingsKeys)
 
             // No locale on the request: the voice service leaves the language to the settings.
             let lines = Mutex<[String]>([])
