@@ -55,8 +55,7 @@ struct MoneySafetyV2Tests {
             let ledger = try await pipeline.rebuildLedger()
             #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("100", "CNY")))
             #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("900", "CNY")))
-            #expect(try await pipeline.audit().findings == [])
-            try await pipeline.expectNoEventIDReused()
+            try await pipeline.expectCleanRun()
         }
     }
 
@@ -120,8 +119,7 @@ struct MoneySafetyV2Tests {
             #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("30", "CNY")), "paid once")
             #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("970", "CNY")))
             #expect(ledger.transfer(forIntent: "pay-second", of: "alice") == nil, "nothing held for the second")
-            #expect(try await pipeline.audit().findings == [])
-            try await pipeline.expectNoEventIDReused()
+            try await pipeline.expectCleanRun()
         }
     }
 
@@ -163,8 +161,7 @@ struct MoneySafetyV2Tests {
             }
             let ledger = try await pipeline.rebuildLedger()
             #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1000", "CNY")))
-            #expect(try await pipeline.audit().findings == [])
-            try await pipeline.expectNoEventIDReused()
+            try await pipeline.expectCleanRun()
         }
     }
 }
@@ -209,6 +206,12 @@ extension PipelineHarness {
             if events.contains(where: { (try? $0.decodeData(as: LedgerEvent.self)).map(matches) ?? false }) { return }
         }
         throw Failure("no such ledger event after \(timeout)")
+    }
+
+    /// The audit of the topics finds nothing, and no event id stands for two different events.
+    func expectCleanRun(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await audit().findings == [], sourceLocation: sourceLocation)
+        try await expectNoEventIDReused(sourceLocation: sourceLocation)
     }
 
     /// Reads every topic of the run from its start: no event id stands for two different events.
