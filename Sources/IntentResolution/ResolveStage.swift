@@ -47,7 +47,8 @@ public struct ResolveStage: Sendable {
     /// redoing it after a crash publishes the same bytes.
     public mutating func process(
         key: String?, value: [UInt8]?, signature: EventSignature? = nil, now: Date = Date(),
-        preferredLocale: (String) -> String? = { _ in nil }, contacts: (String) -> ContactBook
+        preferredLocale: (String) -> String? = { _ in nil },
+        settings: (String) -> UserSettings? = { _ in nil }, contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
         let intentID: String
@@ -62,6 +63,13 @@ public struct ResolveStage: Sendable {
             try authenticator?.verify(
                 envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
             try freshness.check(envelope, now: now)
+            // A user bound to voice services (in the settings) speaks through them alone.
+            if let settings = settings(envelope.userID), !settings.admits(voiceService: envelope.source) {
+                throw EventDecodingError(
+                    .wrongProducer, field: "$.source",
+                    "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
+                )
+            }
             request = try envelope.decodeData(as: IntentRequested.self)
             var stamped = envelope
             try RequestSource.stamp(envelope.source, on: &stamped)

@@ -3,14 +3,27 @@ public import IntentEvents
 import Localization
 
 /// What a user chose in the app's settings that the pipeline needs: the language
-/// the assistant answers in when a request does not say (``UserLocale``).
+/// the assistant answers in when a request does not say (``UserLocale``), and the
+/// voice services the user speaks through.
 public struct UserSettings: Codable, Sendable, Hashable {
+    /// The most voice services one user may be bound to.
+    public static let maximumVoiceServices = 16
+
     /// A BCP 47 tag (`zh-Hans-CN`, `ru-RU`); nil: English.
     public var locale: String?
+    /// The voice services (their `source`s) this user speaks through: when set, the resolve
+    /// stage takes this user's requests only from them, so no other voice service, however
+    /// valid its key, can start (and then confirm) an intent of this user's. Nil: any voice
+    /// service, as before a user is bound.
+    public var voiceServices: [String]?
 
-    public init(locale: String? = nil) {
+    public init(locale: String? = nil, voiceServices: [String]? = nil) {
         self.locale = locale
+        self.voiceServices = voiceServices
     }
+
+    /// Whether `source` may speak for this user.
+    public func admits(voiceService source: String) -> Bool { voiceServices?.contains(source) ?? true }
 }
 
 /// A record of the compacted users' settings topic, keyed by the user id and
@@ -84,6 +97,16 @@ public enum UserSettingsRecord: Sendable, Hashable {
         if let locale = settings.locale, !UserLocale.isWellFormed(locale) {
             throw EventDecodingError(.schemaInvalid, field: "$.data.locale", "not a BCP 47 language tag")
         }
+        if let services = settings.voiceServices {
+            guard (1...UserSettings.maximumVoiceServices).contains(services.count),
+                services.allSatisfy({ !$0.isEmpty && PipelineSource.voice.admits($0) })
+            else {
+                throw EventDecodingError(
+                    .schemaInvalid, field: "$.data.voiceServices",
+                    "1 to \(UserSettings.maximumVoiceServices) voice service sources (not the pipeline's, a contacts or a settings service's)"
+                )
+            }
+        }
         return .set(userID: userID, settings: settings, version: try RecordVersion.check(data.version))
     }
 
@@ -126,4 +149,7 @@ public struct UserSettingsDirectory: Sendable {
 
     /// The locale the user chose, if any.
     public func locale(of userID: String) -> String? { settings[userID]?.locale }
+
+    /// The user's settings, if any.
+    public func settings(of userID: String) -> UserSettings? { settings[userID] }
 }

@@ -96,7 +96,10 @@ public struct ResolveWorker: Service {
                 let output = stage.withLock { stage in
                     stage.process(
                         key: message.keyString, value: message.value, signature: message.signature,
-                        preferredLocale: { user in settings.withValue(in: message.partition) { $0.locale(of: user) } }
+                        preferredLocale: { user in settings.withValue(in: message.partition) { $0.locale(of: user) } },
+                        settings: { user in
+                            settings.withValue(in: message.partition) { $0.settings(of: user) }
+                        }
                     ) { user in
                         directory.withValue(in: message.partition) { $0.book(for: user) }
                     }

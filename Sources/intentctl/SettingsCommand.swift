@@ -33,7 +33,13 @@ struct SettingsCommand: AsyncParsableCommand {
         @Option(
             help: ArgumentHelp("The language to answer in: a BCP 47 tag (zh-Hans-CN, ru-RU, en-US).", valueName: "TAG"))
         var locale: String?
-        @Flag(help: "Remove the user's settings (back to English).") var reset = false
+        @Option(
+            name: .customLong("voice-service"),
+            help: ArgumentHelp(
+                "A voice service (its source, e.g. /voice/eu-1) the user speaks through; repeat for several. Once set, the resolve worker takes the user's requests only from these.",
+                valueName: "SOURCE"))
+        var voiceServices: [String] = []
+        @Flag(help: "Remove the user's settings (back to English, any voice service).") var reset = false
         @Option(
             help: ArgumentHelp(
                 "The settings service this publishes as; its key must be in the source keys (the resolve worker accepts settings only from /settings/... sources).",
@@ -48,7 +54,15 @@ struct SettingsCommand: AsyncParsableCommand {
         func validate() throws {
             try requireSource(source, startingWith: PipelineSource.settingsPrefix)
             // Exactly one of the two.
-            guard (locale != nil) != reset else { throw ValidationError("Give --locale TAG or --reset.") }
+            guard (locale != nil || !voiceServices.isEmpty) != reset else {
+                throw ValidationError("Give --locale TAG and/or --voice-service SOURCE, or --reset.")
+            }
+            for service in voiceServices where !PipelineSource.voice.admits(service) {
+                throw ValidationError("--voice-service \(service) is not a voice service's source")
+            }
+            guard voiceServices.count <= UserSettings.maximumVoiceServices else {
+                throw ValidationError("at most \(UserSettings.maximumVoiceServices) --voice-service")
+            }
             if let locale, !UserLocale.isWellFormed(locale) {
                 throw ValidationError("--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU, got \(locale)")
             }
@@ -56,7 +70,8 @@ struct SettingsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let topic = topicOptions.topics.settings
-            let settings = reset ? nil : UserSettings(locale: locale)
+            let settings =
+                reset ? nil : UserSettings(locale: locale, voiceServices: voiceServices.isEmpty ? nil : voiceServices)
             let version = version.resolved()
             try await publishSigned(
                 to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
@@ -70,7 +85,8 @@ struct SettingsCommand: AsyncParsableCommand {
             output(
                 reset
                     ? "reset the settings of \(user) on \(topic) at version \(version)"
-                    : "\(user) speaks \(locale ?? "") (\(topic), version \(version))")
+                    : "\(user) speaks \(locale ?? "English")\(voiceServices.isEmpty ? "" : " through \(voiceServices.joined(separator: ", "))") (\(topic), version \(version))"
+            )
         }
     }
 }

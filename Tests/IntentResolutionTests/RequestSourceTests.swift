@@ -23,6 +23,44 @@ struct RequestSourceTests {
         #expect(RequestSource.of(resolved) == "/voice/test")
     }
 
+    @Test("a user bound to voice services in the settings is served only through them")
+    func boundUser() throws {
+        var stage = ResolveStage(resolver: IntentResolver())
+        let bound = UserSettings(voiceServices: ["/voice/test"])
+        let message = Intent.sendMessage(SendMessageIntent(recipients: [Person(spoken: "Brandon Lee")], content: "hi"))
+        var foreign = requestEvent(turn: 1, intent: message)
+        foreign.source = "/voice/other"
+        let refused = stage.process(
+            key: "u1", value: foreign.encoded(), now: fixedNow, settings: { _ in bound }, contacts: { _ in sampleBook })
+        guard case .rejected(let error) = refused else { throw TestFailure("expected a refusal") }
+        #expect(error.reason == .wrongProducer)
+        let own = requestEvent(turn: 1, intent: message, id: "own")
+        let served = stage.process(
+            key: "u1", value: own.encoded(), now: fixedNow, settings: { _ in bound }, contacts: { _ in sampleBook })
+        guard case .resolved = served else { throw TestFailure("expected resolved") }
+        #expect(bound.admits(voiceService: "/voice/test") && !bound.admits(voiceService: "/voice/other"))
+        #expect(UserSettings().admits(voiceService: "/voice/other"), "an unbound user: any voice service")
+    }
+
+    @Test("settings that bind a user to a pipeline, contacts or settings source, or to none, are refused")
+    func boundToWhat() throws {
+        for services in [["/workers/resolve"], ["/contacts/sync"], ["/settings/app"], [], [""]] {
+            let event = UserSettingsRecord.event(
+                userID: "u1", settings: UserSettings(voiceServices: services), version: 1, source: "/settings/app")
+            #expect(throws: EventDecodingError.self, "\(services)") {
+                try UserSettingsRecord.decode(
+                    key: Array("u1".utf8), value: event.encoded(), signature: nil, tombstoneSource: nil,
+                    authenticator: nil)
+            }
+        }
+        let fine = UserSettingsRecord.event(
+            userID: "u1", settings: UserSettings(voiceServices: ["/voice/eu-1"]), version: 1, source: "/settings/app")
+        let record = try UserSettingsRecord.decode(
+            key: Array("u1".utf8), value: fine.encoded(), signature: nil, tombstoneSource: nil, authenticator: nil)
+        guard case .set(_, let settings, _) = record else { throw TestFailure("expected settings") }
+        #expect(settings.voiceServices == ["/voice/eu-1"])
+    }
+
     @Test("a later turn of an intent from another voice service is refused, and changes nothing")
     func foreignTurn() throws {
         var stage = ResolveStage(resolver: IntentResolver())

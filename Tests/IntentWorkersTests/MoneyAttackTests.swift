@@ -214,8 +214,11 @@ struct MoneyAttackTests {
 /// Alice (1,000 CNY) and 孙波 and Mallory with accounts; Alice's contact 孙波 has his own handle,
 /// and 孙波's contact Alice hers; the four stage workers running with per-stage keys and the
 /// voice services' keys `voice`.
+/// `seed` publishes more before the stages start (they read it as their state at start);
+/// `settings` are the settings services' keys the resolve worker takes settings from.
 func withMoneyPipeline(
-    voice: EventAuthenticator = MoneyAttackTests.voice, _ body: (PipelineHarness) async throws -> Void
+    voice: EventAuthenticator = MoneyAttackTests.voice, settings: EventAuthenticator? = nil,
+    seed: (PipelineHarness) async throws -> Void = { _ in }, _ body: (PipelineHarness) async throws -> Void
 ) async throws {
     try await withPipeline { pipeline in
         try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
@@ -225,7 +228,8 @@ func withMoneyPipeline(
             [Contact(id: "sunbo", displayName: "孙波", handles: ["sunbo@example.cn"])], user: "alice")
         try await pipeline.publishContacts(
             [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
-        try await pipeline.startStages(voice: voice, bindingKey: MoneyAttackTests.bindingKey)
+        try await seed(pipeline)
+        try await pipeline.startStages(voice: voice, bindingKey: MoneyAttackTests.bindingKey, settings: settings)
         try await body(pipeline)
     }
 }

@@ -59,6 +59,34 @@ struct MoneySafetyV2Tests {
         }
     }
 
+    @Test("a user bound to a voice service in the settings: no other voice service can start an intent of theirs")
+    func userBoundToVoiceService() async throws {
+        let settingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
+        try await withMoneyPipeline(voice: Self.voices, settings: settingsKeys) { pipeline in
+            _ = try await pipeline.send(
+                .userSettings(
+                    UserSettings(voiceServices: ["/voice/test"]), of: "alice", version: 1,
+                    topic: pipeline.topics.settings, partitions: PipelineHarness.partitions, source: "/settings/test",
+                    signedWith: settingsKeys))
+        } _: { pipeline in
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
+            // The other service starts a payment of Alice's (to answer it itself): refused at resolve.
+            try await pipeline.request("rogue", pay, from: "/voice/other")
+            let letters = try await pipeline.deadLetters(count: 1)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["wrong_producer"])
+            #expect(letters.first?.header(DeadLetter.fieldHeader) == "$.source")
+            // Her own service still can; 孙波, who bound no service, is served by either.
+            try await pipeline.request("own", pay, from: "/voice/test")
+            _ = try await pipeline.event(for: "own", type: ConfirmationRequest.type)
+            let message = Intent.sendMessage(SendMessageIntent(recipients: [Person(spoken: "Alice")], content: "hi"))
+            try await pipeline.request("sunbo-message", message, user: "sunbo", from: "/voice/other")
+            let answered = try await pipeline.event(for: "sunbo-message", type: IntentResponse.type)
+            #expect(try answered.decodeData(as: IntentResponse.self).code == .success)
+            #expect(pipeline.outputs(for: "rogue").isEmpty, "nothing derived from the refused request")
+        }
+    }
+
     @Test("one payment request, two payments of it confirmed together: one posts, the other has its own code")
     func requestPaidOnce() async throws {
         try await withTwoVoicePipeline { pipeline in
