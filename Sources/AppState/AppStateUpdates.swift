@@ -136,7 +136,7 @@ enum AppStateUpdates {
             if let requester = event.counterpartyUserID {
                 updates.append(.item(user: requester, kind: .paymentRequest, id: id, body: ["status": status]))
             }
-        case .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived:
+        case .deposit, .requestProposed, .proposalClosed, .credit, .requestReceived, .ownerClaimed:
             // A credit's balance is in its entries; the payee's "received" item comes with the post.
             break
         case .accountOpened, .accountClosed:

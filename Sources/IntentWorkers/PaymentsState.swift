@@ -1,4 +1,6 @@
+import Foundation
 import IntentEvents
+import Intents
 import Kafka
 import Logging
 import Payments
@@ -14,6 +16,13 @@ final class PaymentsState: Sendable {
     private let ledgers: PartitionedState<Ledger>
     private let directory = Mutex(AccountDirectory())
     private let horizon: Duration
+    /// This process's name in its claims (``LedgerOwner/member``): a restart claims anew.
+    private let member = UUID().uuidString.lowercased()
+    /// Claims sent and not yet read back, by partition.
+    private let pendingClaims = Mutex<[Int32: LedgerOwner]>([:])
+    /// Partitions where a record this member wrote was read back behind another member's
+    /// newer claim: refused by every reader (``PartitionOwnership/overtaken``).
+    private let overtaken = Mutex<Set<Int32>>([])
 
     init(idempotencyHorizon: Duration) {
         horizon = idempotencyHorizon
@@ -23,7 +32,7 @@ final class PaymentsState: Sendable {
     /// The followers a payments or confirm worker needs: its ledger partitions (with
     /// their snapshots, which only the payments worker writes) and the accounts directory.
     func followers<Stage>(
-        _ configuration: StageConfiguration<Stage>, writesSnapshots: Bool, logger: Logger,
+        _ configuration: StageConfiguration<Stage>, writesSnapshots: Bool, readsBack: Bool = false, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> [TopicFollower] {
         [
@@ -33,7 +42,7 @@ final class PaymentsState: Sendable {
                 snapshots: snapshots(
                     configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
                     writes: writesSnapshots, interval: configuration.snapshotInterval),
-                reject: reject),
+                fetchWait: readsBack ? .milliseconds(10) : TopicFollower.fetchWait, reject: reject),
             try directoryFollower(
                 configuration: configuration.kafka, topic: configuration.topics.accounts, keys: configuration.keys,
                 logger: logger, reject: reject),
@@ -64,6 +73,53 @@ final class PaymentsState: Sendable {
             })
     }
 
+    /// Fencing for the payments worker: it claims each ledger partition it gains and
+    /// stamps what it writes there with the claim (``Ledger/writer``).
+    func ownership(ledgerTopic: String) -> PartitionOwnership {
+        let ledgers = self.ledgers
+        let member = self.member
+        return PartitionOwnership(
+            topic: ledgerTopic,
+            claims: { partitions, partitionCount in
+                partitions.sorted().compactMap { partition -> (Destination, EventEnvelope)? in
+                    // Held under a claim that is still the latest: nothing to claim.
+                    let (claimed, current) = ledgers.withValue(in: partition) { ledger in
+                        (ledger.writer != nil && !ledger.isFenced, ledger.owners[partition])
+                    }
+                    guard !claimed else { return nil }
+                    let claim = LedgerOwner.next(after: current, partition: partition, member: member)
+                    self.pendingClaims.withLock { $0[partition] = claim }
+                    let key = LedgerOwner.claimKey(partition: partition) {
+                        KafkaPartitioner.partition(forKey: $0, partitions: partitionCount)
+                    }
+                    return (
+                        .ledger,
+                        claim.claimEvent(key: key).envelope(
+                            source: PipelineSource.payments, time: Date(), conversationID: "ledger-owner")
+                    )
+                }
+            },
+            adopt: { partitions in
+                var lost: Set<Int32> = []
+                for partition in partitions {
+                    guard let claim = self.pendingClaims.withLock({ $0.removeValue(forKey: partition) }) else {
+                        continue
+                    }
+                    let won = ledgers.withValue(in: partition) { ledger in
+                        guard ledger.owners[partition] == claim else { return false }
+                        ledger.writer = claim
+                        return true
+                    }
+                    if !won { lost.insert(partition) }
+                }
+                return lost
+            },
+            fenced: { partitions in
+                partitions.filter { partition in ledgers.withValue(in: partition) { $0.isFenced } }
+            },
+            overtaken: { partitions in self.overtaken.withLock { $0.intersection(partitions) } })
+    }
+
     /// Decides under both locks (directory, then ledger; followers take one each):
     /// a copy taken out of them would make a follower's next write duplicate the
     /// whole table (copy on write), once per record.
@@ -86,7 +142,7 @@ final class PaymentsState: Sendable {
     /// (``LedgerRecord``) dead-lettered.
     private func ledgerFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
-        snapshots: StateSnapshots?,
+        snapshots: StateSnapshots?, fetchWait: Duration,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
@@ -102,11 +158,22 @@ final class PaymentsState: Sendable {
                         return error
                     }
                 }
+                if case .fenced(_, let writer, _) = refusal,
+                    writer == self.ledgers.withValue(in: message.partition, { $0.writer?.description })
+                {
+                    self.overtaken.withLock { _ = $0.insert(message.partition) }
+                }
                 if let refusal {
                     logger.error(
                         "ledger event refused on replay", metadata: ["event": "\(event.id)", "error": "\(refusal)"])
                 }
-            }, reject: reject, forget: ledgers.forget, snapshots: snapshots)
+            }, reject: reject, forget: ledgers.forget, snapshots: snapshots, fetchWait: fetchWait,
+            passedOver: { message in
+                // Applied when decided, so not again; but decided under a claim still the latest here?
+                if self.ledgers.withValue(in: message.partition, { $0.isFenced }) {
+                    self.overtaken.withLock { _ = $0.insert(message.partition) }
+                }
+            })
     }
 
     /// Follows the whole accounts topic: account openings and closings signed by the

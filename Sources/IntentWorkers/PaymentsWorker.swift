@@ -1,4 +1,5 @@
 import IntentEvents
+import Intents
 import Kafka
 public import Logging
 public import Payments
@@ -32,15 +33,22 @@ public struct PaymentsWorker: Service {
                 input: configuration.topics.confirmations, source: PipelineSource.payments),
             logger: logger,
             followers: { reject in
-                try state.followers(configuration, writesSnapshots: true, logger: logger, reject: reject)
+                try state.followers(
+                    configuration, writesSnapshots: true, readsBack: true, logger: logger, reject: reject)
             },
-            tick: { owns in .merged(state.withEachLedger { stage.sweep(ledger: &$0, owns: owns) }) },
+            // A partition another member has claimed since is not swept: the loop stops first.
+            tick: { owns in
+                .merged(state.withEachLedger { $0.isFenced ? StageResult() : stage.sweep(ledger: &$0, owns: owns) })
+            },
             moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
+            ownership: state.ownership(ledgerTopic: configuration.topics.ledger),
             process: { message in
                 let signature = message.signature
                 return seen.withValue(in: message.partition) { seen in
                     state.withLedger(in: message.partition) { ledger, directory in
-                        stage.process(
+                        // Decided nothing: the loop finds the partition fenced and stops.
+                        guard !ledger.isFenced else { return .ignored("partition claimed by another member") }
+                        return stage.process(
                             key: message.keyString, value: message.value, signature: signature, ledger: &ledger,
                             directory: directory, seen: &seen)
                     }

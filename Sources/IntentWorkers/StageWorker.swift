@@ -72,6 +72,8 @@ public final class StageWorker: Service, Sendable {
     private let process: Process
     private let tick: Tick?
     private let moneyMoved: MoneyMoved?
+    /// Fencing by claims in a state topic (the payments worker's), nil for the other stages.
+    private let ownership: PartitionOwnership?
     private let logger: Logger
     /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
     /// worker published to their topics (``TopicFollower/published(_:)``).
@@ -81,9 +83,11 @@ public final class StageWorker: Service, Sendable {
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
-        tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, process: @escaping Process
+        tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, ownership: PartitionOwnership? = nil,
+        process: @escaping Process
     ) {
         self.name = name
+        self.ownership = ownership
         self.configuration = configuration
         self.logger = logger
         self.makeFollowers = followers
@@ -283,11 +287,17 @@ public final class StageWorker: Service, Sendable {
                 let current = Set(
                     try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
                 if current != assignment || !gained.isEmpty {
+                    // With fencing, what is in flight is finished (and read back) while its
+                    // partitions are still followed: one lost meanwhile is found overtaken.
+                    if ownership != nil, try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
                     // Another member may have written to these partitions' chains meanwhile.
                     chains?.forget(partitions: current.union(gained))
                     try await catchUp(
                         followers, owning: current, gained: !current.isSubset(of: assignment) || !gained.isEmpty,
                         metrics)
+                    if let ownership {
+                        try await claim(current, ownership, followers, producer, partitionCount: partitionCount)
+                    }
                     assignment = current
                 }
             }
@@ -325,6 +335,13 @@ public final class StageWorker: Service, Sendable {
                     owned.contains(KafkaPartitioner.partition(forKey: user, partitions: partitionCount))
                 }
                 results.append((nil, result))
+            }
+            // Decided on a partition another member has claimed since: nothing of it may go out.
+            if let ownership {
+                let fenced = ownership.fenced(Set(batch.map(\.partition)).union(tickDue ? assignment : []))
+                if !fenced.isEmpty {
+                    throw StageFenced(topic: ownership.topic, partitions: fenced, when: "while deciding")
+                }
             }
             var next = outgoing(
                 batch, results, metrics, tracing, started: wallStarted, deadLetterLimit: deadLetterLimit)
@@ -424,6 +441,9 @@ public final class StageWorker: Service, Sendable {
             // The next state round: every batch decided meanwhile, in order.
             if pipeline.stateRound.isEmpty, !pipeline.waiting.isEmpty {
                 for var batch in pipeline.waiting {
+                    if batch.state.contains(where: { $0.topic == configuration.topics.ledger }) {
+                        StallPoint.beforeStateRound()
+                    }
                     batch.state = try await chained(batch.state)
                     announce(batch.state)
                     pipeline.stateRound.append((batch, await producer.enqueue(batch: batch.state)))
@@ -463,9 +483,18 @@ public final class StageWorker: Service, Sendable {
         let round = pipeline.stateRound
         pipeline.stateRound = []
         var failedFrom: Int?
+        // Where the round's records on the claimed state topic landed, for the read-back.
+        var written: [Int32: Int64] = [:]
         for (index, (batch, delivery)) in round.enumerated() {
             let results = await delivery.results()
             guard failedFrom == nil else { continue }
+            if let ownership, !batch.notices.isEmpty {
+                for (record, result) in zip(batch.state, results) where record.topic == ownership.topic {
+                    if case .success(let report) = result {
+                        written[report.partition] = max(written[report.partition] ?? -1, report.offset)
+                    }
+                }
+            }
             do {
                 try PublishFaults.checkStateRound()
                 try await settle(results, batch.state, parked: batch.parked, producer)
@@ -485,13 +514,82 @@ public final class StageWorker: Service, Sendable {
                     try await send(batch.state, parked: batch.parked, producer)
                 }
             }
+            // Sent again without reports at hand: read the claimed partitions back to their end.
+            written = [:]
+            try await readBack(nil)
         }
+        try await readBack(written)
         for (var batch, _) in round {
             if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
             batch.notices = try await chained(batch.notices)
             pipeline.noticeRounds.append(
                 (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices)))
         }
+    }
+
+    /// With fencing: before a round's notices go, reads the round's records on the claimed
+    /// state topic back (`written`: the last offset per partition; nil: every owned
+    /// partition to its end), so every claim written before them has been applied, then
+    /// stops if any of them was read back behind another member's claim. A member that stalled
+    /// past its session and lost those partitions thus sends no response and no effect of
+    /// what it decided, and every reader refuses the records themselves.
+    private func readBack(_ written: [Int32: Int64]?) async throws {
+        guard let ownership, written?.isEmpty != true,
+            let follower = followed.withLock({ $0.first { $0.topic == ownership.topic && $0.isPartitioned } })
+        else { return }
+        let partitions: Set<Int32>
+        if let written {
+            try await follower.readBack(written)
+            partitions = Set(written.keys)
+        } else {
+            try await follower.caughtUp()
+            partitions = Set(follower.followedPartitions)
+        }
+        // A partition no longer followed was not read back: whether its records count is
+        // unknown, so nothing of them goes out (its next owner redoes what is uncommitted).
+        let overtaken = ownership.overtaken(partitions).union(partitions.subtracting(follower.followedPartitions))
+        if !overtaken.isEmpty {
+            throw StageFenced(
+                topic: ownership.topic, partitions: overtaken, when: "before sending a round's notices")
+        }
+    }
+
+    /// Claims every partition of `partitions` this member holds no claim on (``PartitionOwnership``):
+    /// writes the claims, reads them back, and stops if another member's claim won on any.
+    private func claim(
+        _ partitions: Set<Int32>, _ ownership: PartitionOwnership, _ followers: [TopicFollower],
+        _ producer: KafkaProducer, partitionCount: Int
+    ) async throws {
+        // A partition still held whose claim was overtaken (another member held it meanwhile,
+        // and this one did not notice): its state may hold decisions no reader accepts.
+        let overtaken = ownership.fenced(partitions)
+        if !overtaken.isEmpty {
+            throw StageFenced(topic: ownership.topic, partitions: overtaken, when: "when partitions were assigned")
+        }
+        let claims = ownership.claims(partitions, partitionCount)
+        guard !claims.isEmpty,
+            let follower = followers.first(where: { $0.topic == ownership.topic && $0.isPartitioned })
+        else { return }
+        // Not announced to the follower: it applies each claim where the topic put it.
+        let records = claims.map { destination, event in
+            KafkaProducerMessage(
+                topic: configuration.topics.topic(for: destination), event: event, signedWith: configuration.keys)
+        }
+        try await RetryPolicy.current.retrying("claim partitions", logger: logger) {
+            let results = await producer.send(batch: try await self.chained(records))
+            if let failure = results.lazy.compactMap({ if case .failure(let error) = $0 { error } else { nil } }).first
+            {
+                self.chains?.forget(records)
+                throw failure
+            }
+        }
+        try await follower.caughtUp(owning: partitions)
+        let lost = ownership.adopt(partitions)
+        if !lost.isEmpty {
+            throw StageFenced(topic: ownership.topic, partitions: lost, when: "claiming partitions")
+        }
+        logger.info(
+            "claimed partitions", metadata: ["topic": "\(ownership.topic)", "claims": "\(claims.count)"])
     }
 
     /// Sorts one batch's decisions into the two publishing rounds: first what

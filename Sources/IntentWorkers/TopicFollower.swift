@@ -28,7 +28,8 @@ public final class TopicFollower: Sendable {
     /// path (a stage applies its own decisions as it makes them, and
     /// ``caughtUp()`` reads to the end offsets, where data is waiting), so on a
     /// broker that waits a fetch out (the local broker) a short wait would
-    /// only multiply idle requests.
+    /// only multiply idle requests. (The payments worker's ledger follower waits less: it
+    /// reads each round back before the round's notices go, ``readBack(_:)``.)
     public static let fetchWait = Duration.milliseconds(100)
     private let consumer: KafkaConsumer
     private let configuration: KafkaConfiguration
@@ -38,6 +39,9 @@ public final class TopicFollower: Sendable {
     private let forget: (@Sendable (Int32) -> Void)?
     /// Partitioned state with snapshots: a gained partition starts from its latest one.
     public let snapshots: StateSnapshots?
+    /// Called for each record passed over as this process's own, in the partition's order
+    /// with the records applied (the payments worker checks its claim still held there).
+    private let passedOver: (@Sendable (KafkaConsumerMessage) -> Void)?
     private let logger: Logger
     private let state = Mutex(State())
 
@@ -78,8 +82,10 @@ public final class TopicFollower: Sendable {
         configuration: KafkaConfiguration, topic: String, logger: Logger,
         apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
-        forget: (@Sendable (Int32) -> Void)? = nil, snapshots: StateSnapshots? = nil
+        forget: (@Sendable (Int32) -> Void)? = nil, snapshots: StateSnapshots? = nil,
+        fetchWait: Duration = TopicFollower.fetchWait, passedOver: (@Sendable (KafkaConsumerMessage) -> Void)? = nil
     ) throws(KafkaError) {
+        self.passedOver = passedOver
         precondition(snapshots == nil || forget != nil, "snapshots are of partitioned state")
         self.configuration = configuration
         self.topic = topic
@@ -91,7 +97,7 @@ public final class TopicFollower: Sendable {
         // A group id librdkafka requires but never joins: partitions are assigned, not subscribed.
         var consumerConfiguration = KafkaConsumerConfiguration(
             client: configuration, groupID: "follower-\(UUID().uuidString)")
-        consumerConfiguration.maximumFetchWait = Self.fetchWait
+        consumerConfiguration.maximumFetchWait = fetchWait
         consumerConfiguration.client.properties["fetch.wait.max.ms"] = nil
         consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
     }
@@ -155,7 +161,11 @@ public final class TopicFollower: Sendable {
                 }
                 return state.own.isEmpty ? [] : batch.map { state.own.take($0) }
             }
-            for (index, message) in batch.enumerated() where own.isEmpty || !own[index] {
+            for (index, message) in batch.enumerated() {
+                if !own.isEmpty && own[index] {
+                    passedOver?(message)
+                    continue
+                }
                 do throws(EventDecodingError) {
                     // Binary-mode records (CloudEvents Kafka binding) are applied as their structured event.
                     try apply(try message.structuredEvent())
@@ -199,6 +209,24 @@ public final class TopicFollower: Sendable {
     private func caughtUp(partitions: Set<Int32>?) async throws {
         let started = ContinuousClock.now
         let targets = try await endOffsets().filter { $0.value > 0 && partitions?.contains($0.key.partition) ?? true }
+        try await wait(for: targets)
+        logger.debug(
+            "caught up", metadata: ["topic": "\(topic)", "elapsed": "\(ContinuousClock.now - started)"])
+    }
+
+    /// Returns once each partition of `offsets` has been read past its offset (records this
+    /// worker wrote, read back: every record before them has been applied), or is no longer
+    /// followed. No end-offset lookup: the offsets are known from the delivery reports.
+    public func readBack(_ offsets: [Int32: Int64]) async throws {
+        try await wait(
+            for: Dictionary(
+                uniqueKeysWithValues: offsets.map {
+                    (KafkaTopicPartition(topic: topic, partition: $0.key), $0.value + 1)
+                }
+            ))
+    }
+
+    private func wait(for targets: [KafkaTopicPartition: Int64]) async throws {
         try await withCheckedThrowingContinuation { continuation in
             let (ready, failure): ([CheckedContinuation<Void, any Error>], (any Error)?) = state.withLock { state in
                 if let failure = state.failure { return ([], failure) }
@@ -208,9 +236,10 @@ public final class TopicFollower: Sendable {
             if let failure { continuation.resume(throwing: failure) }
             for waiter in ready { waiter.resume() }
         }
-        logger.debug(
-            "caught up", metadata: ["topic": "\(topic)", "elapsed": "\(ContinuousClock.now - started)"])
     }
+
+    /// The partitions followed now.
+    public var followedPartitions: Set<Int32> { state.withLock { $0.owned } }
 
     /// Records read, including those passed over.
     public var appliedCount: Int { state.withLock { $0.applied } }

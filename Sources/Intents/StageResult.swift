@@ -16,12 +16,18 @@ public enum Destination: String, Sendable, Hashable, CaseIterable {
     case ledger
     /// The messaging history.
     case messages
+    /// A payments decision's effect on another user's state (a payee's credit), to that
+    /// user's partition of the confirmations topic. Sent with the notices, not the state:
+    /// only once the decision it follows from has been read back under this member's claim
+    /// (a member that lost the partition sends none), and again, with the same bytes, when
+    /// the deciding event is redelivered.
+    case effects
 
     /// Whether this is state (published and acknowledged before anything that reports on it).
     public var isState: Bool {
         switch self {
         case .ledger, .messages, .confirmations: true
-        case .prompts, .resolved, .confirmed, .responses: false
+        case .prompts, .resolved, .confirmed, .responses, .effects: false
         }
     }
 }

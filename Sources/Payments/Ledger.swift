@@ -96,6 +96,18 @@ public struct Ledger: Sendable {
     public var movements = MoneyMovements()
     /// Proposals closed without money moving, by user and intent id.
     var closedProposals: [ProposalKey: ClosedProposal] = [:]
+    /// Each partition's latest claim (``LedgerOwner``): an event stamped with any other
+    /// claim is refused as ``ApplyError/fenced(event:writer:owner:)``.
+    var ownership = LedgerOwnership()
+    public var owners: [Int32: LedgerOwner] { ownership.owners }
+    /// The claim this member writes under, set by the payments worker once its claim is
+    /// the partition's latest (``PaymentsStage`` stamps every event it records with it).
+    /// Not state: never in a snapshot; nil for every reader that does not decide.
+    public var writer: LedgerOwner?
+
+    /// Whether another member has claimed this member's partition since: it must
+    /// decide nothing more here (what it would write is refused by every reader).
+    public var isFenced: Bool { writer.map { owners[$0.partition] != $0 } ?? false }
 
     /// A user's intent, as a key: two strings, so "a" + "b/c" and "a/b" + "c" never collide.
     struct ProposalKey: Hashable {
@@ -235,6 +247,12 @@ public struct Ledger: Sendable {
         /// A deposit in an unknown currency, or finer than its currency's minor units
         /// (``CurrencyMinorUnits``): money enters only in amounts that can be paid out.
         case amountNotExpressible(event: String, CurrencyMinorUnits.Violation)
+        /// Written under a claim that is not the partition's latest (``LedgerOwner``): by a
+        /// member that lost the partition without noticing. Nothing it wrote there counts.
+        case fenced(event: String, writer: String, owner: String?)
+        /// A claim whose epoch is not above the partition's latest: a replay, or the
+        /// second of two members that claimed at once.
+        case staleClaim(event: String, claim: String, current: String)
 
         /// For ``missingField(event:fields:)``, the fields; otherwise empty.
         public var missingFields: String {
@@ -256,6 +274,8 @@ public struct Ledger: Sendable {
             case .unknownRequest: "unknownRequest"
             case .requestNotPayable: "requestNotPayable"
             case .amountNotExpressible(_, let violation): violation.reason
+            case .fenced: "fenced"
+            case .staleClaim: "staleClaim"
             }
         }
 
@@ -273,6 +293,10 @@ public struct Ledger: Sendable {
             case .unknownRequest(let id): "unknown payment request \(id)"
             case .requestNotPayable(let id, let why): "payment request \(id) cannot be paid: \(why)"
             case .amountNotExpressible(let id, let violation): "event \(id): \(violation)"
+            case .fenced(let id, let writer, let owner):
+                "event \(id) was written under claim \(writer), but the partition's owner is \(owner ?? "unclaimed")"
+            case .staleClaim(let id, let claim, let current):
+                "claim \(id) (\(claim)) is not newer than the partition's owner \(current)"
             }
         }
     }
@@ -295,6 +319,8 @@ public struct Ledger: Sendable {
         guard applied[event.id] == nil else { return false }
         try checkBalanced(event)
         let payload = try event.payload()
+        // Written under a claim that is not its partition's latest (``LedgerOwnership``): nothing counts.
+        if let refusal = ownership.refusal(of: event) { throw refusal }
         try checkShape(event, payload)
         let updated = try updatedBalances(event, checkingBalances: checkingBalances)
         if checkingBalances, case .hold(let hold) = payload, let requestID = hold.paysRequestID {
@@ -372,7 +398,7 @@ public struct Ledger: Sendable {
             expected = nil
         case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined,
             .requestPaid,
-            .proposalClosed:
+            .proposalClosed, .ownerClaimed:
             expected = []
         }
         if let expected, !LedgerEntry.same(event.entries, as: expected) {
@@ -477,6 +503,8 @@ public struct Ledger: Sendable {
             guard requests[decision.requestID] != nil else { throw .unknownRequest(decision.requestID) }
             requests[decision.requestID]?.status = event.kind == .requestDeclined ? .declined : .paid
             requests[decision.requestID]?.endedAt = decision.decidedAt
+        case .ownerClaimed(let claim):
+            ownership.take(claim)
         case .proposalClosed(let closing):
             if let intentID = closing.intentID {
                 closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(

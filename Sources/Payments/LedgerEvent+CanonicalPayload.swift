@@ -33,6 +33,7 @@ extension LedgerEvent: CanonicalPayload {
         object.string("intentID", intentID, into: &output)
         object.string("kind", kind.rawValue, into: &output)
         object.string("note", note, into: &output)
+        object.string("owner", owner, into: &output)
         object.string("reason", reason, into: &output)
         object.string("requestID", requestID, into: &output)
         object.string("requestSource", requestSource, into: &output)

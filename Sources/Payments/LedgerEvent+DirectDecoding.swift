@@ -48,6 +48,7 @@ extension LedgerEvent {
             case "counterpartyContactID": try setOnce(&event.counterpartyContactID, value.readString())
             case "counterpartyAccount": try setOnce(&event.counterpartyAccount, value.readString())
             case "note": try setOnce(&event.note, value.readString())
+            case "owner": try setOnce(&event.owner, value.readString())
             case "reason": try setOnce(&event.reason, value.readString())
             case "decidedBy": try setOnce(&event.decidedBy, value.readString())
             case "amount": try setOnce(&event.amount, CurrencyAmount.read(from: &value))

@@ -75,6 +75,9 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
         case requestPaid
         /// A proposal ended without moving money (declined, mismatched, expired, refused).
         case proposalClosed
+        /// A payments member took over this partition (``LedgerOwner``): from here on only
+        /// events stamped with this claim are applied. Keyed by a key of the partition, not a user.
+        case ownerClaimed
     }
 
     /// Unique per event; derived from the transfer or request and the kind,
@@ -119,6 +122,10 @@ public struct LedgerEvent: Codable, Sendable, Hashable {
     /// hold, requestProposed: the voice service that asked (``RequestSource``); only its
     /// answer decides. Nil on events written before it existed.
     public var requestSource: String?
+    /// Written by the payments worker: the claim it writes this partition under
+    /// (``LedgerOwner``, `PARTITION/EPOCH/MEMBER`); ownerClaimed: the claim made. Nil on
+    /// the ledger operator's events and on events written before claims existed.
+    public var owner: String?
 
     public init(
         id: String, kind: Kind, userID: String, intentID: String? = nil, transferID: String? = nil,

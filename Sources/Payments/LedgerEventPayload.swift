@@ -23,6 +23,7 @@ extension LedgerEvent {
         case requestDeclined(RequestDecision)
         case requestPaid(RequestDecision)
         case proposalClosed(ProposalClosing)
+        case ownerClaimed(LedgerOwner)
     }
 
     /// An account opened or closed, at the user's account version (closings carry no handles).
@@ -178,6 +179,10 @@ extension LedgerEvent {
                 ProposalClosing(
                     intentID: intentID, requestID: requestID, reason: reason, decidedBy: decidedBy,
                     decidedAt: decidedAt))
+        case .ownerClaimed:
+            // A claim that does not parse is as good as none: refused by name.
+            guard let claim = require(owner.flatMap(LedgerOwner.init), "owner", &missing) else { break }
+            return .ownerClaimed(claim)
         }
         throw .missingField(event: id, fields: missing.joined(separator: ", "))
     }

@@ -16,7 +16,7 @@ import IntentEvents
 /// signed by the payments stage (``SnapshotStore``), and are still read
 /// defensively: anything out of bounds or unknown is refused, not trusted.
 extension Ledger {
-    public static let snapshotVersion: UInt8 = 4
+    public static let snapshotVersion: UInt8 = 5
     static let snapshotMagic: [UInt8] = Array("LSNP".utf8)
 
     public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -105,6 +105,9 @@ extension Ledger {
             writer.string(userID)
             writer.int(Int64(version))
         }
+        // The partitions' latest claims: a restored member must refuse what a fenced one writes.
+        writer.int(Int64(owners.count))
+        for owner in owners.values { writer.string(owner.description) }
         return writer.bytes
     }
 
@@ -178,6 +181,11 @@ extension Ledger {
         for _ in 0..<(try reader.count()) {
             let userID = try reader.string()
             versions[userID] = Int(try reader.int())
+        }
+        for _ in 0..<(try reader.count()) {
+            let text = try reader.string()
+            guard let owner = LedgerOwner(text) else { throw .malformed("partition owner \(text)") }
+            ownership.take(owner)
         }
         guard reader.offset == bytes.count else { throw .malformed("\(bytes.count - reader.offset) bytes left over") }
     }

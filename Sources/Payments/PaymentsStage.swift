@@ -119,7 +119,7 @@ public struct PaymentsStage: Sendable {
     private func effect(_ event: LedgerEvent, _ cause: EventEnvelope) -> (Destination, EventEnvelope) {
         var envelope = envelope(of: event, cause)
         envelope.id = EventID.derived("effect", event.id)
-        return (.confirmations, envelope)
+        return (.effects, envelope)
     }
 
     /// A ledger event as this stage publishes it, dated and caused by `cause`. Like every
@@ -558,9 +558,13 @@ public struct PaymentsStage: Sendable {
     }
 
     /// Applies a ledger event and wraps it for the ledger topic, or says why the ledger refused it.
+    /// The event is stamped with the claim this member writes under (``Ledger/writer``), so
+    /// it counts only while that claim is the partition's latest (``LedgerOwner``).
     private func record(
         _ event: LedgerEvent, _ cause: EventEnvelope, _ ledger: inout Ledger
     ) -> Result<(Destination, EventEnvelope), Ledger.ApplyError> {
+        var event = event
+        event.owner = ledger.writer?.description
         do throws(Ledger.ApplyError) {
             try ledger.apply(event, at: Timestamp(cause.time))
         } catch {

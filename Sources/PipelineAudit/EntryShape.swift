@@ -28,7 +28,7 @@ enum EntryShape {
             guard let amount = event.amount else { return "credit without an amount" }
             expected = LedgerEntry.move(amount, from: Ledger.clearing, to: Ledger.available(event.userID))
         case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined,
-            .requestPaid, .proposalClosed:
+            .requestPaid, .proposalClosed, .ownerClaimed:
             expected = []
         }
         guard LedgerEntry.same(event.entries, as: expected) else {

@@ -34,6 +34,11 @@ public enum PipelineAudit {
         public var integrity: RecordIntegrity.Report?
         /// Set when a time window was audited (``Window``).
         public var window: Window?
+        /// Ledger events that count for nothing, each with why: written by a payments member
+        /// under a claim another member had overtaken (it stalled and lost the partition), or
+        /// a claim not newer than its partition's latest (``LedgerOwnership``). Not findings:
+        /// the fencing that refuses them is the pipeline working.
+        public var fencedWrites: [String] = []
     }
 
     /// What a window audit read. Responses, messages and requests are read from the

@@ -148,10 +148,19 @@ private struct LedgerRules: Sendable {
     private var deposited: [String: Int64] = [:]
     private(set) var ledger = Ledger()
     private var findings: [String] = []
+    /// The partitions' claims (``LedgerOwnership``), read before anything else: an event
+    /// written under an overtaken claim (a stalled member's) counts for nothing, and its id
+    /// may be written again by the partition's owner.
+    private var ownership = LedgerOwnership()
+    private var fenced: [String] = []
 
     mutating func read(_ record: EventEnvelope) {
         guard let event = try? LedgerEvent.decode(from: record) else {
             findings.append("ledger record \(record.id) cannot be read")
+            return
+        }
+        if let refusal = ownership.admit(event) {
+            fenced.append("\(event.id): \(refusal)")
             return
         }
         // Hashed with this process's random seed: contents that differ cannot be made to collide.
@@ -199,6 +208,7 @@ private struct LedgerRules: Sendable {
         sent creditsSent: Set<String>, refused creditsRefused: Set<String>, _ report: inout PipelineAudit.Report
     ) {
         report.findings += findings
+        report.fencedWrites = fenced.sorted()
         var inTransit: [String: Int64] = [:]
         // Unsorted (sorting every transfer was most of this): the findings are sorted by transfer.
         var byTransfer: [(key: String, finding: String)] = []

@@ -66,7 +66,7 @@ public struct PipelineTopics: Sendable, Hashable {
         case .prompts: prompts
         case .resolved: resolved
         case .confirmed: confirmed
-        case .confirmations: confirmations
+        case .confirmations, .effects: confirmations
         case .responses: responses
         case .ledger: ledger
         case .messages: messages

@@ -111,7 +111,7 @@ extension StageResult {
     }
 
     /// Ledger events for other users' members (``PaymentsStage/effectKinds``).
-    var effects: [EventEnvelope] { events(to: .confirmations).filter { $0.type == LedgerEvent.type } }
+    var effects: [EventEnvelope] { events(to: .effects).filter { $0.type == LedgerEvent.type } }
 
     var effectKinds: [LedgerEvent.Kind] { effects.compactMap { try? $0.decodeData(as: LedgerEvent.self).kind } }
 
