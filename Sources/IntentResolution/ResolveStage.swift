@@ -27,12 +27,15 @@ public struct ResolveStage: Sendable {
     public let authenticator: EventAuthenticator?
     /// How old or how far ahead a request may be dated.
     public let freshness: FreshnessWindow
+    /// Whether a payment needs its user bound to the voice service that asks.
+    public let voiceBinding: VoiceServiceBinding
 
     public init(
         resolver: IntentResolver, source: String = PipelineSource.resolve, tracker: TurnTracker = TurnTracker(),
         maximumEventBytes: Int = EventEnvelope.defaultMaximumBytes, authenticator: EventAuthenticator? = nil,
-        freshness: FreshnessWindow = .default
+        freshness: FreshnessWindow = .default, voiceBinding: VoiceServiceBinding = .required
     ) {
+        self.voiceBinding = voiceBinding
         self.resolver = resolver
         self.source = source
         self.tracker = tracker
@@ -41,18 +44,18 @@ public struct ResolveStage: Sendable {
         self.freshness = freshness
     }
 
-    /// Processes one record. `contacts` gives a user's contact book, `preferredLocale`
-    /// the language the user chose in their settings (``UserSettings``); `now` decides
-    /// only freshness: what is published is dated with the request's own time, so
-    /// redoing it after a crash publishes the same bytes.
+    /// Processes one record. `contacts` gives a user's contact book, `settings` the user's
+    /// settings (``UserSettings``: the language they chose, the voice services they speak
+    /// through), read once per request; `now` decides only freshness: what is published is
+    /// dated with the request's own time, so redoing it after a crash publishes the same bytes.
     public mutating func process(
         key: String?, value: [UInt8]?, signature: EventSignature? = nil, now: Date = Date(),
-        preferredLocale: (String) -> String? = { _ in nil },
-        settings: (String) -> UserSettings? = { _ in nil }, contacts: (String) -> ContactBook
+        settings settingsOf: (String) -> UserSettings? = { _ in nil }, contacts: (String) -> ContactBook
     ) -> Output {
         let envelope: EventEnvelope
         let intentID: String
         let request: IntentRequested
+        let settings: UserSettings?
         // What this stage derives carries the request's attributes, and the verified source
         // as the one that asked (whatever the request said it was).
         var derivedExtensions: ExtensionAttributes
@@ -63,14 +66,22 @@ public struct ResolveStage: Sendable {
             try authenticator?.verify(
                 envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
             try freshness.check(envelope, now: now)
+            settings = settingsOf(envelope.userID)
             // A user bound to voice services (in the settings) speaks through them alone.
-            if let settings = settings(envelope.userID), !settings.admits(voiceService: envelope.source) {
+            if let settings, !settings.admits(voiceService: envelope.source) {
                 throw EventDecodingError(
                     .wrongProducer, field: "$.source",
                     "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
                 )
             }
             request = try envelope.decodeData(as: IntentRequested.self)
+            // Money moves only for a user enrolled with the service that asks.
+            if voiceBinding == .required, request.intent.isFinancial, settings?.voiceServices == nil {
+                throw EventDecodingError(
+                    .wrongProducer, field: "$.source",
+                    "user \(envelope.userID) is bound to no voice service, and a payment needs one (user.settings.v1 voiceServices: intentctl settings set --voice-service \(envelope.source))"
+                )
+            }
             var stamped = envelope
             try RequestSource.stamp(envelope.source, on: &stamped)
             derivedExtensions = stamped.extensions
@@ -94,7 +105,7 @@ public struct ResolveStage: Sendable {
         // what this derives, so every later stage answers in it), else English.
         let requestedLocale = UserLocale.of(envelope)
         let locale =
-            requestedLocale ?? preferredLocale(envelope.userID).flatMap { UserLocale.isWellFormed($0) ? $0 : nil }
+            requestedLocale ?? settings?.locale.flatMap { UserLocale.isWellFormed($0) ? $0 : nil }
         // A prompt asks in that language; nothing else is worded here.
         if needsUser { report.wordPrompts(with: MessageRenderer(locale: locale)) }
         let type = needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType

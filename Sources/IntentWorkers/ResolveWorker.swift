@@ -30,12 +30,16 @@ public struct ResolveWorker: Service {
         public var sessionTimeout: Duration
         /// See ``StageWorker/Configuration/deadLetterMaximumBytes``.
         public var deadLetterMaximumBytes: Int?
+        /// Whether a payment needs its user bound to the voice service that asks.
+        public var voiceBinding: VoiceServiceBinding
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
             resolver: IntentResolver = IntentResolver(), authenticator: EventAuthenticator? = nil,
-            keys: EventAuthenticator, freshness: FreshnessWindow = .default, sessionTimeout: Duration = .seconds(10)
+            keys: EventAuthenticator, freshness: FreshnessWindow = .default, sessionTimeout: Duration = .seconds(10),
+            voiceBinding: VoiceServiceBinding = .required
         ) {
+            self.voiceBinding = voiceBinding
             self.authenticator = authenticator
             self.keys = keys
             self.freshness = freshness
@@ -55,7 +59,7 @@ public struct ResolveWorker: Service {
         let stage = Mutex(
             ResolveStage(
                 resolver: configuration.resolver, authenticator: configuration.authenticator,
-                freshness: configuration.freshness))
+                freshness: configuration.freshness, voiceBinding: configuration.voiceBinding))
         var workerConfiguration = StageWorker.Configuration(
             kafka: configuration.kafka, topics: configuration.topics, groupID: configuration.groupID,
             input: configuration.topics.requested, keys: configuration.keys,
@@ -83,7 +87,7 @@ public struct ResolveWorker: Service {
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
                         apply: { message throws(EventDecodingError) in
-                            // The language to answer in when a request does not say: a settings service's.
+                            // The language to answer in, and the voice services a user speaks through: a settings service's.
                             let record = try UserSettingsRecord.decode(
                                 message, authenticator: configuration.authenticator)
                             Self.report(
@@ -96,7 +100,6 @@ public struct ResolveWorker: Service {
                 let output = stage.withLock { stage in
                     stage.process(
                         key: message.keyString, value: message.value, signature: message.signature,
-                        preferredLocale: { user in settings.withValue(in: message.partition) { $0.locale(of: user) } },
                         settings: { user in
                             settings.withValue(in: message.partition) { $0.settings(of: user) }
                         }

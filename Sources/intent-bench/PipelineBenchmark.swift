@@ -129,7 +129,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
         let total = payments * 3
         let messages = total - payments
         let seed = load.seed(topics, partitions: partitions)
-        _ = try await producer.sendAll(seed.ledger + seed.contacts)
+        _ = try await producer.sendAll(seed.ledger + seed.directories)
         let loadStarted = ContinuousClock.now
         for chunk in stride(from: 0, to: total, by: 10_000) {
             _ = try await producer.sendAll(
@@ -273,7 +273,7 @@ struct PipelineBenchmark: AsyncParsableCommand {
         try await admin.createTopics(topics.specifications(partitions: partitions))
         await admin.close()
         let seed = load.seed(topics, partitions: partitions)
-        _ = try await producer.sendAll(seed.ledger + seed.contacts)
+        _ = try await producer.sendAll(seed.ledger + seed.directories)
         let launcher = try load.launcher(
             broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("latency"),
             binaries: binaries)

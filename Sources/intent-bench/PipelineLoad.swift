@@ -2,6 +2,7 @@ import ContactResolution
 import Foundation
 import IntentCrypto
 import IntentEvents
+import IntentResolution
 import IntentWorkers
 import Intents
 import Kafka
@@ -16,10 +17,15 @@ import PipelineTopics
 struct PipelineLoad: Sendable {
     static let voiceSource = "/voice/bench"
     static let contactsSource = "/contacts/bench"
+    static let settingsSource = "/settings/bench"
 
     let users: [String]
     let voice = EventAuthenticator(keys: [voiceSource: [UInt8](repeating: 0x42, count: 32)])
-    let contacts = EventAuthenticator(keys: [contactsSource: [UInt8](repeating: 0xc0, count: 32)])
+    /// The contacts service's and the settings service's keys.
+    let contacts = EventAuthenticator(
+        keys: [
+            contactsSource: [UInt8](repeating: 0xc0, count: 32), settingsSource: [UInt8](repeating: 0x5e, count: 32),
+        ])
     let bindingKey = [UInt8](repeating: 0x17, count: 32)
     let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
 
@@ -41,9 +47,10 @@ struct PipelineLoad: Sendable {
             environment: ["INTENT_MAX_EVENT_AGE": "3600"].merging(environment) { $1 })
     }
 
-    /// Accounts with a billion CNY each, opened by the ledger operator; every user has every other as a contact.
+    /// Accounts with a billion CNY each, opened by the ledger operator; every user has every
+    /// other as a contact, and is enrolled with the voice service (payments need it).
     func seed(_ topics: PipelineTopics, partitions: Int) -> (
-        ledger: [KafkaProducerMessage], contacts: [KafkaProducerMessage]
+        ledger: [KafkaProducerMessage], directories: [KafkaProducerMessage]
     ) {
         var ledger: [KafkaProducerMessage] = []
         var book: [KafkaProducerMessage] = []
@@ -58,6 +65,10 @@ struct PipelineLoad: Sendable {
                         contact, of: user, version: 1, topic: topics.contacts, partitions: partitions,
                         source: Self.contactsSource, signedWith: contacts))
             }
+            book.append(
+                KafkaProducerMessage.userSettings(
+                    UserSettings(voiceServices: [Self.voiceSource]), of: user, version: 1, topic: topics.settings,
+                    partitions: partitions, source: Self.settingsSource, signedWith: contacts))
         }
         return (ledger, book)
     }

@@ -49,17 +49,40 @@ struct IntentResolve: AsyncParsableCommand {
     @Flag(help: "Accept unsigned intent requests. For development only: anyone who can publish could act as any user.")
     var allowUnsigned = false
 
+    @Option(
+        help: ArgumentHelp(
+            "required: a payment of a user bound to no voice service (user.settings.v1 voiceServices, `intentctl settings set --voice-service`) is refused, so no voice service can start and confirm one for a user it does not serve; optional: any voice service may speak for an unbound user. Default: $INTENT_VOICE_BINDING, else required.",
+            valueName: "required|optional"))
+    var voiceBinding: String?
+
+    /// ``voiceBinding``, else `INTENT_VOICE_BINDING`, else required.
+    func binding() throws -> VoiceServiceBinding {
+        guard let text = voiceBinding ?? ProcessInfo.processInfo.environment["INTENT_VOICE_BINDING"] else {
+            return .required
+        }
+        guard let binding = VoiceServiceBinding(rawValue: text) else {
+            throw ValidationError(
+                "--voice-binding (INTENT_VOICE_BINDING): expected required or optional, got \"\(text)\"")
+        }
+        return binding
+    }
+
     func run() async throws {
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
         let topics = worker.topicOptions.topics
         if allowUnsigned { logger.warning("accepting unsigned intent requests (--allow-unsigned)") }
+        let voiceBinding = try binding()
+        if voiceBinding == .optional {
+            logger.warning("any voice service may speak for users bound to none (--voice-binding optional)")
+        }
         let resolve = ResolveWorker(
             configuration: ResolveWorker.Configuration(
                 kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
                 resolver: try resolverOptions.resolver(),
                 authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
-                keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window()),
+                keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window(),
+                voiceBinding: voiceBinding),
             logger: logger)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],

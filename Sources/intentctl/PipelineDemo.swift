@@ -97,8 +97,9 @@ final class PipelineDemo: Service, Sendable {
         let appKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         // Each stage signs what it publishes with its own key; the demo seeds the ledger as its operator.
         let stageKeys = EventAuthenticator.generate(for: PipelineSource.all)
-        // The voice service's key, and the contacts service's (the resolve worker takes contacts only signed).
-        let contactsKeys = EventAuthenticator.generate(for: ["/contacts/demo"])
+        // The voice service's key, the contacts service's (the resolve worker takes contacts only
+        // signed) and the settings service's (it enrolls the users with the voice service).
+        let contactsKeys = EventAuthenticator.generate(for: ["/contacts/demo", "/settings/demo"])
         let binaries = Bundle.main.executableURL?.deletingLastPathComponent() ?? URL(fileURLWithPath: ".")
         let port = try Loopback.freePort()
         let launcher = try WorkerLauncher(
@@ -113,7 +114,9 @@ final class PipelineDemo: Service, Sendable {
             ])
 
         output("▶ keys (in \(work.path)):")
-        output("  source-keys: /voice/demo signs the voice service's requests and answers; /contacts/demo the contacts")
+        output(
+            "  source-keys: /voice/demo signs the voice service's requests and answers; /contacts/demo the contacts; /settings/demo the users' settings"
+        )
         output(
             "  stage-keys: each stage signs what it publishes (\(PipelineSource.all.sorted().joined(separator: ", ")))")
         output("  binding-key: the confirm and payments stages bind each confirmation request to its terms")
@@ -161,7 +164,8 @@ final class PipelineDemo: Service, Sendable {
         }
     }
 
-    /// Payment accounts (with opening deposits) and Alice's address book.
+    /// Payment accounts (with opening deposits), Alice's address book, and every user enrolled
+    /// with the demo's voice service (a payment needs its user bound to the service that asks).
     private func seed(
         _ topics: PipelineTopics, _ client: KafkaConfiguration, operatorKeys: EventAuthenticator,
         contactsKeys: EventAuthenticator
@@ -185,10 +189,19 @@ final class PipelineDemo: Service, Sendable {
                 source: "/contacts/demo",
                 signedWith: contactsKeys)
         }
+        let settingsPartitions = try await KafkaOffsetLookup.partitionCount(
+            of: topics.settings, configuration: client, logger: logger)
+        records += Self.accounts.map {
+            KafkaProducerMessage.userSettings(
+                UserSettings(voiceServices: ["/voice/demo"]), of: $0.user, version: version, topic: topics.settings,
+                partitions: settingsPartitions, source: "/settings/demo", signedWith: contactsKeys)
+        }
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         _ = try await producer.sendAll(records)
         await producer.shutdown()
-        output("▶ \(Self.accounts.count) payment accounts and \(contacts.count) contacts for alice published")
+        output(
+            "▶ \(Self.accounts.count) payment accounts, \(contacts.count) contacts for alice, and the users enrolled with /voice/demo published"
+        )
     }
 
     /// What the ledger says now, read from its topic.

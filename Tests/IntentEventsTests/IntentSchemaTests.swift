@@ -57,7 +57,7 @@ struct IntentSchemaTests {
             UserSettingsRecord.event(
                 userID: "u1", settings: $1, version: $0 == 0 ? 7 : nil, source: "/settings/test", time: Self.time)
         }
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         let book = ContactBook(contacts: contacts)
         var types: Set<String> = []
         let intents = Self.everyIntent + [.sendMessage(SendMessageIntent(recipients: [Person(spoken: "Brandon")]))]

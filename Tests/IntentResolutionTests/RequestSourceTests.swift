@@ -42,6 +42,42 @@ struct RequestSourceTests {
         #expect(UserSettings().admits(voiceService: "/voice/other"), "an unbound user: any voice service")
     }
 
+    @Test("a payment needs its user bound to the voice service that asks, unless the binding is optional")
+    func paymentsNeedABinding() throws {
+        let pay = requestEvent(
+            turn: 1,
+            intent: .sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "Brandon Lee"), currencyAmount: amount("20", "CNY"))))
+        let message = requestEvent(
+            turn: 1,
+            intent: .sendMessage(SendMessageIntent(recipients: [Person(spoken: "Brandon Lee")], content: "hi")),
+            id: "message")
+        func output(_ binding: VoiceServiceBinding, _ event: EventEnvelope, _ settings: UserSettings?)
+            -> ResolveStage.Output
+        {
+            var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: binding)
+            return stage.process(
+                key: "u1", value: event.encoded(), now: fixedNow, settings: { _ in settings },
+                contacts: { _ in sampleBook })
+        }
+        // Unbound (no settings, or settings without voice services): the payment is refused.
+        for settings in [nil, UserSettings(locale: "en-US")] {
+            guard case .rejected(let error) = output(.required, pay, settings) else {
+                throw TestFailure("expected a refusal for \(String(describing: settings))")
+            }
+            #expect(error.reason == .wrongProducer)
+            #expect(error.field == "$.source")
+            #expect(error.description.contains("intentctl settings set --voice-service /voice/test"))
+            // A message of an unbound user is served, and an optional binding serves the payment.
+            guard case .resolved = output(.required, message, settings) else { throw TestFailure("message") }
+            guard case .resolved = output(.optional, pay, settings) else { throw TestFailure("optional") }
+        }
+        // Bound to the service that asks: served.
+        guard case .resolved = output(.required, pay, UserSettings(voiceServices: ["/voice/test"])) else {
+            throw TestFailure("expected a bound user's payment resolved")
+        }
+    }
+
     @Test("settings that bind a user to a pipeline, contacts or settings source, or to none, are refused")
     func boundToWhat() throws {
         for services in [["/workers/resolve"], ["/contacts/sync"], ["/settings/app"], [], [""]] {
@@ -63,7 +99,7 @@ struct RequestSourceTests {
 
     @Test("a later turn of an intent from another voice service is refused, and changes nothing")
     func foreignTurn() throws {
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         let pay = { (payee: Person) in
             Intent.sendPayment(SendPaymentIntent(payee: payee, currencyAmount: amount("20", "CNY")))
         }

@@ -16,7 +16,7 @@ struct ResolveStageTests {
 
     @Test("a whole disambiguation round trip: prompt, re-sent turn with the pick, resolved, repeats ignored")
     func roundTrip() throws {
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         let first = requestEvent(
             turn: 1,
             intent: .sendPayment(
@@ -62,7 +62,7 @@ struct ResolveStageTests {
             (nil, "Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
         ])
     func promptInLocale(_ locale: String?, _ expected: String) throws {
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         var request = requestEvent(
             turn: 1,
             intent: .sendPayment(
@@ -86,14 +86,15 @@ struct ResolveStageTests {
             (nil, "ru_RU; x", nil, "Which one do you mean: 1) Brandon Smith or 2) Brandon Lee?"),
         ])
     func chosenLocale(_ requested: String?, _ chosen: String, _ stamped: String?, _ expected: String) throws {
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         var request = requestEvent(
             turn: 1,
             intent: .sendPayment(
                 SendPaymentIntent(payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"))))
         if let requested { try request.extensions.set("locale", .string(requested)) }
         let output = stage.process(
-            key: "u1", value: request.encoded(), now: fixedNow, preferredLocale: { $0 == "u1" ? chosen : nil },
+            key: "u1", value: request.encoded(), now: fixedNow,
+            settings: { $0 == "u1" ? UserSettings(locale: chosen) : nil },
             contacts: { _ in sampleBook })
         guard case .prompt(let prompt) = output else { throw TestFailure("expected a prompt") }
         let payee = try #require(parameter(try prompt.decodeData(as: IntentResolutionReport.self), "payee"))
@@ -152,7 +153,7 @@ struct ResolveStageTests {
 
     @Test("a caller's handle that is not the matched contact's is refused; the contact's handle is used otherwise")
     func payeeHandleSwap() throws {
-        var stage = ResolveStage(resolver: IntentResolver())
+        var stage = ResolveStage(resolver: IntentResolver(), voiceBinding: .optional)
         func resolve(_ payee: Person, id: String) throws -> ResolveStage.Output {
             let event = requestEvent(
                 intentID: id, turn: 1,

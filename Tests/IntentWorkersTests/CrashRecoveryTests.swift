@@ -74,10 +74,15 @@ struct CrashRecoveryTests {
     /// least 100,000 CNY: a refusal for want of money would not be a crash's doing.
     static var deposit: Int { max(100_000, intentCount / (2 * users.count) * 501) }
 
-    /// Accounts with ``deposit`` CNY each; every user has every other user as a contact.
+    /// Accounts with ``deposit`` CNY each; every user has every other user as a contact, and is
+    /// enrolled with the load's voice service (the workers refuse a payment of a user bound to none).
     static func seed(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws {
         var records: [KafkaProducerMessage] = []
         for user in users {
+            records.append(
+                .userSettings(
+                    UserSettings(voiceServices: ["/voice/load"]), of: user, version: 1, topic: topics.settings,
+                    partitions: 4, source: "/settings/test", signedWith: testSettingsKeys))
             let money = CurrencyAmount(amount: DecimalAmount("\(deposit)")!, currency: "CNY")
             records += KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"], deposits: [money], topics: topics,
@@ -213,7 +218,8 @@ final class WorkerProcesses: Sendable {
             binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
             topicPrefix: topics.prefix,
             keys: WorkerLauncher.Keys(
-                sourceKeys: "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n" + testContactsKeys.keyFileText,
+                sourceKeys: "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n" + testContactsKeys.keyFileText
+                    + testSettingsKeys.keyFileText,
                 bindingKey: Digest.hex(CrashRecoveryTests.bindingKey), stageKeys: testStageKeys.keyFileText),
             groupSuffix: String(UUID().uuidString.prefix(8)),
             environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"].merging(extraEnvironment) { $1 })

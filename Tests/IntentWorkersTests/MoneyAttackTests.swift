@@ -218,6 +218,7 @@ struct MoneyAttackTests {
 /// `settings` are the settings services' keys the resolve worker takes settings from.
 func withMoneyPipeline(
     voice: EventAuthenticator = MoneyAttackTests.voice, settings: EventAuthenticator? = nil,
+    voiceBinding: VoiceServiceBinding = .optional,
     seed: (PipelineHarness) async throws -> Void = { _ in }, _ body: (PipelineHarness) async throws -> Void
 ) async throws {
     try await withPipeline { pipeline in
@@ -229,7 +230,8 @@ func withMoneyPipeline(
         try await pipeline.publishContacts(
             [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
         try await seed(pipeline)
-        try await pipeline.startStages(voice: voice, bindingKey: MoneyAttackTests.bindingKey, settings: settings)
+        try await pipeline.startStages(
+            voice: voice, bindingKey: MoneyAttackTests.bindingKey, settings: settings, voiceBinding: voiceBinding)
         try await body(pipeline)
     }
 }
@@ -279,10 +281,13 @@ extension PipelineHarness {
     }
 
     /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys;
-    /// resolve also takes settings signed with `settings`; all report to `telemetry`.
+    /// resolve also takes settings signed with `settings`; all report to `telemetry`. The voice
+    /// binding is optional unless a test says otherwise: these tests are about other attacks,
+    /// and enrolling every user of every test would hide what each one shows (the binding's own
+    /// tests, and every test that runs the workers as processes, run it required).
     func startStages(
         voice: EventAuthenticator, bindingKey: BindingKey, settings: EventAuthenticator? = nil,
-        telemetry: Telemetry = .current
+        voiceBinding: VoiceServiceBinding = .optional, telemetry: Telemetry = .current
     ) async throws {
         let kafka = clientConfiguration(broker)
         let resolveKeys = EventAuthenticator(keys: voice.withTestContacts.allKeys + (settings?.allKeys ?? []))
@@ -291,7 +296,7 @@ extension PipelineHarness {
                 ResolveWorker(
                     configuration: ResolveWorker.Configuration(
                         kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: resolveKeys,
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
+                        keys: testStageKeys, sessionTimeout: .seconds(6), voiceBinding: voiceBinding),
                     logger: testLogger),
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(

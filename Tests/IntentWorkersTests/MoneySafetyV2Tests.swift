@@ -59,15 +59,17 @@ struct MoneySafetyV2Tests {
         }
     }
 
-    @Test("a user bound to a voice service in the settings: no other voice service can start an intent of theirs")
+    @Test(
+        "a user bound to a voice service in the settings: no other voice service can start an intent of theirs; a user bound to none makes no payment"
+    )
     func userBoundToVoiceService() async throws {
-        let settingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
-        try await withMoneyPipeline(voice: Self.voices, settings: settingsKeys) { pipeline in
+        try await withMoneyPipeline(voice: Self.voices, settings: testSettingsKeys, voiceBinding: .required) {
+            pipeline in
             _ = try await pipeline.send(
                 .userSettings(
                     UserSettings(voiceServices: ["/voice/test"]), of: "alice", version: 1,
                     topic: pipeline.topics.settings, partitions: PipelineHarness.partitions, source: "/settings/test",
-                    signedWith: settingsKeys))
+                    signedWith: testSettingsKeys))
         } _: { pipeline in
             let pay = Intent.sendPayment(
                 SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
@@ -84,6 +86,13 @@ struct MoneySafetyV2Tests {
             let answered = try await pipeline.event(for: "sunbo-message", type: IntentResponse.type)
             #expect(try answered.decodeData(as: IntentResponse.self).code == .success)
             #expect(pipeline.outputs(for: "rogue").isEmpty, "nothing derived from the refused request")
+            // 孙波 bound no service: no voice service can start a payment of his (to confirm it itself).
+            let sunboPays = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "Alice"), currencyAmount: money("10", "CNY")))
+            try await pipeline.request("unbound-pay", sunboPays, user: "sunbo", from: "/voice/other")
+            let unbound = try await pipeline.deadLetters(count: 2)
+            #expect(unbound.map { $0.header(DeadLetter.reasonHeader) } == ["wrong_producer", "wrong_producer"])
+            #expect(pipeline.outputs(for: "unbound-pay").isEmpty, "no prompt, no proposal, no hold")
         }
     }
 

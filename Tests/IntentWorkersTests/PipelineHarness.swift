@@ -22,6 +22,8 @@ let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
 /// The contacts service's key: the resolve worker takes contacts only from a `/contacts/...`
 /// source in its source keys, so every test keyring for resolve includes it.
 let testContactsKeys = EventAuthenticator(keys: ["/contacts/test": Array(repeating: UInt8(0xc0), count: 32)])
+/// A settings service's key: it enrolls users with their voice services (a payment needs it).
+let testSettingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
 
 extension EventAuthenticator {
     /// These keys and the test contacts service's.
@@ -72,7 +74,7 @@ final class PipelineHarness: Sendable {
             ResolveWorker(
                 configuration: ResolveWorker.Configuration(
                     kafka: clientConfiguration(broker), topics: topics, groupID: groupID, keys: testStageKeys,
-                    sessionTimeout: .seconds(6)),
+                    sessionTimeout: .seconds(6), voiceBinding: .optional),
                 logger: testLogger))
     }
 

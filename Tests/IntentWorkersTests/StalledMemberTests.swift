@@ -3,6 +3,7 @@ import ContactResolution
 import Foundation
 import IntentCrypto
 import IntentEvents
+import IntentResolution
 import IntentWorkers
 import Intents
 import Kafka
@@ -40,7 +41,7 @@ struct StalledMemberTests {
                 topicPrefix: topics.prefix,
                 keys: WorkerLauncher.Keys(
                     sourceKeys: "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n"
-                        + testContactsKeys.keyFileText,
+                        + testContactsKeys.keyFileText + testSettingsKeys.keyFileText,
                     bindingKey: Digest.hex(CrashRecoveryTests.bindingKey), stageKeys: testStageKeys.keyFileText),
                 groupSuffix: String(UUID().uuidString.prefix(8)),
                 environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"])
@@ -140,9 +141,14 @@ struct StalledMemberTests {
         }
     }
 
-    /// The payer's and the payee's accounts (100 CNY each), and the payee as the payer's contact.
+    /// The payer's and the payee's accounts (100 CNY each), the payee as the payer's contact,
+    /// and the payer enrolled with the voice service.
     static func accounts(_ topics: PipelineTopics) -> [KafkaProducerMessage] {
-        var records: [KafkaProducerMessage] = []
+        var records: [KafkaProducerMessage] = [
+            .userSettings(
+                UserSettings(voiceServices: ["/voice/load"]), of: payer, version: 1, topic: topics.settings,
+                partitions: 1, source: "/settings/test", signedWith: testSettingsKeys)
+        ]
         for user in [payer, payee] {
             records += KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"],

@@ -42,7 +42,7 @@ struct VoiceConversationTests {
                         kafka: kafka, topics: pipeline.topics, groupID: uniqueName("resolve"),
                         resolver: .init(messagingServices: ["sms", "satellite"]),
                         authenticator: authenticator.withTestContacts,
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
+                        keys: testStageKeys, sessionTimeout: .seconds(6), voiceBinding: .optional),
                     logger: testLogger),
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(
