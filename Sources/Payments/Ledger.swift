@@ -116,8 +116,20 @@ public struct Ledger: Sendable {
     }
     var balances: [BalanceKey: Int64] = [:]
     /// The ids of the events applied, each with the hour it was dated (``undated`` when
-    /// applied without a time), for idempotency within ``idempotencyHorizon``.
-    var applied: [String: Int64] = [:]
+    /// applied without a time), for idempotency within ``idempotencyHorizon``, and the
+    /// shape of the event (``Applied/shape``).
+    var applied: [String: Applied] = [:]
+
+    /// What the ledger remembers of an applied event id.
+    struct Applied: Sendable, Hashable {
+        var hour: Int64
+        /// A stable hash of what the event is about (kind, user, transfer, request): the same
+        /// id arriving again about something else is refused (``ApplyError/idReused(event:kind:)``),
+        /// so an event written ahead of time under an id a later decision will derive (a
+        /// deposit under a coming post's id, with the ledger operator's key) cannot make that
+        /// decision a silent no-op while its effects go out.
+        var shape: UInt64
+    }
     /// The same ids by hour, so the oldest hours are forgotten without a scan.
     var appliedByHour: [Int64: [String]] = [:]
     /// The latest event time applied: the ledger's own clock, so forgetting is the same
@@ -247,6 +259,9 @@ public struct Ledger: Sendable {
         /// A deposit in an unknown currency, or finer than its currency's minor units
         /// (``CurrencyMinorUnits``): money enters only in amounts that can be paid out.
         case amountNotExpressible(event: String, CurrencyMinorUnits.Violation)
+        /// An id already applied, for an event about something else (another kind, user,
+        /// transfer or request): written ahead of time to make a decision a no-op.
+        case idReused(event: String, kind: String)
         /// Written under a claim that is not the partition's latest (``LedgerOwner``): by a
         /// member that lost the partition without noticing. Nothing it wrote there counts.
         case fenced(event: String, writer: String, owner: String?)
@@ -274,6 +289,7 @@ public struct Ledger: Sendable {
             case .unknownRequest: "unknownRequest"
             case .requestNotPayable: "requestNotPayable"
             case .amountNotExpressible(_, let violation): violation.reason
+            case .idReused: "idReused"
             case .fenced: "fenced"
             case .staleClaim: "staleClaim"
             }
@@ -293,6 +309,8 @@ public struct Ledger: Sendable {
             case .unknownRequest(let id): "unknown payment request \(id)"
             case .requestNotPayable(let id, let why): "payment request \(id) cannot be paid: \(why)"
             case .amountNotExpressible(let id, let violation): "event \(id): \(violation)"
+            case .idReused(let id, let kind):
+                "event id \(id) was already applied for something other than this \(kind)"
             case .fenced(let id, let writer, let owner):
                 "event \(id) was written under claim \(writer), but the partition's owner is \(owner ?? "unclaimed")"
             case .staleClaim(let id, let claim, let current):
@@ -316,7 +334,11 @@ public struct Ledger: Sendable {
     public mutating func apply(_ event: LedgerEvent, at time: Timestamp? = nil, checkingBalances: Bool = true)
         throws(ApplyError) -> Bool
     {
-        guard applied[event.id] == nil else { return false }
+        let shape = Self.shape(of: event)
+        if let seen = applied[event.id] {
+            guard seen.shape == shape else { throw .idReused(event: event.id, kind: event.kind.rawValue) }
+            return false
+        }
         try checkBalanced(event)
         let payload = try event.payload()
         // Written under a claim that is not its partition's latest (``LedgerOwnership``): nothing counts.
@@ -328,7 +350,7 @@ public struct Ledger: Sendable {
         }
         try record(payload, of: event)
         for (key, balance) in updated { balances[key] = balance }
-        remember(event.id, at: time)
+        remember(event.id, shape: shape, at: time)
         versions[event.userID, default: 0] += 1
         return true
     }

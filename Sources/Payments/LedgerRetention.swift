@@ -19,13 +19,13 @@ extension Ledger {
     /// ledger's clock if that is later: a late event is remembered for a whole horizon
     /// from when it arrived), moves the watermark, and forgets what fell behind the
     /// horizon once an hour of ledger time passed.
-    mutating func remember(_ eventID: String, at time: Timestamp?) {
+    mutating func remember(_ eventID: String, shape: UInt64, at time: Timestamp?) {
         guard let time else {
-            applied[eventID] = Self.undated
+            applied[eventID] = Applied(hour: Self.undated, shape: shape)
             return
         }
         let hour = Self.hour(of: watermark.map { max($0, time) } ?? time)
-        applied[eventID] = hour
+        applied[eventID] = Applied(hour: hour, shape: shape)
         appliedByHour[hour, default: []].append(eventID)
         if watermark.map({ time > $0 }) ?? true { watermark = time }
         if let watermark, Self.hour(of: watermark) > prunedThroughHour { forgetBeyondHorizon() }
@@ -41,7 +41,7 @@ extension Ledger {
         let horizonSeconds = min(max(horizon.components.seconds, 0), 100 * 365 * 86_400)
         let oldestHour = currentHour &- (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
         for hour in appliedByHour.keys where hour < oldestHour {
-            for id in appliedByHour.removeValue(forKey: hour) ?? [] where applied[id] == hour {
+            for id in appliedByHour.removeValue(forKey: hour) ?? [] where applied[id]?.hour == hour {
                 applied[id] = nil
             }
         }
@@ -55,6 +55,17 @@ extension Ledger {
             }
         }
         closedProposals = closedProposals.filter { !decidedBefore($0.value.decidedAt) }
+    }
+
+    /// A stable hash (FNV-1a, the same in every process and snapshot) of what an event is
+    /// about: its kind, user, transfer and request.
+    static func shape(of event: LedgerEvent) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for field in [event.kind.rawValue, event.userID, event.transferID ?? "", event.requestID ?? ""] {
+            for byte in field.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            hash = (hash ^ 0xff) &* 0x100_0000_01b3
+        }
+        return hash
     }
 
     /// How many event ids the ledger remembers (the idempotency memory).

@@ -92,13 +92,16 @@ extension Ledger {
             writer.optionalStrings(closed.decidedBy)
             writer.timestamp(closed.decidedAt)
         }
-        var byHour: [Int64: [String]] = [:]
-        for (id, hour) in applied { byHour[hour, default: []].append(id) }
+        var byHour: [Int64: [(String, UInt64)]] = [:]
+        for (id, seen) in applied { byHour[seen.hour, default: []].append((id, seen.shape)) }
         writer.int(Int64(byHour.count))
         for (hour, ids) in byHour {
             writer.int(hour)
             writer.int(Int64(ids.count))
-            for id in ids { writer.string(id) }
+            for (id, shape) in ids {
+                writer.string(id)
+                writer.int(Int64(bitPattern: shape))
+            }
         }
         writer.int(Int64(versions.count))
         for (userID, version) in versions {
@@ -174,8 +177,11 @@ extension Ledger {
             let count = try reader.count()
             var ids: [String] = []
             ids.reserveCapacity(min(count, 1 << 16))
-            for _ in 0..<count { ids.append(try reader.string()) }
-            for id in ids { applied[id] = hour }
+            for _ in 0..<count {
+                let id = try reader.string()
+                ids.append(id)
+                applied[id] = Applied(hour: hour, shape: UInt64(bitPattern: try reader.int()))
+            }
             if hour != Self.undated { appliedByHour[hour] = ids }
         }
         for _ in 0..<(try reader.count()) {

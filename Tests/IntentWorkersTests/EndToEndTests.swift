@@ -26,6 +26,7 @@ struct EndToEndTests {
     func endToEnd() async throws {
         try await withPipeline { pipeline in
             try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+            try await pipeline.enroll("alice")
             try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
             try await pipeline.publishContacts(
                 [

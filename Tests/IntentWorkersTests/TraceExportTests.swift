@@ -35,6 +35,7 @@ struct TraceExportTests {
     func tracesThroughEveryHop() async throws {
         try await withPipeline { pipeline in
             try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
+            try await pipeline.enroll("alice")
             try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
             try await pipeline.publishContacts(
                 [

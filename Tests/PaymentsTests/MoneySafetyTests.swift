@@ -151,6 +151,35 @@ struct MoneySafetyTests {
         #expect(try ledger.apply(movingOpening))
     }
 
+    @Test("an event written ahead under a later decision's id makes that decision refused, never a silent no-op")
+    func prewrittenID() throws {
+        let stage = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
+        var ledger = try fundedLedger()
+        let intent = pay("40")
+        let proposal = confirmedEvent(intent, intentID: "ahead")
+        let held = stage.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+        let hold = try #require(try held.events(to: .ledger).first?.decodeData(as: LedgerEvent.self))
+        let transferID = try #require(hold.transferID)
+        // With the operator's key: a deposit to Alice under the id the post will have.
+        let ahead = LedgerEvent.deposit(
+            id: EventID.derived("ledger", "post", transferID), userID: "alice", amount: cny("1"))
+        #expect(try ledger.apply(ahead))
+        let (answer, answerSignature) = answerEvent(
+            .confirmed, binding: bindingFor(intent, intentID: "ahead"), intentID: "ahead")
+        let answered = stage.process(
+            key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: t0)
+        // No credit goes out for a post that is not in the ledger, and the user is told it failed.
+        #expect(answered.effects.isEmpty)
+        #expect(answered.response?.code == .failure)
+        #expect(
+            answered.response?.reason?.contains("idReused") == true, "\(String(describing: answered.response?.reason))")
+        #expect(ledger.transfers[transferID]?.status == .voided)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1001")))
+        // The same event again is still a redelivery, not a reuse.
+        #expect(try !ledger.apply(ahead))
+    }
+
     // MARK: Exactly one final response
 
     /// Every step's events; the final responses among them must be one id with one content.
