@@ -240,26 +240,22 @@ extension PipelineDemo {
                 >= finishedIntents
         }
         output("▶ the app state of \(user) (intent-appstate, as the iOS app would refresh it):")
-        // People as the user's contacts name them (a contact names the account its handle opened).
-        var names: [String: String] = [:]
-        for contact in state["contacts"] as? [[String: Any]] ?? [] {
-            if let account = contact["userID"] as? String, names[account] == nil {
-                names[account] = contact["name"] as? String
-            }
+        // The counterparty as the server names it from the user's contacts (never an account id).
+        func person(_ item: [String: Any]) -> String {
+            (item["counterpartyName"] as? String) ?? (item["counterparty"] as? String) ?? "someone"
         }
-        func person(_ userID: Any?) -> String { (userID as? String).map { names[$0] ?? $0 } ?? "" }
         for balance in state["balances"] as? [[String: Any]] ?? [] {
             output("  balance: \(balance["available"] ?? "?") \(balance["currency"] ?? "") available")
         }
         for payment in state["payments"] as? [[String: Any]] ?? [] {
             let direction = payment["direction"] as? String == "received" ? "received from" : "to"
             output(
-                "  payment \(direction) \(person(payment["counterparty"])): \(payment["amount"] ?? ""), \(payment["status"] ?? "")"
+                "  payment \(direction) \(person(payment)): \(payment["amount"] ?? ""), \(payment["status"] ?? "")"
             )
         }
         for request in state["paymentRequests"] as? [[String: Any]] ?? [] {
             output(
-                "  payment request: \(request["role"] ?? "") \(request["amount"] ?? "") with \(person(request["counterparty"])): \(request["status"] ?? "")"
+                "  payment request: \(request["role"] ?? "") \(request["amount"] ?? "") with \(person(request)): \(request["status"] ?? "")"
             )
         }
         for message in state["messages"] as? [[String: Any]] ?? [] {
