@@ -96,6 +96,41 @@ struct MoneySafetyV2Tests {
         }
     }
 
+    @Test("a deposit written ahead under the id of a coming post: the post is refused, no credit leaves")
+    func prewrittenLedgerID() async throws {
+        try await withTwoVoicePipeline { pipeline in
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
+            try await pipeline.request("ahead", pay, from: "/voice/test")
+            let asked = try await pipeline.event(for: "ahead", type: ConfirmationRequest.type)
+            // The hold is on the ledger before the question is asked: its transfer names the post's id.
+            let hold = try await TopicReader.events(
+                of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
+            ).events.compactMap { try? LedgerEvent.decode(from: $0) }.first { $0.kind == .hold && $0.userID == "alice" }
+            let transferID = try #require(hold?.transferID)
+            // With the ledger operator's key: 1 CNY to Alice under that id.
+            for record in KafkaProducerMessage.ledgerOperator(
+                [
+                    LedgerEvent.deposit(
+                        id: EventID.derived("ledger", "post", transferID), userID: "alice", amount: money("1", "CNY"))
+                ],
+                topics: pipeline.topics, signedWith: testStageKeys)
+            {
+                _ = try await pipeline.send(record)
+            }
+            let answered = try await pipeline.answer(
+                "ahead", try asked.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test",
+                wait: true)
+            #expect(answered?.code == .failure)
+            #expect(answered?.reason?.contains("idReused") == true, "\(String(describing: answered?.reason))")
+            try await pipeline.settlePayments()
+            try await pipeline.stopWorker()
+            let ledger = try await pipeline.rebuildLedger()
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money.zero("CNY"), "no credit for a post not made")
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1001", "CNY")))
+        }
+    }
+
     @Test("one payment request, two payments of it confirmed together: one posts, the other has its own code")
     func requestPaidOnce() async throws {
         try await withTwoVoicePipeline { pipeline in
