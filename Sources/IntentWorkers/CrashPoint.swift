@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,18 +11,15 @@ import Synchronization
 /// flush, no commit), right after the Nth time it made state durable and
 /// before it published the notices that report it: the one moment where a
 /// redo must produce exactly what the first attempt already made durable.
-/// Unset, it costs one relaxed atomic load per batch. Never set in production.
+/// Never set in production.
 enum CrashPoint {
-    private static let after: Int? = ProcessInfo.processInfo.environment["INTENT_CRASH_BETWEEN_ROUNDS"].flatMap(
-        Int.init)
-    private static let rounds = Atomic<Int>(0)
+    private static let crash = FaultSwitch("INTENT_CRASH_BETWEEN_ROUNDS")
 
     /// Called between the state round and the notices round of one publish.
     static func betweenPublishRounds() {
-        guard let after else { return }
-        let (round, _) = rounds.add(1, ordering: .relaxed)
-        guard round >= after else { return }
-        FileHandle.standardError.write(Data("crash point: exiting between publish rounds (round \(round))\n".utf8))
+        guard let (after, count) = crash.reach(), count > after else { return }
+        FileHandle.standardError.write(
+            Data("crash point: exiting between publish rounds (round \(count - 1))\n".utf8))
         _exit(137)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,17 +11,13 @@ import Synchronization
 /// container or a long garbage-collection pause would stop it) just before it
 /// hands its Nth state round with ledger records to the producer: decided, not yet
 /// written. The test lets another member take its partitions over, then resumes it
-/// (SIGCONT). Unset, it costs one relaxed atomic load per such round. Never set in production.
+/// (SIGCONT). Never set in production.
 enum StallPoint {
-    private static let at: Int? = ProcessInfo.processInfo.environment["INTENT_STALL_BEFORE_LEDGER_ROUND"].flatMap(
-        Int.init)
-    private static let rounds = Atomic<Int>(0)
+    private static let stall = FaultSwitch("INTENT_STALL_BEFORE_LEDGER_ROUND")
 
     static func beforeStateRound() {
-        guard let at else { return }
-        let (_, round) = rounds.add(1, ordering: .relaxed)
-        guard round == at else { return }
-        FileHandle.standardError.write(Data("stall point: stopping before ledger round \(round)\n".utf8))
+        guard let (at, count) = stall.reach(), count == at else { return }
+        FileHandle.standardError.write(Data("stall point: stopping before ledger round \(count)\n".utf8))
         kill(getpid(), SIGSTOP)
     }
 }

@@ -26,12 +26,8 @@ struct MoneySafetyV2Tests {
     @Test("another voice service cannot answer, decline or continue an intent it did not ask for")
     func foreignVoiceService() async throws {
         try await withTwoVoicePipeline { pipeline in
-            let pay = Intent.sendPayment(
-                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
-            try await pipeline.request("pay", pay, from: "/voice/test")
-            let asked = try await pipeline.event(for: "pay", type: ConfirmationRequest.type)
+            let (asked, binding) = try await pipeline.askToPay("pay", "100")
             #expect(RequestSource.of(asked) == "/voice/test", "the question names the service that asked")
-            let binding = try asked.decodeData(as: ConfirmationRequest.self).binding
 
             // The other service read the question from the shared prompts topic and answers it,
             // with the right binding: first yes, then no. Neither counts.
@@ -41,6 +37,8 @@ struct MoneySafetyV2Tests {
             let incomplete = Intent.sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波")))
             try await pipeline.request("turns", incomplete, from: "/voice/test")
             _ = try await pipeline.event(for: "turns", type: IntentResolutionReport.promptType)
+            let pay = Intent.sendPayment(
+                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
             try await pipeline.request("turns", pay, turn: 2, from: "/voice/other")
             let letters = try await pipeline.deadLetters(count: 3)
             #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == Array(repeating: "wrong_producer", count: 3))
@@ -99,10 +97,7 @@ struct MoneySafetyV2Tests {
     @Test("a deposit written ahead under the id of a coming post: the post is refused, no credit leaves")
     func prewrittenLedgerID() async throws {
         try await withTwoVoicePipeline { pipeline in
-            let pay = Intent.sendPayment(
-                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
-            try await pipeline.request("ahead", pay, from: "/voice/test")
-            let asked = try await pipeline.event(for: "ahead", type: ConfirmationRequest.type)
+            let (_, binding) = try await pipeline.askToPay("ahead", "100")
             // The hold is on the ledger before the question is asked: its transfer names the post's id.
             let hold = try await TopicReader.events(
                 of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
@@ -118,9 +113,7 @@ struct MoneySafetyV2Tests {
             {
                 _ = try await pipeline.send(record)
             }
-            let answered = try await pipeline.answer(
-                "ahead", try asked.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test",
-                wait: true)
+            let answered = try await pipeline.answer("ahead", binding, .confirmed, from: "/voice/test", wait: true)
             #expect(answered?.code == .failure)
             #expect(answered?.reason?.contains("idReused") == true, "\(String(describing: answered?.reason))")
             try await pipeline.settlePayments()
@@ -251,6 +244,16 @@ extension PipelineHarness {
         var event = requestEvent(intentID, user: user, turn: turn, intent)
         event.source = source
         try await publish(event, to: topics.requested, signedWith: MoneySafetyV2Tests.voices)
+    }
+
+    /// Alice asks (through `/voice/test`) to pay 孙波 `amount` CNY; returns the confirmation
+    /// request once the hold is placed, and the binding the answer must echo.
+    func askToPay(_ intentID: String, _ amount: String) async throws -> (EventEnvelope, ConfirmationBinding) {
+        let pay = Intent.sendPayment(
+            SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money(amount, "CNY")))
+        try await request(intentID, pay, from: "/voice/test")
+        let asked = try await event(for: intentID, type: ConfirmationRequest.type)
+        return (asked, try asked.decodeData(as: ConfirmationRequest.self).binding)
     }
 
     /// A user's answer from a voice service; with `wait`, the intent's final response.
