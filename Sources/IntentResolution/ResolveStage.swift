@@ -57,20 +57,8 @@ public struct ResolveStage: Sendable {
         // as the one that asked (whatever the request said it was).
         var derivedExtensions: ExtensionAttributes
         do throws(EventDecodingError) {
-            let event = try IncomingEvent.decodeIntent(
-                key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
-            (envelope, intentID) = (event.envelope, event.intentID)
-            try authenticator?.verify(
-                envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
-            try freshness.check(envelope, now: now)
-            // A user bound to voice services (in the settings) speaks through them alone.
-            if let settings = settings(envelope.userID), !settings.admits(voiceService: envelope.source) {
-                throw EventDecodingError(
-                    .wrongProducer, field: "$.source",
-                    "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
-                )
-            }
-            request = try envelope.decodeData(as: IntentRequested.self)
+            (envelope, intentID, request) = try verified(
+                key: key, value: value, signature: signature, now: now, settings: settings)
             var stamped = envelope
             try RequestSource.stamp(envelope.source, on: &stamped)
             derivedExtensions = stamped.extensions
@@ -109,5 +97,43 @@ public struct ResolveStage: Sendable {
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
         return .resolved(event)
+    }
+
+    /// A request read back from the input partition (a worker that gained it, see the
+    /// worker's `ReplayMemory`), admitted to the turn tracker as ``process(key:value:signature:now:preferredLocale:settings:contacts:)``
+    /// admitted it when it acted: only if it passes the same checks. That is what makes a
+    /// copy of a turn re-appended after a restart or a rebalance a repeat (`ignored`), as it
+    /// is to a worker that never stopped. Whether the intent then went on to the confirm
+    /// stage (``TurnTracker/markResolved(userID:intentID:turn:)``) is not re-derived: that
+    /// took the contacts of the time, and it only stops a *newer* turn, never a copy.
+    public mutating func remember(
+        key: String?, value: [UInt8]?, signature: EventSignature?, now: Date = Date(),
+        settings: (String) -> UserSettings? = { _ in nil }
+    ) {
+        guard
+            let (envelope, intentID, request) = try? verified(
+                key: key, value: value, signature: signature, now: now, settings: settings)
+        else { return }
+        _ = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source)
+    }
+
+    /// A request decoded and checked (signed by a voice service, fresh, from one the user
+    /// speaks through), as every decision and every remembered record takes it.
+    private func verified(
+        key: String?, value: [UInt8]?, signature: EventSignature?, now: Date, settings: (String) -> UserSettings?
+    ) throws(EventDecodingError) -> (EventEnvelope, String, IntentRequested) {
+        let event = try IncomingEvent.decodeIntent(
+            key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
+        let envelope = event.envelope
+        try authenticator?.verify(envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
+        try freshness.check(envelope, now: now)
+        // A user bound to voice services (in the settings) speaks through them alone.
+        if let settings = settings(envelope.userID), !settings.admits(voiceService: envelope.source) {
+            throw EventDecodingError(
+                .wrongProducer, field: "$.source",
+                "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
+            )
+        }
+        return (envelope, event.intentID, try envelope.decodeData(as: IntentRequested.self))
     }
 }

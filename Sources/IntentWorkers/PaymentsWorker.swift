@@ -24,7 +24,8 @@ public struct PaymentsWorker: Service {
     public init(configuration: Configuration, logger: Logger) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
-        // What each owned partition's proposals were acted on (replays answer nothing again).
+        // What each owned partition's proposals were acted on (replays answer nothing again),
+        // read back from the partition when this member gains it (``ReplayMemory``).
         let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "payments worker",
@@ -36,6 +37,11 @@ public struct PaymentsWorker: Service {
             },
             tick: { owns in .merged(state.withEachLedger { stage.sweep(ledger: &$0, owns: owns) }) },
             moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
+            replayMemory: .guards(seen) { message, seen in
+                stage.remember(
+                    key: message.keyString, value: message.value, signature: message.signature,
+                    horizon: configuration.idempotencyHorizon, seen: &seen)
+            },
             process: { message in
                 let signature = message.signature
                 return seen.withValue(in: message.partition) { seen in

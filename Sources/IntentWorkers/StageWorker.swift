@@ -72,6 +72,8 @@ public final class StageWorker: Service, Sendable {
     private let process: Process
     private let tick: Tick?
     private let moneyMoved: MoneyMoved?
+    /// What the stage remembers of its input, read back from each gained input partition.
+    private let replayMemory: ReplayMemory?
     private let logger: Logger
     /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
     /// worker published to their topics (``TopicFollower/published(_:)``).
@@ -81,9 +83,11 @@ public final class StageWorker: Service, Sendable {
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
-        tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, process: @escaping Process
+        tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, replayMemory: ReplayMemory? = nil,
+        process: @escaping Process
     ) {
         self.name = name
+        self.replayMemory = replayMemory
         self.configuration = configuration
         self.logger = logger
         self.makeFollowers = followers
@@ -288,6 +292,7 @@ public final class StageWorker: Service, Sendable {
                     try await catchUp(
                         followers, owning: current, gained: !current.isSubset(of: assignment) || !gained.isEmpty,
                         metrics)
+                    try await restoreReplayMemory(gained.intersection(current), consumer)
                     assignment = current
                 }
             }
@@ -646,6 +651,27 @@ public final class StageWorker: Service, Sendable {
                     "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))",
                 ])
         }
+    }
+
+    /// Before the first decision on gained partitions: what the stage acted on there, read
+    /// back from them up to the group's committed offsets (``ReplayMemory``).
+    private func restoreReplayMemory(_ partitions: Set<Int32>, _ consumer: KafkaConsumer) async throws {
+        guard let replayMemory, !partitions.isEmpty else { return }
+        let started = ContinuousClock.now
+        let input = configuration.input
+        let count = try await RetryPolicy.current.retrying("restore the replay memory", logger: logger) {
+            try await replayMemory.restore(
+                partitions, of: input,
+                committed: try await consumer.committed(
+                    partitions.map { KafkaTopicPartition(topic: input, partition: $0) }),
+                configuration: configuration.kafka, logger: logger)
+        }
+        logger.info(
+            "replay memory restored from the input",
+            metadata: [
+                "partitions": "\(partitions.sorted())", "records": "\(count)",
+                "elapsed": "\(ContinuousClock.now - started)",
+            ])
     }
 
     /// The input's partition count (what a user's home partition is computed with),
