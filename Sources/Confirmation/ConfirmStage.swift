@@ -59,6 +59,13 @@ public struct ConfirmStage: Sendable {
             key: key, value: value, signature: signature, ledger: ledger, directory: directory, seen: &unremembered)
     }
 
+    /// What this stage takes (also what a worker remembers of a partition it gains).
+    public var input: StageInput<IntentResolutionReport> {
+        StageInput(
+            type: IntentResolutionReport.resolvedType, producer: PipelineSource.resolve, keys: authenticator,
+            freshness: freshness)
+    }
+
     /// The same, for a worker: `seen` remembers the resolved intents acted on (a copy
     /// re-appended to the topic asks nothing again), `now` decides only freshness.
     public func process(
@@ -69,13 +76,8 @@ public struct ConfirmStage: Sendable {
         let intentID: String
         let report: IntentResolutionReport
         do throws(EventDecodingError) {
-            let event = try IncomingEvent.decodeIntent(
-                key: key, value: value, types: [IntentResolutionReport.resolvedType])
-            (envelope, intentID) = (event.envelope, event.intentID)
-            try authenticator.verify(
-                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.resolve))
-            try freshness?.check(envelope, now: wallClock)
-            report = try envelope.decodeData(as: IntentResolutionReport.self)
+            (envelope, intentID, report) = try input.verified(
+                key: key, value: value, signature: signature, now: wallClock)
         } catch {
             return .rejected(error)
         }

@@ -8,11 +8,12 @@ public import Foundation
 /// only while an event of its time could still be accepted; `capacity`
 /// bounds memory whatever the rate (the oldest entries go first).
 ///
-/// Kept in memory by each worker for the partitions it owns. Across a restart
-/// the decisions themselves are the durable memory where money is concerned
-/// (the payments stage's ledger knows every intent it held, refused or closed,
-/// and the event that decided it); see SECURITY.md for what a replay inside the
-/// freshness window can still cause after a restart.
+/// Kept in memory by each worker for the partitions it owns, and rebuilt when
+/// a worker gains a partition (after a restart, or from another member) from
+/// that input partition's records up to the group's committed offset, the
+/// durable record of what was acted on (the workers' `ReplayMemory`). Nothing
+/// here is persisted, so the fingerprint of bytes may use `Hasher` (seeded per
+/// process): a process compares only fingerprints it computed itself.
 public struct ReplayGuard: Sendable {
     public enum Decision: Sendable, Hashable {
         /// Not seen before: act on it (it is now remembered).

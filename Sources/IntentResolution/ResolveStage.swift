@@ -60,28 +60,8 @@ public struct ResolveStage: Sendable {
         // as the one that asked (whatever the request said it was).
         var derivedExtensions: ExtensionAttributes
         do throws(EventDecodingError) {
-            let event = try IncomingEvent.decodeIntent(
-                key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
-            (envelope, intentID) = (event.envelope, event.intentID)
-            try authenticator?.verify(
-                envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
-            try freshness.check(envelope, now: now)
-            settings = settingsOf(envelope.userID)
-            // A user bound to voice services (in the settings) speaks through them alone.
-            if let settings, !settings.admits(voiceService: envelope.source) {
-                throw EventDecodingError(
-                    .wrongProducer, field: "$.source",
-                    "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
-                )
-            }
-            request = try envelope.decodeData(as: IntentRequested.self)
-            // Money moves only for a user enrolled with the service that asks.
-            if voiceBinding == .required, request.intent.isFinancial, settings?.voiceServices == nil {
-                throw EventDecodingError(
-                    .wrongProducer, field: "$.source",
-                    "user \(envelope.userID) is bound to no voice service, and a payment needs one (user.settings.v1 voiceServices: intentctl settings set --voice-service \(envelope.source))"
-                )
-            }
+            (envelope, intentID, request, settings) = try verified(
+                key: key, value: value, signature: signature, now: now, settings: settingsOf)
             var stamped = envelope
             try RequestSource.stamp(envelope.source, on: &stamped)
             derivedExtensions = stamped.extensions
@@ -120,5 +100,54 @@ public struct ResolveStage: Sendable {
         if needsUser { return .prompt(event) }
         tracker.markResolved(userID: envelope.userID, intentID: intentID, turn: request.turn)
         return .resolved(event)
+    }
+
+    /// A request read back from the input partition (a worker that gained it, see the
+    /// worker's `ReplayMemory`), admitted to the turn tracker as ``process(key:value:signature:now:preferredLocale:settings:contacts:)``
+    /// admitted it when it acted: only if it passes the same checks. That is what makes a
+    /// copy of a turn re-appended after a restart or a rebalance a repeat (`ignored`), as it
+    /// is to a worker that never stopped. Whether the intent then went on to the confirm
+    /// stage (``TurnTracker/markResolved(userID:intentID:turn:)``) is not re-derived: that
+    /// took the contacts of the time, and it only stops a *newer* turn, never a copy.
+    public mutating func remember(
+        key: String?, value: [UInt8]?, signature: EventSignature?, now: Date = Date(),
+        settings: (String) -> UserSettings? = { _ in nil }
+    ) {
+        guard
+            let (envelope, intentID, request, _) = try? verified(
+                key: key, value: value, signature: signature, now: now, settings: settings)
+        else { return }
+        _ = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source)
+    }
+
+    /// A request decoded and checked (signed by a voice service, fresh, from one the user
+    /// speaks through, and for a payment from one the user is bound to), as every decision
+    /// and every remembered record takes it; with the user's settings, read once.
+    private func verified(
+        key: String?, value: [UInt8]?, signature: EventSignature?, now: Date,
+        settings settingsOf: (String) -> UserSettings?
+    ) throws(EventDecodingError) -> (EventEnvelope, String, IntentRequested, UserSettings?) {
+        let event = try IncomingEvent.decodeIntent(
+            key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
+        let envelope = event.envelope
+        try authenticator?.verify(envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
+        try freshness.check(envelope, now: now)
+        let settings = settingsOf(envelope.userID)
+        // A user bound to voice services (in the settings) speaks through them alone.
+        if let settings, !settings.admits(voiceService: envelope.source) {
+            throw EventDecodingError(
+                .wrongProducer, field: "$.source",
+                "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
+            )
+        }
+        let request = try envelope.decodeData(as: IntentRequested.self)
+        // Money moves only for a user enrolled with the service that asks.
+        if voiceBinding == .required, request.intent.isFinancial, settings?.voiceServices == nil {
+            throw EventDecodingError(
+                .wrongProducer, field: "$.source",
+                "user \(envelope.userID) is bound to no voice service, and a payment needs one (user.settings.v1 voiceServices: intentctl settings set --voice-service \(envelope.source))"
+            )
+        }
+        return (envelope, event.intentID, request, settings)
     }
 }

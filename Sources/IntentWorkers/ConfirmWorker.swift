@@ -1,4 +1,5 @@
 public import Confirmation
+import Foundation
 import IntentEvents
 import Intents
 import Kafka
@@ -24,7 +25,8 @@ public struct ConfirmWorker: Service {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         var stage = configuration.stage
         stage.freshness = .stageEvents
-        // What each owned partition's resolved intents were acted on (replays ask nothing again).
+        // What each owned partition's resolved intents were acted on (replays ask nothing again),
+        // read back from the partition when this member gains it (``ReplayMemory``).
         let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "confirm worker",
@@ -32,6 +34,11 @@ public struct ConfirmWorker: Service {
             logger: logger,
             followers: { reject in
                 try state.followers(configuration, writesSnapshots: false, logger: logger, reject: reject)
+            },
+            replayMemory: .guards(seen) { [stage] message, seen in
+                stage.input.remember(
+                    key: message.keyString, value: message.value, signature: message.signature, now: Date(),
+                    seen: &seen)
             },
             process: { [stage] message in
                 seen.withValue(in: message.partition) { seen in

@@ -1,4 +1,6 @@
+import Foundation
 import IntentEvents
+import Intents
 import Kafka
 public import Logging
 public import Messaging
@@ -19,7 +21,8 @@ public struct HandleWorker: Service {
         let history = PartitionedState { MessageHistory() }
         var stage = configuration.stage
         stage.freshness = .stageEvents
-        // What each owned partition's confirmed intents were acted on (replays answer nothing again).
+        // What each owned partition's confirmed intents were acted on (replays answer nothing again),
+        // read back from the partition when this member gains it (``ReplayMemory``).
         let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "handle worker",
@@ -42,6 +45,11 @@ public struct HandleWorker: Service {
                 ]
             },
             tick: { [stage] owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },
+            replayMemory: .guards(seen) { [stage] message, seen in
+                stage.input.remember(
+                    key: message.keyString, value: message.value, signature: message.signature, now: Date(),
+                    seen: &seen)
+            },
             process: { [stage] message in
                 seen.withValue(in: message.partition) { seen in
                     history.withValue(in: message.partition) {

@@ -25,7 +25,8 @@ public struct PaymentsWorker: Service {
     public init(configuration: Configuration, logger: Logger) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
-        // What each owned partition's proposals were acted on (replays answer nothing again).
+        // What each owned partition's proposals were acted on (replays answer nothing again),
+        // read back from the partition when this member gains it (``ReplayMemory``).
         let seen = PartitionedState<ReplayGuard?> { ReplayGuard() }
         worker = StageWorker(
             name: "payments worker",
@@ -42,6 +43,11 @@ public struct PaymentsWorker: Service {
             },
             moneyMoved: { .merged(state.withEachLedger { $0.movements.take() }) },
             ownership: state.ownership(ledgerTopic: configuration.topics.ledger),
+            replayMemory: .guards(seen) { message, seen in
+                stage.remember(
+                    key: message.keyString, value: message.value, signature: message.signature,
+                    horizon: configuration.idempotencyHorizon, seen: &seen)
+            },
             process: { message in
                 let signature = message.signature
                 return seen.withValue(in: message.partition) { seen in

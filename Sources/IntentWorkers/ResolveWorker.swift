@@ -96,6 +96,17 @@ public struct ResolveWorker: Service {
                         }, reject: reject, forget: settings.forget),
                 ]
             },
+            // The turns admitted, read back from each partition this member gains: one tracker
+            // for all partitions, so a gain adds to it (nothing is forgotten on a reset).
+            replayMemory: ReplayMemory(
+                depth: TurnTracker().capacity, reset: { _ in },
+                remember: { message in
+                    stage.withLock { stage in
+                        stage.remember(
+                            key: message.keyString, value: message.value, signature: message.signature,
+                            settings: { user in settings.withValue(in: message.partition) { $0.settings(of: user) } })
+                    }
+                }),
             process: { message in
                 let output = stage.withLock { stage in
                     stage.process(

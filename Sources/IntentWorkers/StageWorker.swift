@@ -74,6 +74,8 @@ public final class StageWorker: Service, Sendable {
     private let moneyMoved: MoneyMoved?
     /// Fencing by claims in a state topic (the payments worker's), nil for the other stages.
     private let ownership: PartitionOwnership?
+    /// What the stage remembers of its input, read back from each gained input partition.
+    private let replayMemory: ReplayMemory?
     private let logger: Logger
     /// The running followers, so ``send(_:parked:_:)`` can tell them which records this
     /// worker published to their topics (``TopicFollower/published(_:)``).
@@ -84,10 +86,11 @@ public final class StageWorker: Service, Sendable {
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
         tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, ownership: PartitionOwnership? = nil,
-        process: @escaping Process
+        replayMemory: ReplayMemory? = nil, process: @escaping Process
     ) {
         self.name = name
         self.ownership = ownership
+        self.replayMemory = replayMemory
         self.configuration = configuration
         self.logger = logger
         self.makeFollowers = followers
@@ -298,6 +301,7 @@ public final class StageWorker: Service, Sendable {
                     if let ownership {
                         try await claim(current, ownership, followers, producer, partitionCount: partitionCount)
                     }
+                    try await restoreReplayMemory(gained.intersection(current), consumer)
                     assignment = current
                 }
             }
@@ -744,6 +748,27 @@ public final class StageWorker: Service, Sendable {
                     "records": "\(followers.map { "\($0.topic)=\($0.appliedCount)" }.joined(separator: ", "))",
                 ])
         }
+    }
+
+    /// Before the first decision on gained partitions: what the stage acted on there, read
+    /// back from them up to the group's committed offsets (``ReplayMemory``).
+    private func restoreReplayMemory(_ partitions: Set<Int32>, _ consumer: KafkaConsumer) async throws {
+        guard let replayMemory, !partitions.isEmpty else { return }
+        let started = ContinuousClock.now
+        let input = configuration.input
+        let count = try await RetryPolicy.current.retrying("restore the replay memory", logger: logger) {
+            try await replayMemory.restore(
+                partitions, of: input,
+                committed: try await consumer.committed(
+                    partitions.map { KafkaTopicPartition(topic: input, partition: $0) }),
+                configuration: configuration.kafka, logger: logger)
+        }
+        logger.info(
+            "replay memory restored from the input",
+            metadata: [
+                "partitions": "\(partitions.sorted())", "records": "\(count)",
+                "elapsed": "\(ContinuousClock.now - started)",
+            ])
     }
 
     /// The input's partition count (what a user's home partition is computed with),

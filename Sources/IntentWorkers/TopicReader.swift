@@ -84,16 +84,16 @@ public enum TopicReader {
     }
 
     /// The records from offsets `start` (nil: each partition's beginning) up to `end`
-    /// (nil: each partition's end now), in partition order.
+    /// (nil: each partition's end now), in partition order; with `only`, of those partitions only.
     public static func forEachRecord(
         of topic: String, between start: [KafkaTopicPartition: Int64]?, and end: [KafkaTopicPartition: Int64]?,
-        configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
+        only: Set<Int32>? = nil, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
         _ body: (KafkaConsumerMessage) throws -> Void
     ) async throws {
         let marks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
             try await $0.bounds(of: topic)
         }
-        let partitions = Array(marks.keys)
+        let partitions = marks.keys.filter { only?.contains($0.partition) ?? true }
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: configuration, groupID: "reader-\(UUID().uuidString)"),
             logger: logger)

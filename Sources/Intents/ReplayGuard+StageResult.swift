@@ -25,3 +25,14 @@ extension ReplayGuard {
         }
     }
 }
+
+extension StageInput {
+    /// Remembers in `seen` a record read back from an input partition (a worker that gained
+    /// it), as the stage remembered it when it acted: only if it passes these checks.
+    public func remember(
+        key: String?, value: [UInt8]?, signature: EventSignature?, now: Date, seen: inout ReplayGuard?
+    ) {
+        guard let event = try? verified(key: key, value: value, signature: signature, now: now) else { return }
+        _ = seen?.outcome(for: event.envelope, bytes: value, signature: signature, now: now)
+    }
+}

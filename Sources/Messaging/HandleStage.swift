@@ -39,6 +39,12 @@ public struct HandleStage: Sendable {
         return process(key: key, value: value, signature: signature, history: &history, seen: &unremembered)
     }
 
+    /// What this stage takes (also what a worker remembers of a partition it gains).
+    public var input: StageInput<IntentConfirmation> {
+        StageInput(
+            type: IntentConfirmation.type, producer: PipelineSource.confirm, keys: authenticator, freshness: freshness)
+    }
+
     /// The same, for a worker: `seen` remembers the confirmed intents acted on (a copy
     /// re-appended to the topic answers nothing again), `now` decides only freshness.
     public func process(
@@ -49,12 +55,8 @@ public struct HandleStage: Sendable {
         let intentID: String
         let confirmation: IntentConfirmation
         do throws(EventDecodingError) {
-            let event = try IncomingEvent.decodeIntent(key: key, value: value, types: [IntentConfirmation.type])
-            (envelope, intentID) = (event.envelope, event.intentID)
-            try authenticator.verify(
-                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
-            try freshness?.check(envelope, now: wallClock)
-            confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+            (envelope, intentID, confirmation) = try input.verified(
+                key: key, value: value, signature: signature, now: wallClock)
             if let refused = seen?.outcome(for: envelope, bytes: value, signature: signature, now: wallClock) {
                 return refused
             }

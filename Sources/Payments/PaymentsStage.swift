@@ -64,18 +64,12 @@ public struct PaymentsStage: Sendable {
         let envelope: EventEnvelope
         let accounts = directory ?? ledger.directory
         do throws(EventDecodingError) {
-            envelope = try IncomingEvent.decode(
+            envelope = try decoded(
                 key: key, value: value,
-                types: [IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type])
-            // Past half the idempotency horizon, what was decided about it may be forgotten:
-            // refused, so nothing can be decided twice (``Ledger/idempotencyHorizon``). An effect
-            // (the second half of a decision already made, such as a payee's credit) is taken for
-            // the whole horizon, so a member that was down for hours still records it; the ledger
-            // remembers it for a horizon after recording it, so it is never recorded twice.
-            if let horizon = ledger.idempotencyHorizon {
-                let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
-                try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
-            }
+                types: [
+                    IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type,
+                ],
+                horizon: ledger.idempotencyHorizon, now: now)
             if envelope.type == LedgerEvent.type {
                 try stages.verify(
                     envelope, received: value, signature: signature, producedBy: .only(PipelineSource.payments))
@@ -94,11 +88,7 @@ public struct PaymentsStage: Sendable {
                 let answer = try envelope.decodeData(as: ConfirmationAnswer.self)
                 return answered(answer, envelope, intentID, &ledger, accounts, now)
             }
-            try stages.verify(
-                envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
-            // A proposal is a stage event: at most as old as a user may take to confirm.
-            try FreshnessWindow.stageEvents.check(envelope, now: now)
-            let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+            let confirmation = try verifiedProposal(envelope, value, signature, now: now)
             if let refused = seen?.outcome(for: envelope, bytes: value, signature: signature, now: now) {
                 return refused
             }
@@ -106,6 +96,54 @@ public struct PaymentsStage: Sendable {
         } catch {
             return .rejected(error)
         }
+    }
+
+    /// A proposal read back from the input partition (a worker that gained it, see
+    /// the workers' `ReplayMemory`), remembered in `seen` exactly as ``process(key:value:signature:ledger:directory:now:seen:)``
+    /// remembered it when it acted: only if it passes the same checks (`horizon`: the ledger's
+    /// ``Ledger/idempotencyHorizon``), so a forged or stale record before the genuine one
+    /// cannot make the genuine one look like a replay. Other records of the topic (answers,
+    /// declines, effects) are not remembered here: the ledger remembers what they did.
+    public func remember(
+        key: String?, value: [UInt8]?, signature: EventSignature?, horizon: Duration?, now: Date = Date(),
+        seen: inout ReplayGuard?
+    ) {
+        func verified() throws(EventDecodingError) -> EventEnvelope {
+            let envelope = try decoded(
+                key: key, value: value, types: [IntentConfirmation.type], horizon: horizon, now: now)
+            _ = try IntentEvent(envelope)
+            _ = try verifiedProposal(envelope, value, signature, now: now)
+            return envelope
+        }
+        guard let envelope = try? verified() else { return }
+        _ = seen?.outcome(for: envelope, bytes: value, signature: signature, now: now)
+    }
+
+    /// A record of the input decoded, if it is one of `types` and inside the idempotency
+    /// `horizon`: past half of it, what was decided about it may be forgotten, so it is
+    /// refused and nothing can be decided twice (``Ledger/idempotencyHorizon``). An effect
+    /// (the second half of a decision already made, such as a payee's credit) is taken for
+    /// the whole horizon, so a member that was down for hours still records it; the ledger
+    /// remembers it for a horizon after recording it, so it is never recorded twice.
+    private func decoded(
+        key: String?, value: [UInt8]?, types: Set<String>, horizon: Duration?, now: Date
+    ) throws(EventDecodingError) -> EventEnvelope {
+        let envelope = try IncomingEvent.decode(key: key, value: value, types: types)
+        if let horizon {
+            let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
+            try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
+        }
+        return envelope
+    }
+
+    /// A proposal checked as every decision on it and every remembered one takes it: signed
+    /// by the confirm stage and, as a stage event, at most as old as a user may take to confirm.
+    private func verifiedProposal(
+        _ envelope: EventEnvelope, _ value: [UInt8]?, _ signature: EventSignature?, now: Date
+    ) throws(EventDecodingError) -> IntentConfirmation {
+        try stages.verify(envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
+        try FreshnessWindow.stageEvents.check(envelope, now: now)
+        return try envelope.decodeData(as: IntentConfirmation.self)
     }
 
     // MARK: Effects

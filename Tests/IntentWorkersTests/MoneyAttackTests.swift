@@ -281,7 +281,8 @@ extension PipelineHarness {
     }
 
     /// The resolve, confirm, payments and handle workers, in-process, with per-stage keys;
-    /// resolve also takes settings signed with `settings`; all report to `telemetry`. The voice
+    /// resolve also takes settings signed with `settings`; all report to `telemetry`. Started
+    /// again after `stopWorker()`, they are new instances of the same consumer groups. The voice
     /// binding is optional unless a test says otherwise: these tests are about other attacks,
     /// and enrolling every user of every test would hide what each one shows (the binding's own
     /// tests, and every test that runs the workers as processes, run it required).
@@ -295,24 +296,24 @@ extension PipelineHarness {
             [
                 ResolveWorker(
                     configuration: ResolveWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("resolve"), authenticator: resolveKeys,
+                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-resolve", authenticator: resolveKeys,
                         keys: testStageKeys, sessionTimeout: .seconds(6), voiceBinding: voiceBinding),
                     logger: testLogger),
                 ConfirmWorker(
                     configuration: ConfirmWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("confirm"),
+                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-confirm",
                         stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
                         sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 PaymentsWorker(
                     configuration: PaymentsWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("payments"),
+                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-payments",
                         stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
                         keys: testStageKeys, sessionTimeout: .seconds(6)),
                     logger: testLogger),
                 HandleWorker(
                     configuration: HandleWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: uniqueName("handle"),
+                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-handle",
                         stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys,
                         sessionTimeout: .seconds(6)),
                     logger: testLogger),

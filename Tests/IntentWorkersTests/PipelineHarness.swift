@@ -39,6 +39,9 @@ final class PipelineHarness: Sendable {
     let broker: LocalBroker
     let topics: PipelineTopics
     let groupID = uniqueName("resolve")
+    /// What the stages' consumer groups are named after (`startStages`): the same for every
+    /// start, so stages started again resume where the last ones committed (a restart).
+    let stageGroups = uniqueName("stages")
     private let producer: KafkaProducer
     private let reader: KafkaConsumer
     private let received = Mutex<[KafkaConsumerMessage]>([])
