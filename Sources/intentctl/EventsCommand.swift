@@ -4,6 +4,7 @@ import Foundation
 import IntentEvents
 import IntentWorkers
 import Kafka
+import PipelineTopics
 
 /// Publishing and reading raw events, for voice-service teams trying the
 /// pipeline by hand and for auditors reading topics.
@@ -19,27 +20,54 @@ struct EventsCommand: AsyncParsableCommand {
             abstract: "Publish events (one JSON envelope per line on standard input), keyed by their userid.",
             discussion: """
                 Each line is checked as an envelope (schemas/envelope/v1.json) before anything is sent; \
-                a bad line stops the command with its line number and reason, and nothing is published.
+                a bad line stops the command with its line number and reason, and nothing is published. \
+                With --sign, each event is signed with its source's key from the source keys \
+                (--source-keys, $INTENT_SOURCE_KEYS_FILE), as the resolve worker requires of a voice \
+                service; a line whose source has no key stops the command before anything is sent.
                 """)
         @Option(help: "Topic to publish to.") var topic: String
+        @Flag(help: "Sign each event with its source's key (intent-signature and intent-key-id headers).")
+        var sign = false
+        @Flag(
+            help:
+                "Date each event now, before signing: a sample file's requests would otherwise be refused as stale (the workers' freshness window)."
+        )
+        var now = false
+        @OptionGroup var sourceKeys: SourceKeyOptions
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
         func run() async throws {
+            let keys = sign ? try sourceKeys.authenticator() : nil
             var records: [KafkaProducerMessage] = []
             var lineNumber = 0
             while let line = readLine(strippingNewline: true) {
                 lineNumber += 1
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+                var event: EventEnvelope
                 do {
-                    records.append(
-                        KafkaProducerMessage(topic: topic, event: try EventEnvelope.decode(Array(line.utf8))))
+                    event = try EventEnvelope.decode(Array(line.utf8))
                 } catch {
                     throw ValidationError("line \(lineNumber): \(error)")
                 }
+                // Whole milliseconds, as an envelope's time is when read (its canonical form).
+                if now {
+                    event.time = Date(
+                        timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+                }
+                if let keys {
+                    guard keys.hasKey(for: event.source) else {
+                        throw ValidationError(
+                            "line \(lineNumber): no key for source \(event.source) in the source keys; nothing was published"
+                        )
+                    }
+                    records.append(KafkaProducerMessage(topic: topic, event: event, signedWith: keys))
+                } else {
+                    records.append(KafkaProducerMessage(topic: topic, event: event))
+                }
             }
             try await publish(records, kafka: kafka, logging: logging)
-            output("published \(records.count) events to \(topic)")
+            output("published \(records.count) \(sign ? "signed " : "")events to \(topic)")
         }
     }
 
