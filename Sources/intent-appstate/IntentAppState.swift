@@ -14,6 +14,9 @@ import ServiceLifecycle
 /// The app-state service's command line: the "parent app" side of the pipeline.
 @main
 struct IntentAppState: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-appstate",
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
@@ -31,6 +34,7 @@ struct IntentAppState: AsyncParsableCommand {
             INTENT_APPSTATE_DB, INTENT_CONTACTS_KEYS_FILE, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
             INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
+        version: PipelineVersion.current,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
 
     struct Serve: AsyncParsableCommand {

@@ -153,7 +153,8 @@ struct TopicsCommand: AsyncParsableCommand {
     }
 
     struct Describe: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a topic's partitions, leaders and end offsets.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a topic's partitions, leaders, replicas, offsets and configuration.")
         @Argument var name: String
         @Flag(help: "Print JSON instead of text.") var json = false
         @OptionGroup var kafka: KafkaOptions
@@ -162,8 +163,10 @@ struct TopicsCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.makeLogger(label: "intentctl.topics")
             let configuration = try kafka.configuration()
-            let description = try await KafkaAdminClient.with(configuration: configuration, logger: logger) {
-                try await $0.describeTopic(name)
+            let (description, topicConfiguration) = try await KafkaAdminClient.with(
+                configuration: configuration, logger: logger
+            ) { admin in
+                (try await admin.describeTopic(name), try await admin.topicConfiguration(name))
             }
             let partitions = description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) }
             let watermarks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
@@ -182,7 +185,10 @@ struct TopicsCommand: AsyncParsableCommand {
                 output(
                     String(
                         decoding: CanonicalJSON.encode(
-                            JSONValue.object(["topic": .string(name), "partitions": .array(items)])),
+                            JSONValue.object([
+                                "topic": .string(name), "partitions": .array(items),
+                                "config": .object(topicConfiguration.mapValues(JSONValue.string)),
+                            ])),
                         as: UTF8.self))
                 return
             }
@@ -190,9 +196,11 @@ struct TopicsCommand: AsyncParsableCommand {
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {
                 let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]
                 output(
-                    "  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")"
+                    "  partition \(partition.id): leader \(partition.leader), replicas \(partition.replicas), in sync \(partition.inSyncReplicas), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")"
                 )
             }
+            output("configuration:")
+            for (key, value) in topicConfiguration.sorted(by: { $0.key < $1.key }) { output("  \(key)=\(value)") }
         }
     }
 
