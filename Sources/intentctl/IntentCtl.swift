@@ -22,7 +22,7 @@ struct IntentCtl: AsyncParsableCommand {
             BrokerCommand.self, TopicsCommand.self, EventsCommand.self, KafkaConfigCommand.self, ContactsCommand.self,
             SettingsCommand.self,
             LedgerCommand.self, VoiceCommand.self, AuditCommand.self, TraceCommand.self, KeysCommand.self,
-            DemoCommand.self, ReplayCommand.self,
+            DemoCommand.self, ReplayCommand.self, GroupsCommand.self,
         ]
     )
 
