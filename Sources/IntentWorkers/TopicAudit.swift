@@ -127,8 +127,8 @@ public enum TopicAudit {
         var deadLetters: [String: Int] = [:]
         try await read(
             topics.deadLetter,
-            eachRecord: { deadLetters[$0.header(DeadLetter.reasonHeader)?.stringValue ?? "unknown", default: 0] += 1 }
-        ) { audit.deadLetter($0) }
+            eachRecord: { deadLetters[$0.header(DeadLetter.reasonHeader)?.stringValue ?? "unknown", default: 0] += 1 },
+            { audit.deadLetter($0) })
         unreadable = before
         if window != nil {
             try await read(topics.requested) { request in
