@@ -8,7 +8,7 @@ are configured, in its own process; no signatures, no state round, no
 commits. A message round trip through the pipeline is three such hops
 (resolve, confirm, handle) plus handle's state round, so whatever this
 measures at a rate is the least the pipeline can do at that rate on the same
-broker and machine (issue 9, README "What stands in the way").
+broker and machine (issue 9, docs/benchmarks.md "What stands in the way").
 
     .venv/bin/python scripts/broker_latency_floor.py HOST:PORT RATE SECONDS HOPS
     # e.g. against a fresh local broker: ... 127.0.0.1:19096 1000 5 3

@@ -86,6 +86,11 @@ def check_worker(name, deployment, input_topic, scaled_objects, budgets, service
         spec = scaled[1]["spec"]
         if spec["scaleTargetRef"]["name"] != name:
             problems.append(f"ScaledObject {name}: scales {spec['scaleTargetRef']['name']}")
+        replicas = deployment["spec"].get("replicas", 1)
+        if spec.get("minReplicaCount", 0) != replicas:
+            problems.append(
+                f"ScaledObject {name}: minReplicaCount {spec.get('minReplicaCount', 0)} is not the Deployment's replicas {replicas}"
+            )
         if spec.get("maxReplicaCount", 100) > partitions:
             problems.append(f"ScaledObject {name}: maxReplicaCount {spec.get('maxReplicaCount')} > {partitions} partitions")
         kafka = [trigger for trigger in spec.get("triggers", []) if trigger["type"] == "kafka"]

@@ -167,12 +167,10 @@ def environment_of(container, config_maps, root, mounts, broker, prefix, port):
         environment.pop(name, None)
     environment["KAFKA_BOOTSTRAP_SERVERS"] = broker
     environment["INTENT_TOPIC_PREFIX"] = prefix
+    # Probes and metrics are on the operations port, the app state's API on a port of its own.
+    environment["INTENT_HTTP_PORT"] = str(port)
     if pathlib.Path(container["command"][0]).name == "intent-appstate":
-        # Its probes and metrics are on the app's port; its operator endpoint gets one of its own.
-        environment["INTENT_APPSTATE_PORT"] = str(port)
-        environment["INTENT_HTTP_PORT"] = str(free_port())
-    else:
-        environment["INTENT_HTTP_PORT"] = str(port)
+        environment["INTENT_APPSTATE_PORT"] = str(free_port())
     # As every test here: a short session timeout, so a group join takes seconds, not 45.
     environment.setdefault("KAFKA_SESSION_TIMEOUT_MS", "6000")
     return environment
@@ -260,6 +258,12 @@ def smoke(name, deployment, config_maps, secrets, arguments, workdir):
         if metrics_status == 200 and expected <= names or time.monotonic() > deadline:
             break
         time.sleep(0.5)  # a scrape interval, not synchronization: the endpoint is polled
+    if "INTENT_APPSTATE_PORT" in environment:
+        # The operator's endpoints are not on the public port.
+        for path in ("/metrics", "/ready"):
+            public_status, _ = get(f"http://127.0.0.1:{environment['INTENT_APPSTATE_PORT']}{path}")
+            if public_status != 404:
+                problems.append(f"{name}: the app port answers {path} with {public_status}, not 404")
     result["metrics_status"] = metrics_status
     result["metric_names"] = sorted(names)
     missing = sorted(expected - names)

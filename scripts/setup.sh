@@ -167,6 +167,23 @@ else
     log "librdkafka $(PKG_CONFIG_PATH="$RDKAFKA_PREFIX/lib/pkgconfig" pkg-config --modversion rdkafka) ready"
 fi
 
+# Plain `swift build` / `swift run` (without the Makefile's PKG_CONFIG_PATH) must find the
+# librdkafka built into .deps too: link its rdkafka.pc where pkg-config (and SwiftPM) look by
+# default, unless a usable librdkafka is already found there. A link, not a copy: if this
+# checkout goes away the link dangles, pkg-config ignores it, and the next setup relinks.
+rdkafka_default_ok() {
+    local libdir
+    env -u PKG_CONFIG_PATH pkg-config --atleast-version="$RDKAFKA_MIN_VERSION" rdkafka 2>/dev/null || return 1
+    libdir="$(env -u PKG_CONFIG_PATH pkg-config --variable=libdir rdkafka)"
+    compgen -G "$libdir/librdkafka.*" >/dev/null
+}
+if [ -f "$RDKAFKA_PREFIX/lib/pkgconfig/rdkafka.pc" ] && ! rdkafka_default_ok; then
+    log "linking $RDKAFKA_PREFIX/lib/pkgconfig/rdkafka.pc into /usr/local/lib/pkgconfig (for plain swift build)"
+    as_root mkdir -p /usr/local/lib/pkgconfig
+    as_root ln -sfn "$(readlink -f "$RDKAFKA_PREFIX/lib/pkgconfig/rdkafka.pc")" /usr/local/lib/pkgconfig/rdkafka.pc
+    rdkafka_default_ok || die "pkg-config still does not find librdkafka >= $RDKAFKA_MIN_VERSION without PKG_CONFIG_PATH"
+fi
+
 # --- local broker and test tools --------------------------------------------------
 # A virtual environment with a pinned requirements file, (re)installed only when
 # the file changed since the last install (its hash is kept in the venv).

@@ -34,11 +34,15 @@ extension AppStateStore {
     /// version of each contact is kept, deletions included, so a replayed older record
     /// or tombstone changes nothing.
     /// - Parameter at: When it happened, for the change feed.
+    /// - Parameter position: The consumer's position after the record, stored with its effects.
     @discardableResult
-    public func apply(contact record: ContactRecord, at time: Date = Date()) async throws -> ContactApplication {
+    public func apply(
+        contact record: ContactRecord, at time: Date = Date(), position: ConsumerPosition? = nil
+    ) async throws -> ContactApplication {
         defer { signal.changed() }
         let at = EventTime.format(time)
         return try await database.write { db in
+            try Self.advance(db, to: position.map { [$0] } ?? [])
             let user = record.userID
             let seen = try Int64.fetchOne(
                 db, sql: "SELECT version FROM contact_versions WHERE user_id = ? AND contact_id = ?",
@@ -106,11 +110,15 @@ extension AppStateStore {
     /// from the ledger operator) under the directory's rules (``AccountDirectory``): versions
     /// only grow, and a handle another open account holds is not taken. Returns why it was
     /// ignored, or nil (applied, or already applied). Contacts whose account changes are renamed.
+    /// - Parameter position: The consumer's position after the record, stored with its effects.
     @discardableResult
-    public func apply(account event: LedgerEvent, at time: Date = Date()) async throws -> AccountDirectory.Refusal? {
+    public func apply(
+        account event: LedgerEvent, at time: Date = Date(), position: ConsumerPosition? = nil
+    ) async throws -> AccountDirectory.Refusal? {
         defer { signal.changed() }
         let at = EventTime.format(time)
         return try await database.write { db -> AccountDirectory.Refusal? in
+            try Self.advance(db, to: position.map { [$0] } ?? [])
             try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [event.id])
             guard db.changesCount == 1 else { return nil }
             let opening = event.kind == .accountOpened

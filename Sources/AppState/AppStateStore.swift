@@ -73,18 +73,22 @@ public final class AppStateStore: Sendable {
         migrator.registerMigration("v4: versioned contacts, no account ids served") { db in
             try migrateToVersionedContacts(db)
         }
+        migrator.registerMigration(positionsMigration) { db in try createPositions(db) }
         return migrator
     }
 
     // MARK: Applying events
 
     /// Applies a pipeline event (response, ledger event or message event); false if already applied or not relevant.
+    /// - Parameter position: The consumer's position after the event's record, stored in the same
+    ///   transaction as its effects (``ConsumerPosition``); nil when it is not read from a topic.
     @discardableResult
-    public func apply(_ envelope: EventEnvelope) async throws -> Bool {
+    public func apply(_ envelope: EventEnvelope, position: ConsumerPosition? = nil) async throws -> Bool {
         let updates = try AppStateUpdates.of(envelope)
         guard !updates.isEmpty else { return false }
         defer { signal.changed() }
         return try await database.write { db in
+            try Self.advance(db, to: position.map { [$0] } ?? [])
             try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [envelope.id])
             guard db.changesCount == 1 else { return false }
             let at = EventTime.format(envelope.time)
@@ -220,6 +224,11 @@ public final class AppStateStore: Sendable {
             if !page.changes.isEmpty || remaining <= .zero { return page }
             await signal.wait(after: seen, upTo: remaining)
         }
+    }
+
+    /// How many events the state holds (each applied once): a rebuild's progress.
+    public func appliedEventCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM applied_events") ?? 0 }
     }
 
     /// The newest cursor of the user (0 when nothing happened yet).

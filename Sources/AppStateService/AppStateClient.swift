@@ -8,10 +8,13 @@ import Foundation
 /// the demo to print the final state and by the end-to-end test to check it.
 public struct AppStateClient: Sendable {
     public let port: Int
+    /// The service's operations port (`--http-port`), where `/ready` is; nil when it serves none.
+    public let operationsPort: Int?
     public let tokens: UserTokens
 
-    public init(port: Int, tokens: UserTokens) {
+    public init(port: Int, operationsPort: Int? = nil, tokens: UserTokens) {
         self.port = port
+        self.operationsPort = operationsPort
         self.tokens = tokens
     }
 
@@ -24,19 +27,22 @@ public struct AppStateClient: Sendable {
         "http://127.0.0.1:\(port)/?user=\(user)&token=\(tokens.token(for: user))" + (wait.map { "&wait=\($0)" } ?? "")
     }
 
-    /// Waits until `/ready` answers 200 (the service starts as a separate process; there is no event to await).
+    /// Waits until the operations port's `/ready` answers 200 (partitions assigned), or without
+    /// one until the API's `/health` does (serving; ``state(of:timeout:until:)`` then waits for
+    /// the state to catch up). The service starts as a separate process: there is no event to await.
     public func waitUntilReady(timeout: Duration = .seconds(90)) async throws {
         let deadline = ContinuousClock.now + timeout
+        let (probePort, path) = operationsPort.map { ($0, "/ready") } ?? (port, "/health")
         while ContinuousClock.now < deadline {
-            if (try? await status("/ready", token: nil)) == 200 { return }
+            if (try? await status(path, token: nil, port: probePort)) == 200 { return }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw Failure(description: "the app-state service did not become ready on port \(port)")
+        throw Failure(description: "the app-state service did not answer 200 on port \(probePort)\(path)")
     }
 
-    /// The HTTP status of a GET, with the given bearer token or none.
-    public func status(_ path: String, token: String?) async throws -> Int {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    /// The HTTP status of a GET of the API's port (or `port`), with the given bearer token or none.
+    public func status(_ path: String, token: String?, port: Int? = nil) async throws -> Int {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port ?? self.port)\(path)")!)
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0

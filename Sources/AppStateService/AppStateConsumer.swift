@@ -8,16 +8,18 @@ public import Logging
 import Payments
 public import PipelineTopics
 public import ServiceLifecycle
-import Synchronization
 import Telemetry
 import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
 /// events and messages, and (given the contacts services' keys) the users'
-/// contacts, for names, in one consumer group. Offsets are committed only
-/// after a batch is in the database (a write that fails stops the service
-/// uncommitted); the store ignores events it already has, so redeliveries
-/// change nothing.
+/// contacts, for names, in one consumer group. Where it has read to is kept in
+/// the database, in the same transaction as each record's effects
+/// (``ConsumerPosition``), and partitions are read from there, not from the
+/// group's committed offsets: a lost or empty database is rebuilt from the
+/// beginning of the topics. A write that fails stops the service before its
+/// position moves; the store ignores events it already has, so redeliveries
+/// change nothing. Offsets are still committed to the group, for lag monitoring.
 public final class AppStateConsumer: Service, Sendable {
     private let store: AppStateStore
     private let configuration: KafkaConfiguration
@@ -29,7 +31,6 @@ public final class AppStateConsumer: Service, Sendable {
     /// The contacts services' keys; nil: contacts are not read, and the page shows user ids.
     private let contactKeys: EventAuthenticator?
     private let logger: Logger
-    private let readyState = Mutex(false)
     private let metrics: any MetricsFactory
     private let ignoredAccounts: IgnoredAccountRecords
 
@@ -93,12 +94,15 @@ public final class AppStateConsumer: Service, Sendable {
             + (contactKeys == nil ? [] : [topics.contacts, topics.accounts])
     }
 
-    /// Applies one record; true if the user's state changed.
+    /// Applies one record, storing the position after it with its effects; true if the user's state changed.
     private func apply(_ message: KafkaConsumerMessage, tracer: OTLPTracer?) async throws -> Bool {
+        let position = ConsumerPosition(topic: message.topic, partition: message.partition, next: message.offset + 1)
         if message.topic == topics.contacts, let contactKeys {
             // Only a contacts service's record names people (a forged one could put a
             // trusted name on a stranger's account), and only if newer than the contact's.
-            switch try await store.apply(contact: ContactRecord.decode(message, authenticator: contactKeys)) {
+            switch try await store.apply(
+                contact: ContactRecord.decode(message, authenticator: contactKeys), position: position)
+            {
             case .changed: return true
             case .unchanged: return false
             case .stale(let version, let seen):
@@ -113,7 +117,10 @@ public final class AppStateConsumer: Service, Sendable {
             let structured = try message.structuredEvent()
             let event = try AccountRecord.decode(
                 key: structured.keyString, value: structured.value, signature: structured.signature, keys: keys)
-            guard let refusal = try await store.apply(account: event, at: message.timestamp ?? Date()) else {
+            guard
+                let refusal = try await store.apply(
+                    account: event, at: message.timestamp ?? Date(), position: position)
+            else {
                 return true
             }
             ignoredAccounts.record(
@@ -123,21 +130,47 @@ public final class AppStateConsumer: Service, Sendable {
         }
         let event = try authenticated(message)
         let started = DefaultTracerClock.now
-        let applied = try await store.apply(event)
+        let applied = try await store.apply(event, position: position)
         if let tracer { trace(event, message, tracer, started: started) }
         return applied
     }
 
-    /// True once the consumer has partitions assigned (for the readiness probe).
-    public var isReady: Bool { readyState.withLock { $0 } }
+    /// Where each assigned partition is read from: the position stored in the database,
+    /// else the beginning (a new or lost database is rebuilt, and says so). A database
+    /// that cannot be read stops the assignment at the beginning too: at worst records
+    /// are applied again, which changes nothing.
+    private func startingOffsets(_ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition: Int64] {
+        let stored: [ConsumerPosition]
+        do {
+            stored = try store.positions(of: partitions.map { ($0.topic, $0.partition) })
+        } catch {
+            logger.error(
+                "cannot read the stored positions; reading the partitions from the beginning",
+                metadata: ["error": "\(error)"])
+            stored = []
+        }
+        var offsets: [KafkaTopicPartition: Int64] = [:]
+        for position in stored {
+            offsets[KafkaTopicPartition(topic: position.topic, partition: position.partition)] = position.next
+        }
+        let rebuilt = partitions.filter { offsets[$0] == nil }
+        if !rebuilt.isEmpty {
+            logger.notice(
+                "no position stored for these partitions: reading them from the beginning (a new or lost state database is rebuilt from the topics)",
+                metadata: ["partitions": "\(rebuilt)"])
+        }
+        return offsets
+    }
 
     public func run() async throws {
         var client = configuration
         if client.properties["statistics.interval.ms"] == nil { client.properties["statistics.interval.ms"] = "5000" }
-        let statistics = KafkaStatisticsMetrics(factory: metrics, health: nil)
+        // The operations port's /ready and /health (--http-port) answer from what this loop reports.
+        let health = Telemetry.current.health
+        let statistics = KafkaStatisticsMetrics(factory: metrics, health: health)
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: client, groupID: groupID, sessionTimeout: sessionTimeout),
-            logger: logger, statistics: { statistics.record($0) })
+            logger: logger, startingOffsets: { [self] in startingOffsets($0) }, statistics: { statistics.record($0) })
         let applied = Counter(label: "intent_appstate_events_applied_total", factory: metrics)
         let tracer = Telemetry.current.tracer
         let consumed = Dictionary(
@@ -151,13 +184,17 @@ public final class AppStateConsumer: Service, Sendable {
             var uncommitted = false
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let batch = try await consumer.poll(timeout: .milliseconds(200))
-                if !isReady, try !consumer.assignment().isEmpty { readyState.withLock { $0 = true } }
+                health.loopTurned()
+                health.assigned(partitions: try consumer.assignment().count)
                 if uncommitted {
                     uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 }
                 guard !batch.isEmpty else { continue }
                 var appliedCount = 0
+                var positions: [KafkaTopicPartition: ConsumerPosition] = [:]
                 for message in batch {
+                    positions[message.topicPartition] = ConsumerPosition(
+                        topic: message.topic, partition: message.partition, next: message.offset + 1)
                     consumed[message.topic]?.increment()
                     do {
                         if try await apply(message, tracer: tracer) { appliedCount += 1 }
@@ -182,11 +219,14 @@ public final class AppStateConsumer: Service, Sendable {
                         throw error
                     }
                 }
+                // Past the records that changed nothing too (refused, irrelevant, already applied).
+                try await store.advance(to: Array(positions.values))
                 try consumer.markProcessed(batch)
                 applied.increment(by: appliedCount)
                 uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
                 logger.debug("applied", metadata: ["events": "\(appliedCount)", "records": "\(batch.count)"])
             }
+            health.stopping()
             await consumer.close()
         } catch {
             await consumer.close()

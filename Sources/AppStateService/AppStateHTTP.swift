@@ -5,8 +5,9 @@ import IntentEvents
 import Logging
 
 /// The app-state HTTP API and web page:
-/// - `GET /health`: the process is up. `GET /ready`: the store is open and the
-///   consumer has partitions.
+/// - `GET /health`: the process is up. Readiness (`/ready`) and `/metrics` are the
+///   operator's: they are served on the operations port (`--http-port`), not here,
+///   so the public port shows no internals and readiness has one answer.
 /// - `GET /api/users/{user}/state`: everything, with the cursor it is current to.
 /// - `GET /api/users/{user}/changes?since=CURSOR&wait=SECONDS`: only what changed
 ///   after the cursor (background refresh); with `wait` (at most 60), a long
@@ -22,14 +23,10 @@ import Logging
 /// user (``UserTokens``): none is 401, an expired one 401, another user's 403.
 public enum AppStateHTTP {
     public static func router(
-        store: AppStateStore, tokens: UserTokens, ready: @escaping @Sendable () -> Bool,
-        longPolls: LongPollLimiter = LongPollLimiter()
+        store: AppStateStore, tokens: UserTokens, longPolls: LongPollLimiter = LongPollLimiter()
     ) -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/health") { _, _ in "ok\n" }
-        router.get("/ready") { _, _ -> Response in
-            ready() ? text(.ok, "ready\n") : text(.serviceUnavailable, "not ready: consumer not assigned yet\n")
-        }
         router.get("/") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

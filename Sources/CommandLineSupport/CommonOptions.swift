@@ -78,16 +78,28 @@ public struct LoggingOptions: ParsableArguments {
         name: .long, help: "trace, debug, info, notice, warning, error or critical. Default: $LOG_LEVEL, else info.")
     public var logLevel: String?
 
-    public func makeLogger(label: String) throws -> Logger {
+    /// A log level (from the flag or `LOG_LEVEL`) or `LOG_FORMAT` that is not one is refused
+    /// before the command does anything, never ignored.
+    public func validate() throws { _ = try level() }
+
+    func level() throws -> Logger.Level {
+        let fromFlag = logLevel != nil
         let text = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
-        guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            throw ValidationError("Unknown log level \(text).")
+        guard let level = Logger.Level(rawValue: text.lowercased().trimmingCharacters(in: .whitespaces)) else {
+            throw ValidationError(
+                "Unknown log level \(fromFlag ? "--log-level" : "LOG_LEVEL")=\(text): use trace, debug, info, notice, warning, error or critical."
+            )
         }
         do {
             _ = try LogFormat.from(environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ValidationError("\(error)")
         }
+        return level
+    }
+
+    public func makeLogger(label: String) throws -> Logger {
+        let level = try level()
         LoggingBootstrap.once
         IgnoreBrokenPipe.once
         var logger = Logger(label: label)

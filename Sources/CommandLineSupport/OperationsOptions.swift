@@ -35,17 +35,22 @@ public struct OperationsOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Export each hop's trace span (OTLP/HTTP, JSON) to this collector URL, e.g. http://otel-collector:4318/v1/traces. Default: $INTENT_OTLP_ENDPOINT, else off (the hops still continue a voice service's traceparent).",
+            "Export each hop's trace span (OTLP/HTTP, JSON) to this collector URL, e.g. http://otel-collector:4318/v1/traces. Default: $INTENT_OTLP_ENDPOINT, else OpenTelemetry's $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT (plus /v1/traces), else off (the hops still continue a voice service's traceparent). $OTEL_SERVICE_NAME names the service; $OTEL_SDK_DISABLED=true turns export off.",
             valueName: "url"))
     public var otlpEndpoint: String?
 
-    /// The tracer that exports spans, or nil when no endpoint is configured.
+    /// The tracer that exports spans, or nil when no endpoint is configured (``OTLPExportSettings``).
     public func tracer(serviceName: String) throws -> OTLPTracer? {
-        guard let text = otlpEndpoint ?? ProcessInfo.processInfo.environment["INTENT_OTLP_ENDPOINT"], !text.isEmpty
-        else { return nil }
-        guard let url = URL(string: text) else { throw ValidationError("Invalid OTLP endpoint \(text): not a URL.") }
+        let settings: OTLPExportSettings?
         do {
-            return try OTLPTracer(endpoint: url, serviceName: serviceName)
+            settings = try OTLPExportSettings.resolve(
+                flag: otlpEndpoint, environment: ProcessInfo.processInfo.environment, defaultServiceName: serviceName)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard let settings else { return nil }
+        do {
+            return try OTLPTracer(endpoint: settings.endpoint, serviceName: settings.serviceName)
         } catch {
             throw ValidationError("\(error)")
         }

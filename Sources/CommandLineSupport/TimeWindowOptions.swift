@@ -13,6 +13,9 @@ public struct TimeWindowOptions: ParsableArguments {
     @Option(help: ArgumentHelp("End of the period (default: now): RFC 3339, or a duration ago.", valueName: "TIME"))
     public var to: String?
 
+    /// A period that cannot be one is a usage error, found before the command runs.
+    public func validate() throws { _ = try window() }
+
     /// The period, nil when no `--from` is given; `now` anchors relative times.
     public func window(now: Date = Date()) throws -> (from: Date, to: Date?)? {
         if from == nil, to != nil { throw ValidationError("--to needs --from: the period starts somewhere.") }

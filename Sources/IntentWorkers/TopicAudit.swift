@@ -51,7 +51,9 @@ public enum TopicAudit {
         /// Feeds the topic's records to `body`, from the window's start when it is read from
         /// there (else from its start) up to the window's end; those of a chained topic also
         /// to the integrity check.
-        func read(_ topic: String, _ body: (EventEnvelope) -> Void) async throws {
+        func read(
+            _ topic: String, eachRecord: ((KafkaConsumerMessage) -> Void)? = nil, _ body: (EventEnvelope) -> Void
+        ) async throws {
             let role = keys == nil ? nil : topics.chained[topic]
             // Ledger events are read straight from their bytes (``LedgerEvent/decode(from:)``).
             let deferringData = topic == topics.ledger
@@ -74,6 +76,7 @@ public enum TopicAudit {
                 of: topic, between: start, and: end, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
+                eachRecord?(message)
                 guard let value = message.value,
                     let event = try? EventEnvelope.decode(value, deferringData: deferringData)
                 else {
@@ -120,7 +123,12 @@ public enum TopicAudit {
         }
         // Dead letters are not all events (references to oversized records are not): those are skipped.
         let before = unreadable
-        try await read(topics.deadLetter) { audit.deadLetter($0) }
+        // Counted by their reason header, events or not: what the pipeline refused and parked.
+        var deadLetters: [String: Int] = [:]
+        try await read(
+            topics.deadLetter,
+            eachRecord: { deadLetters[$0.header(DeadLetter.reasonHeader)?.stringValue ?? "unknown", default: 0] += 1 },
+            { audit.deadLetter($0) })
         unreadable = before
         if window != nil {
             try await read(topics.requested) { request in
@@ -134,6 +142,7 @@ public enum TopicAudit {
         }
         var report = audit.report(bindingKey: bindingKey)
         report.window = summary
+        report.deadLetters = deadLetters
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
         if let integrity {
             let checked = integrity.report()

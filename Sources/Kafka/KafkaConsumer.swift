@@ -33,11 +33,18 @@ public final class KafkaConsumer: Service, Sendable {
     ///   work is committed; see ``KafkaProducer/waitForDeliveries(timeout:)``.
     /// - Parameter afterAssign: Called (on the thread serving the rebalance) with the
     ///   partitions just assigned, before the poll that served the assignment returns.
+    /// - Parameter startingOffsets: Called (on the thread serving the rebalance, which may
+    ///   block) with the partitions about to be assigned; returns where to start reading each
+    ///   (a partition it leaves out starts at ``beginning``). For an application that stores
+    ///   its positions in the same transaction as its state, so a lost state is rebuilt from
+    ///   the start instead of resuming at the group's committed offsets. nil: the committed
+    ///   offsets, else `auto.offset.reset`.
     /// - Parameter statistics: Receives librdkafka's statistics (inside ``poll(maxMessages:timeout:)``)
     ///   every `statistics.interval.ms`, when that property is set.
     public init(
         configuration: KafkaConsumerConfiguration, logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
         afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)? = nil,
+        startingOffsets: (@Sendable ([KafkaTopicPartition]) -> [KafkaTopicPartition: Int64])? = nil,
         statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
@@ -48,8 +55,8 @@ public final class KafkaConsumer: Service, Sendable {
             properties["group.protocol"] == "consumer"
             || (properties["partition.assignment.strategy"] ?? "").contains("cooperative-sticky")
         let callbacks = ClientCallbacks(
-            logger: logger, beforeRevoke: beforeRevoke, afterAssign: afterAssign, cooperativeRebalance: cooperative,
-            statistics: statistics)
+            logger: logger, beforeRevoke: beforeRevoke, afterAssign: afterAssign, startingOffsets: startingOffsets,
+            cooperativeRebalance: cooperative, statistics: statistics)
         handle = try RDKafkaHandle(
             kind: .consumer, properties: properties, callbacks: callbacks
         ) { conf in
@@ -505,6 +512,16 @@ private let rebalanceCallback:
         let cooperative = callbacks.cooperativeRebalance
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if let startingOffsets = callbacks.startingOffsets {
+                // The application's own positions replace the group's committed offsets.
+                let offsets = startingOffsets(topicPartitions)
+                for index in 0..<Int(partitions.pointee.cnt) {
+                    let element = partitions.pointee.elems[index]
+                    let topicPartition = KafkaTopicPartition(
+                        topic: String(cString: element.topic), partition: element.partition)
+                    partitions.pointee.elems[index].offset = offsets[topicPartition] ?? KafkaConsumer.beginning
+                }
+            }
             if cooperative {
                 if let error = rd_kafka_incremental_assign(handle, partitions) {
                     callbacks.report(KafkaError(consuming: error, operation: "assign partitions"))

@@ -45,7 +45,7 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// bounds empty round trips and 100-500 ms costs no latency (the manifests
     /// set 100); the local broker (Tansu) waits it out even when data arrives,
     /// so it adds up to this much to every hop. Measured with `intent-bench
-    /// pipeline` (README, latency-aware defaults): a message round trip at 100
+    /// pipeline` (docs/kafka.md, latency-aware defaults): a message round trip at 100
     /// intents/s had p50/p99 of 25/36 ms at 25 ms, 12/29 ms at 5 ms and 10/21 ms
     /// at 2 ms; the local broker's CPU with four idle workers (and the
     /// benchmark's own 1 ms reader) went from 26 % to 33 % to 44 % of a core.

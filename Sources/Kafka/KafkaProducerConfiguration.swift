@@ -18,7 +18,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
     public var deliveryTimeout: Duration
     /// `none`, `gzip`, `snappy`, `lz4` or `zstd`.
     public var compression: String
-    /// Enables the transactional API. Correctness must not depend on it (see README).
+    /// Enables the transactional API. Correctness must not depend on it (see docs/kafka.md).
     public var transactionalID: String?
     /// The largest record (key, value and headers) this producer sends
     /// (`message.max.bytes`); a larger one fails with `MSG_SIZE_TOO_LARGE`

@@ -169,6 +169,11 @@ final class ClientCallbacks: Sendable {
     /// assigned and before the poll that served it returns: a worker learns
     /// of every assignment before it decides on any record polled after it.
     let afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)?
+    /// Runs inside a consumer's assign callback, before the partitions are assigned:
+    /// where to start reading each (``KafkaConsumer/beginning`` for none stored), for an
+    /// application that keeps its positions with its own state instead of the group's
+    /// committed offsets. nil: the committed offsets (else `auto.offset.reset`).
+    let startingOffsets: (@Sendable ([KafkaTopicPartition]) -> [KafkaTopicPartition: Int64])?
     /// Whether the group rebalances incrementally (`cooperative-sticky`, or
     /// KIP-848's `group.protocol=consumer`), known from the configuration.
     /// The rebalance callback must not ask `rd_kafka_rebalance_protocol()`:
@@ -185,12 +190,14 @@ final class ClientCallbacks: Sendable {
 
     init(
         logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
-        afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)? = nil, cooperativeRebalance: Bool = false,
-        statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
+        afterAssign: (@Sendable ([KafkaTopicPartition]) -> Void)? = nil,
+        startingOffsets: (@Sendable ([KafkaTopicPartition]) -> [KafkaTopicPartition: Int64])? = nil,
+        cooperativeRebalance: Bool = false, statistics: (@Sendable (KafkaStatistics) -> Void)? = nil
     ) {
         self.logger = logger
         self.beforeRevoke = beforeRevoke
         self.afterAssign = afterAssign
+        self.startingOffsets = startingOffsets
         self.cooperativeRebalance = cooperativeRebalance
         self.statistics = statistics
         (errors, errorSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))

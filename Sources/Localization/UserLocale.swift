@@ -1,3 +1,4 @@
+import Foundation
 public import IntentEvents
 
 /// The locale a user speaks, as the voice service sends it: the CloudEvents
@@ -38,6 +39,16 @@ public enum UserLocale {
         return subtags.dropFirst().allSatisfy { subtag in
             (1...8).contains(subtag.utf8.count) && subtag.utf8.allSatisfy { isLetter($0) || isDigit($0) }
         }
+    }
+
+    /// A locale identifier as Apple's and ICU's APIs write it (`en_US`, `zh_Hans_CN`, what
+    /// `Locale.current.identifier` gives on iOS) as the BCP 47 tag the pipeline carries
+    /// (`en-US`); nil when it is not one either way. Keywords (`@calendar=…`) are dropped:
+    /// they choose formats, not the language.
+    public static func tag(fromIdentifier identifier: String) -> String? {
+        let base = identifier.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let tag = base.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+        return isWellFormed(tag) ? tag : nil
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }

@@ -9,6 +9,9 @@ public import Payments
 /// and every message sent once. Pure: the caller reads the topics.
 public enum PipelineAudit {
     public struct Report: Codable, Sendable, Hashable {
+        /// An empty report: nothing read, nothing found.
+        public init() {}
+
         /// Intents with at least one response.
         public var intents = 0
         /// Intents whose only responses so far are inProgress.
@@ -20,6 +23,10 @@ public enum PipelineAudit {
         /// is on the confirmations topic, not yet recorded): money in clearing, not lost.
         public var creditsInTransit = 0
         public var messagesDelivered = 0
+        /// Dead letters read, by reason (their `dlq-reason` header: `unparseable`, `stale`,
+        /// `wrong_producer`, ...): records a stage refused and parked rather than acted on.
+        /// Not findings (refusing is the pipeline working), but an operator wants the count.
+        public var deadLetters: [String: Int] = [:]
         /// Every broken rule, one sentence each; empty when all holds.
         public var findings: [String] = []
         /// What checking the confirmed bindings with the key given found

@@ -14,15 +14,19 @@ import ServiceLifecycle
 /// The app-state service's command line: the "parent app" side of the pipeline.
 @main
 struct IntentAppState: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-appstate",
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
         discussion: """
             Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
             SQLite (--database), idempotently, and, given the contacts services' keys (--contacts-keys), \
-            <prefix>contacts and <prefix>payments.accounts, so the page names people as each user's contacts do. It serves: GET /health, GET /ready, \
+            <prefix>contacts and <prefix>payments.accounts, so the page names people as each user's contacts do. It serves: GET /health, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
-            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN. API calls need \
+            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN; /ready and \
+            /metrics are served on the operations port (--http-port, $INTENT_HTTP_PORT) with /health. API calls need \
             the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
 
@@ -30,6 +34,7 @@ struct IntentAppState: AsyncParsableCommand {
             INTENT_APPSTATE_DB, INTENT_CONTACTS_KEYS_FILE, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
             INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
+        version: PipelineVersion.current,
         subcommands: [Serve.self, Token.self], defaultSubcommand: Serve.self)
 
     struct Serve: AsyncParsableCommand {
@@ -94,8 +99,8 @@ struct IntentAppState: AsyncParsableCommand {
             if !consumer.readsContacts {
                 logger.notice("no contacts keys (--contacts-keys): people are shown by user id, not by name")
             }
-            let router = AppStateHTTP.router(store: store, tokens: tokens, ready: { consumer.isReady })
-            OperationsRoutes.addMetrics(to: router, metrics)
+            // /ready and /metrics are the operator's, on the operations port (--http-port) only.
+            let router = AppStateHTTP.router(store: store, tokens: tokens)
             let listenPort = port ?? environment["INTENT_APPSTATE_PORT"].flatMap(Int.init) ?? 8080
             let host = self.host
             let application = AppStateServer.application(

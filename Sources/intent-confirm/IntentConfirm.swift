@@ -10,6 +10,9 @@ import PipelineTopics
 /// The confirm worker's command line; the work is in `ConfirmWorker`.
 @main
 struct IntentConfirm: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-confirm",
         abstract: "Confirm resolved intents: final checks and the proposed response.",
@@ -25,7 +28,8 @@ struct IntentConfirm: AsyncParsableCommand {
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \
             INTENT_CURRENCIES, INTENT_UNAVAILABLE_SERVICES, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
-            """)
+            """,
+        version: PipelineVersion.current)
 
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions

@@ -9,6 +9,9 @@ import PipelineTopics
 /// The handle worker's command line; the work is in `HandleWorker`.
 @main
 struct IntentHandle: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-handle",
         abstract: "Handle confirmed messaging intents: send, search, mark.",
@@ -19,7 +22,8 @@ struct IntentHandle: AsyncParsableCommand {
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_HANDLE_GROUP, \
             INTENT_SLOW_SERVICES (NAME=SECONDS,…), LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
-            """)
+            """,
+        version: PipelineVersion.current)
 
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions

@@ -9,6 +9,9 @@ import PipelineTopics
 /// The payments worker's command line; the work is in `PaymentsWorker`.
 @main
 struct IntentPayments: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-payments",
         abstract: "Move money, only with the user's explicit, matching confirmation, and never twice.",
@@ -30,7 +33,8 @@ struct IntentPayments: AsyncParsableCommand {
             (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS): proposals must be signed by /workers/confirm, \
             ledger events by their writers, and what this worker publishes is signed as /workers/payments.
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
-            """)
+            """,
+        version: PipelineVersion.current)
 
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions

@@ -13,6 +13,9 @@ import ServiceLifecycle
 /// `ResolveWorker` (IntentWorkers).
 @main
 struct IntentResolve: AsyncParsableCommand {
+    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
+    static func main() async { await CommandMain.run(Self.self) }
+
     static let configuration = CommandConfiguration(
         commandName: "intent-resolve",
         abstract: "Resolve intents: match people, check amounts, ask the user when needed.",
@@ -35,7 +38,8 @@ struct IntentResolve: AsyncParsableCommand {
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_* (librdkafka properties), INTENT_TOPIC_PREFIX, \
             INTENT_RESOLVE_GROUP, INTENT_CURRENCIES, INTENT_MESSAGING_SERVICES, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
-            """)
+            """,
+        version: PipelineVersion.current)
 
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions

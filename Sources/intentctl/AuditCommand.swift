@@ -27,7 +27,13 @@ struct AuditCommand: AsyncParsableCommand {
             window.located), the ledger and the confirmations from their start (balances are sums of all \
             earlier entries), everything up to --to; intents whose first turn came before the period are \
             listed (window.intentsBeganBefore). Progress (records, rate, time left) goes to standard error \
-            when it is a terminal. Prints a JSON report; exits 1 when any rule is broken, 2 when the binding key given \
+            when it is a terminal. Prints a summary for a person when standard output is a terminal, and \
+            the JSON report with --json or into a pipe or file. The report's fields: intents (with at least \
+            one response), pendingIntents (only inProgress so far), postedTransfers, voidedTransfers, \
+            heldTransfers, creditsInTransit, messagesDelivered, deadLetters (by dlq-reason: records a stage \
+            refused and parked; not findings), findings (every broken rule, one sentence each), \
+            bindingKeyCheck (notChecked, verified, mismatches, wrongKey), integrity (with the stage keys: \
+            verified and unverifiable records, chains, forks, findings) and window (with --from). Exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
             (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
@@ -37,6 +43,8 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var bindingKey: BindingKeyOptions
     /// Given, every record's signature and every stage's chain are checked too.
     @OptionGroup var stageKeys: StageKeyOptions
+    @Flag(help: "Print the JSON report even on a terminal (it is printed into a pipe or file anyway).")
+    var json = false
     /// Given, only that period is audited (see the discussion).
     @OptionGroup var period: TimeWindowOptions
     @OptionGroup var topicOptions: TopicOptions
@@ -59,7 +67,11 @@ struct AuditCommand: AsyncParsableCommand {
         progress?.finish()
         report.postedIntents = []
         report.deliveredMessages = [:]
-        output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
+        if json || isatty(STDOUT_FILENO) == 0 {
+            output(String(decoding: CanonicalJSON.encode(report), as: UTF8.self))
+        } else {
+            for line in AuditSummary.lines(of: report, topicPrefix: topics.prefix) { output(line) }
+        }
         if report.bindingKeyCheck == .wrongKey { throw ExitCode(2) }
         if !report.findings.isEmpty { throw ExitCode(1) }
     }

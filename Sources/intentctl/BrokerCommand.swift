@@ -18,7 +18,8 @@ struct BrokerCommand: AsyncParsableCommand {
             abstract: "Start the local broker on loopback and print its bootstrap address.",
             discussion: """
                 Prints host:port on standard output, so scripts can use \
-                `export KAFKA_BOOTSTRAP_SERVERS=$(intentctl broker start)`. With --durable, records \
+                `export KAFKA_BOOTSTRAP_SERVERS=$(intentctl broker start)`; when one is already running (with \
+                the same --port and --durable), prints its address and exits 0. With --durable, records \
                 live in S3 storage on a local S3 server (moto) and survive a restart of the broker; \
                 `intentctl broker stop` stops both.
                 """)
@@ -38,9 +39,16 @@ struct BrokerCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.makeLogger(label: "intentctl.broker")
             if let existing = try BrokerState.load(from: state.directory), !existing.runningChildren.isEmpty {
-                throw ValidationError(
-                    "A local broker is already running at \(existing.bootstrapServers) (stop it with `intentctl broker stop`)."
-                )
+                // Already running as asked: say where, as a second start of a service does, and succeed.
+                guard !foreground, port == nil || port == existing.port, durable == existing.durable else {
+                    throw CommandFailure(
+                        "A local broker is already running at \(existing.bootstrapServers)\(existing.durable ? " (durable)" : ""), not as asked; stop it first with `intentctl broker stop`."
+                    )
+                }
+                logger.notice(
+                    "a local broker is already running", metadata: ["bootstrap": "\(existing.bootstrapServers)"])
+                output(existing.bootstrapServers)
+                return
             }
             let options = LocalBroker.Options(
                 port: port, durable: durable, logDirectory: state.directory.appendingPathComponent("logs"),

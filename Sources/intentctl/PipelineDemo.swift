@@ -123,10 +123,14 @@ final class PipelineDemo: Service, Sendable {
         output("  app-key: the app-state service signs the users' page tokens")
         try await seed(topics, client, operatorKeys: stageKeys, contactsKeys: contactsKeys)
 
-        let app = AppStateClient(port: port, tokens: UserTokens(key: appKey))
+        // The app state's operations port, where its /ready is.
+        let operationsPort = try Loopback.freePort()
+        let app = AppStateClient(port: port, operationsPort: operationsPort, tokens: UserTokens(key: appKey))
         for worker in WorkerLauncher.stageWorkers + ["appstate"] {
             let process = try launcher.launch(
                 worker,
+                arguments: worker == "appstate"
+                    ? ["--http-port", String(operationsPort), "--http-host", "127.0.0.1"] : [],
                 logFile: logDirectory.appendingPathComponent("intent-\(worker).log"))
             started(process)
             output("▶ started intent-\(worker) (pid \(process.pid), log \(process.logFile.path))")

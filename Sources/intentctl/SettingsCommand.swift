@@ -31,7 +31,9 @@ struct SettingsCommand: AsyncParsableCommand {
 
         @Option(help: "The user whose settings these are.") var user: String
         @Option(
-            help: ArgumentHelp("The language to answer in: a BCP 47 tag (zh-Hans-CN, ru-RU, en-US).", valueName: "TAG"))
+            help: ArgumentHelp(
+                "The language to answer in: a BCP 47 tag (zh-Hans-CN, ru-RU, en-US) or an Apple locale identifier (en_US), sent as the tag.",
+                valueName: "TAG"))
         var locale: String?
         @Option(
             name: .customLong("voice-service"),
@@ -63,15 +65,21 @@ struct SettingsCommand: AsyncParsableCommand {
             guard voiceServices.count <= UserSettings.maximumVoiceServices else {
                 throw ValidationError("at most \(UserSettings.maximumVoiceServices) --voice-service")
             }
-            if let locale, !UserLocale.isWellFormed(locale) {
-                throw ValidationError("--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU, got \(locale)")
+            if let locale, UserLocale.tag(fromIdentifier: locale) == nil {
+                throw ValidationError(
+                    "--locale must be a BCP 47 tag such as zh-Hans-CN or ru-RU (or a locale identifier such as en_US), got \(locale)"
+                )
             }
         }
 
         func run() async throws {
             let topic = topicOptions.topics.settings
             let settings =
-                reset ? nil : UserSettings(locale: locale, voiceServices: voiceServices.isEmpty ? nil : voiceServices)
+                reset
+                ? nil
+                : UserSettings(
+                    locale: locale.flatMap(UserLocale.tag(fromIdentifier:)),
+                    voiceServices: voiceServices.isEmpty ? nil : voiceServices)
             let version = version.resolved()
             try await publishSigned(
                 to: topic, as: source, sourceKeys: sourceKeys, kafka: kafka, logging: logging
@@ -85,7 +93,7 @@ struct SettingsCommand: AsyncParsableCommand {
             output(
                 reset
                     ? "reset the settings of \(user) on \(topic) at version \(version)"
-                    : "\(user) speaks \(locale ?? "English")\(voiceServices.isEmpty ? "" : " through \(voiceServices.joined(separator: ", "))") (\(topic), version \(version))"
+                    : "\(user) speaks \(settings?.locale ?? "English")\(voiceServices.isEmpty ? "" : " through \(voiceServices.joined(separator: ", "))") (\(topic), version \(version))"
             )
         }
     }

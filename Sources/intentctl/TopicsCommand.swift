@@ -14,7 +14,7 @@ struct TopicsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create every pipeline topic that does not exist yet, and check the ones that do.",
             discussion: """
-                Every topic of the pipeline (see README, Topics): user-keyed ones with --partitions, the \
+                Every topic of the pipeline (see docs/pipeline.md, Topics): user-keyed ones with --partitions, the \
                 contacts topic compacted, the ledger and message history kept forever. A topic that exists \
                 with another partition count, replication factor or configuration is reported, and the \
                 command exits 1: recreating it would lose data, so fixing it is an operator's decision.
@@ -23,6 +23,11 @@ struct TopicsCommand: AsyncParsableCommand {
         var partitions = 6
         @Option(help: "Replication factor of every topic; -1 takes the broker's default (3 on a production cluster).")
         var replicationFactor = -1
+        @Option(
+            help: ArgumentHelp(
+                "min.insync.replicas of every topic: how many replicas must have a record before an acks=all producer (every worker) is told it is stored. Default: the replication factor less one, at least 1 (2 with 3 replicas); with -1 replicas, the broker's.",
+                valueName: "n"))
+        var minInsyncReplicas: Int?
         @Flag(help: "Print one JSON line per topic instead of text.") var json = false
         @OptionGroup var topicOptions: TopicOptions
         @OptionGroup var kafka: KafkaOptions
@@ -33,12 +38,30 @@ struct TopicsCommand: AsyncParsableCommand {
             guard replicationFactor == -1 || replicationFactor >= 1 else {
                 throw ValidationError("--replication-factor must be -1 (the broker's default) or at least 1")
             }
+            if let minInsyncReplicas {
+                guard minInsyncReplicas >= 1 else { throw ValidationError("--min-insync-replicas must be at least 1") }
+                guard replicationFactor == -1 || minInsyncReplicas <= replicationFactor else {
+                    throw ValidationError(
+                        "--min-insync-replicas \(minInsyncReplicas) exceeds --replication-factor \(replicationFactor): every acks=all write would fail"
+                    )
+                }
+            }
+        }
+
+        /// What `min.insync.replicas` to set: the flag, else one replica may be down (the
+        /// replication factor less one, so 2 of 3, Kafka's usual production setting); nil
+        /// leaves the broker's default (a single replica, or an unknown factor).
+        var effectiveMinInsyncReplicas: Int? {
+            if let minInsyncReplicas { return minInsyncReplicas }
+            return replicationFactor >= 2 ? replicationFactor - 1 : nil
         }
 
         func run() async throws {
+            let minInsync = effectiveMinInsyncReplicas
             let specifications = topicOptions.topics.specifications(partitions: partitions).map {
                 var specification = $0
                 specification.replicationFactor = replicationFactor
+                if let minInsync { specification.config["min.insync.replicas"] = String(minInsync) }
                 return specification
             }
             let drift = try await KafkaAdminClient.with(
@@ -90,6 +113,13 @@ struct TopicsCommand: AsyncParsableCommand {
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
 
+        func validate() throws {
+            guard partitions >= 1 else { throw ValidationError("--partitions must be at least 1, got \(partitions)") }
+            guard replicationFactor == -1 || replicationFactor >= 1 else {
+                throw ValidationError("--replication-factor must be -1 (the broker's default) or at least 1")
+            }
+        }
+
         func run() async throws {
             var config = try KafkaConfiguration.parseProperties(configs)
             if compact { config["cleanup.policy"] = "compact" }
@@ -123,7 +153,8 @@ struct TopicsCommand: AsyncParsableCommand {
     }
 
     struct Describe: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a topic's partitions, leaders and end offsets.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a topic's partitions, leaders, replicas, offsets and configuration.")
         @Argument var name: String
         @Flag(help: "Print JSON instead of text.") var json = false
         @OptionGroup var kafka: KafkaOptions
@@ -132,8 +163,10 @@ struct TopicsCommand: AsyncParsableCommand {
         func run() async throws {
             let logger = try logging.makeLogger(label: "intentctl.topics")
             let configuration = try kafka.configuration()
-            let description = try await KafkaAdminClient.with(configuration: configuration, logger: logger) {
-                try await $0.describeTopic(name)
+            let (description, topicConfiguration) = try await KafkaAdminClient.with(
+                configuration: configuration, logger: logger
+            ) { admin in
+                (try await admin.describeTopic(name), try await admin.topicConfiguration(name))
             }
             let partitions = description.partitions.map { KafkaTopicPartition(topic: name, partition: $0.id) }
             let watermarks = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
@@ -152,7 +185,10 @@ struct TopicsCommand: AsyncParsableCommand {
                 output(
                     String(
                         decoding: CanonicalJSON.encode(
-                            JSONValue.object(["topic": .string(name), "partitions": .array(items)])),
+                            JSONValue.object([
+                                "topic": .string(name), "partitions": .array(items),
+                                "config": .object(topicConfiguration.mapValues(JSONValue.string)),
+                            ])),
                         as: UTF8.self))
                 return
             }
@@ -160,9 +196,11 @@ struct TopicsCommand: AsyncParsableCommand {
             for partition in description.partitions.sorted(by: { $0.id < $1.id }) {
                 let bounds = watermarks[KafkaTopicPartition(topic: name, partition: partition.id)]
                 output(
-                    "  partition \(partition.id): leader \(partition.leader), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")"
+                    "  partition \(partition.id): leader \(partition.leader), replicas \(partition.replicas), in sync \(partition.inSyncReplicas), offsets \(bounds.map { "\($0.low)..<\($0.high)" } ?? "?")"
                 )
             }
+            output("configuration:")
+            for (key, value) in topicConfiguration.sorted(by: { $0.key < $1.key }) { output("  \(key)=\(value)") }
         }
     }
 

@@ -21,7 +21,7 @@ func withAppStateServer<T: Sendable>(
     var logger = Logger(label: "appstate-http-test")
     logger.logLevel = .warning
     let router = AppStateHTTP.router(
-        store: try store ?? AppStateStore(path: ":memory:"), tokens: tokens, ready: { true }, longPolls: longPolls)
+        store: try store ?? AppStateStore(path: ":memory:"), tokens: tokens, longPolls: longPolls)
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let application = AppStateServer.application(
         router: router, host: "127.0.0.1", port: 0, limits: limits, logger: logger,

@@ -19,7 +19,7 @@ import Testing
 /// `INTENT_OUTAGE_TEST=1`): SIGKILL and a restart on durable storage; Tansu
 /// 0.6's S3 storage can come back with a stale watermark and then serves
 /// neither the records up to the high watermark it reports nor an end of
-/// partition, which no client can ride out (README, durable restart), so that
+/// partition, which no client can ride out (docs/reliability.md, durable restart), so that
 /// variant is not reliable on the local broker.
 @Suite("Broker outages are ridden out", .heavyTimeLimit(minutes: 5))
 struct BrokerOutageTests {

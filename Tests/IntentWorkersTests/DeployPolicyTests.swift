@@ -159,6 +159,10 @@ struct DeployPolicyTests {
                 "is not the worker's input"
             ),
             ("autoscaling/keda.yaml", "maxReplicaCount: 12", "maxReplicaCount: 24", "> 12 partitions"),
+            (
+                "autoscaling/keda.yaml", "minReplicaCount: 2", "minReplicaCount: 1",
+                "minReplicaCount 1 is not the Deployment's replicas 2"
+            ),
             ("intent-handle.yaml", "runAsUser: 10001", "runAsUser: 0", "numeric non-root uid"),
             ("intent-resolve.yaml", "path: /ready", "path: /health", "readinessProbe should GET /ready"),
         ])

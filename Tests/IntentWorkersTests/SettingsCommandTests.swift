@@ -49,7 +49,7 @@ struct SettingsCommandTests {
             #expect(zero.status != 0)
             #expect(zero.output.contains("--version must be 1 or more"), "\(zero.output)")
             let badTag = try await OperatorCommandTests.run(
-                broker, ["settings", "set", "--user", "boris", "--locale", "ru_RU", "--source", "/settings/ops"],
+                broker, ["settings", "set", "--user", "boris", "--locale", "ru RU", "--source", "/settings/ops"],
                 environment: environment)
             #expect(badTag.status != 0)
             #expect(badTag.output.contains("--locale must be a BCP 47 tag"), "\(badTag.output)")
