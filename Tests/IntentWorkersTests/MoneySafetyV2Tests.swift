@@ -98,10 +98,17 @@ struct MoneySafetyV2Tests {
     func prewrittenLedgerID() async throws {
         try await withTwoVoicePipeline { pipeline in
             let (_, binding) = try await pipeline.askToPay("ahead", "100")
-            // The hold is on the ledger before the question is asked: its transfer names the post's id.
-            let hold = try await TopicReader.events(
-                of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
-            ).events.compactMap { try? LedgerEvent.decode(from: $0) }.first { $0.kind == .hold && $0.userID == "alice" }
+            // The payments stage holds the money when the proposal reaches it (the question may come
+            // first): its transfer names the post's id.
+            var hold: LedgerEvent?
+            let deadline = ContinuousClock.now + .seconds(60)
+            while hold == nil, ContinuousClock.now < deadline {
+                hold = try await TopicReader.events(
+                    of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
+                ).events.compactMap { try? LedgerEvent.decode(from: $0) }.first {
+                    $0.kind == .hold && $0.userID == "alice"
+                }
+            }
             let transferID = try #require(hold?.transferID)
             // With the ledger operator's key: 1 CNY to Alice under that id.
             for record in KafkaProducerMessage.ledgerOperator(
