@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Spellings are lowercase ASCII words separated by single spaces. For Han
 /// names: toneless pinyin with surname readings, surname-first and
-/// given-name-first, spaced and joined. For Cyrillic: several
+/// given-name-first, spaced and joined, read from the simplified form
+/// (``HanScript``: 張偉 is spelled as 张伟). For Cyrillic: several
 /// transliteration schemes, because people write Russian names in whichever
 /// one their documents used.
 enum NameSpellings {
@@ -14,8 +15,9 @@ enum NameSpellings {
         let trimmed = name.trimmingWhitespaceAndNewlines
         guard !trimmed.isEmpty else { return [] }
         var spellings: Set<String> = []
-        if trimmed.unicodeScalars.contains(where: isHan) {
-            spellings.formUnion(hanSpellings(trimmed))
+        if trimmed.unicodeScalars.contains(where: HanScript.isHan) {
+            // In simplified characters, which surname readings are written in (單 is 单, Shan).
+            spellings.formUnion(hanSpellings(HanScript.simplified(trimmed)))
         }
         if trimmed.unicodeScalars.contains(where: isCyrillic) {
             spellings.formUnion(cyrillicSpellings(trimmed))
@@ -95,10 +97,6 @@ enum NameSpellings {
     private static func pinyin(_ text: String) -> String {
         (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
             .filter { $0.isLetter }
-    }
-
-    private static func isHan(_ scalar: Unicode.Scalar) -> Bool {
-        (0x4E00...0x9FFF).contains(scalar.value) || (0x3400...0x4DBF).contains(scalar.value)
     }
 
     // MARK: Cyrillic

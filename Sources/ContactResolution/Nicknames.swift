@@ -1,6 +1,6 @@
 /// Short forms people say for given names: English nicknames (Bob for
-/// Robert; the public `nicknames` list in ``PublicNicknames`` plus the pairs
-/// below) and Russian diminutives (Dima for Dmitry), as normalized Latin
+/// Robert; the public `nicknames` list in `Resources/nicknames.txt`, see its
+/// header for source and licence, plus the pairs below) and Russian diminutives (Dima for Dmitry), as normalized Latin
 /// spellings. A contact's own `nickname` and `aliases` extend this per person.
 enum Nicknames {
     /// Nickname → the formal names it can stand for.
@@ -9,7 +9,7 @@ enum Nicknames {
         for (formal, nicknames) in pairs {
             for nickname in nicknames { table[nickname, default: []].insert(formal) }
         }
-        for line in PublicNicknames.lines.split(separator: "\n") {
+        for line in ResourceTables.lines(of: "nicknames") {
             let parts = line.split(separator: ":")
             guard parts.count == 2 else { continue }
             for nickname in parts[1].split(separator: ",") {
