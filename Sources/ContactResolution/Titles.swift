@@ -49,7 +49,10 @@ enum Titles {
                 return Split(name: words.dropFirst().joined(separator: " "), surnameOnly: false)
             }
         }
-        guard phrase.unicodeScalars.contains(where: HanScript.isHan) else { return nil }
+        // A title alone (老师 begins with 老) names nobody.
+        guard phrase.unicodeScalars.contains(where: HanScript.isHan), !table.hanAfter.contains(phrase) else {
+            return nil
+        }
         for title in table.hanAfter where phrase.count > title.count && phrase.hasSuffix(title) {
             return Split(name: String(phrase.dropLast(title.count)).trimmingWhitespaceAndNewlines, surnameOnly: false)
         }
