@@ -357,10 +357,11 @@ public struct ContactResolver: Sendable {
     /// which (a title is no evidence of which one: "Mr." does not tell a
     /// contact's sex, which the book does not record). When the rest is no
     /// one's surname, it is matched as a name ("Dr. Philippa Pemberton"),
-    /// except after 老 or 小, which only go with a surname; a single Latin or
-    /// Cyrillic word after a title that is not a surname is somebody's other
+    /// with three exceptions: 老 and 小 only go with a surname, so before
+    /// anything else they are no title (nil: the phrase is taken as said); a
+    /// single Han character can only be a surname, so it is nobody
+    /// (unsupported); and a single Latin or Cyrillic word is somebody's other
     /// name at best ("Dr. Rupert"), so the user confirms it.
-    /// Nil when the title is not one after all (老 or 小 before no surname).
     private func resolveTitled(_ split: Titles.Split) -> Resolution? {
         let name = split.name
         var owners = surnames[name] ?? []
@@ -373,6 +374,11 @@ public struct ContactResolver: Sendable {
         if owners.count == 1 { return Resolution(outcome: .success, candidates: [entries[owners[0]].contact.id]) }
         if owners.count > 1 { return disambiguation(among: owners.map { (index: $0, score: 1) }) }
         guard !split.surnameOnly else { return nil }
+        // One character after a title is a surname, and nobody's: 邹老师 is not 周 (Zhou), which
+        // only sounds like it to the transliteration-folding key.
+        if name.count == 1, name.unicodeScalars.contains(where: HanScript.isHan) {
+            return Resolution(outcome: .unsupported, candidates: [])
+        }
         let (resolution, _) = resolveName(name)
         let oneWord = !name.contains(" ") && !name.unicodeScalars.contains(where: HanScript.isHan)
         guard oneWord, resolution.outcome == .success else { return resolution }
