@@ -392,17 +392,23 @@ public struct ContactResolver: Sendable {
     private func withMostExactParts(
         _ spellings: Set<String>, among contenders: [(index: Int, score: Double)]
     ) -> [(index: Int, score: Double)] {
-        var exactWords: [Int: Int] = [:]
-        for spelling in spellings where spelling.contains(" ") {
-            var counts: [Int: Int] = [:]
+        // Per contender (by position), the most words of one spelling that are its parts.
+        var exactWords = [Int](repeating: 0, count: contenders.count)
+        var counts = exactWords
+        for spelling in spellings where spelling.utf8.contains(UInt8(ascii: " ")) {
+            for position in counts.indices { counts[position] = 0 }
             for word in spelling.split(separator: " ") {
-                for owner in parts[String(word)] ?? [] { counts[owner.index, default: 0] += 1 }
+                guard let owners = parts[String(word)] else { continue }
+                for (position, contender) in contenders.enumerated()
+                where owners.contains(where: { $0.index == contender.index }) {
+                    counts[position] += 1
+                }
             }
-            for (index, count) in counts { exactWords[index] = max(exactWords[index] ?? 0, count) }
+            for position in counts.indices { exactWords[position] = max(exactWords[position], counts[position]) }
         }
-        let most = contenders.map { exactWords[$0.index] ?? 0 }.max() ?? 0
+        let most = exactWords.max() ?? 0
         guard most > 0 else { return contenders }
-        return contenders.filter { exactWords[$0.index] == most }
+        return zip(contenders, exactWords).filter { $0.1 == most }.map(\.0)
     }
 
     /// Among equally good matches on the whole name, the ones whose name is
@@ -531,14 +537,21 @@ public struct ContactResolver: Sendable {
         let words = spelling.split(separator: " ").map(String.init)
         guard words.count <= 4 else { return [] }
         // Per word, per contact: the slots the word fills, by how it fills them.
+        // Every word must name some part of someone: most phrases that get here
+        // (typos, strangers) fail that at once, before anything is gathered.
+        let keys = words.map(PhoneticKey.of)
+        for (word, key) in zip(words, keys)
+        where parts[word] == nil && phoneticParts[key] == nil && Nicknames.formalNames[word] == nil {
+            return []
+        }
         var hits: [[Int: SIMD4<UInt8>]] = []
-        for word in words {
+        for (word, key) in zip(words, keys) {
             var found: [Int: SIMD4<UInt8>] = [:]
             func note(_ owners: [(index: Int, slots: UInt8)]?, _ how: Int) {
                 for owner in owners ?? [] { found[owner.index, default: .zero][how] |= owner.slots }
             }
             note(parts[word], 0)
-            note(phoneticParts[PhoneticKey.of(word)], 1)
+            note(phoneticParts[key], 1)
             for formal in Nicknames.formalNames[word] ?? [] {
                 note(parts[formal], 2)
                 note(phoneticParts[PhoneticKey.of(formal)], 3)

@@ -16,9 +16,27 @@ enum HanScript {
     /// `text` with traditional characters written as simplified ones; text
     /// without Han characters is returned as it is, without calling ICU.
     static func simplified(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isHan) else { return text }
+        // Most names are already simplified (or not Han at all): those skip ICU,
+        // whose transliterator is built anew on every call.
+        guard text.unicodeScalars.contains(where: traditional.contains) else { return text }
         return text.applyingTransform(StringTransform("Hant-Hans"), reverse: false) ?? text
     }
+
+    /// The Han characters `Hant-Hans` changes, found once by passing every
+    /// character of the Han blocks through it (one ICU call, at first use).
+    private static let traditional: Set<Unicode.Scalar> = {
+        let blocks = Array(0x3400...0x4DBF) + Array(0x4E00...0x9FFF)
+        let scalars = blocks.compactMap { Unicode.Scalar(UInt32($0)) }
+        // Separated by newlines, so each character is transformed on its own.
+        let text = scalars.map { String($0) }.joined(separator: "\n")
+        guard let converted = text.applyingTransform(StringTransform("Hant-Hans"), reverse: false) else { return [] }
+        let lines = converted.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count == scalars.count else {
+            // Not one line per character: every Han character is sent to ICU.
+            return Set(scalars)
+        }
+        return Set(zip(scalars, lines).filter { String($0.0) != $0.1 }.map(\.0))
+    }()
 
     /// CJK Unified Ideographs and Extension A: the characters names are written in.
     static func isHan(_ scalar: Unicode.Scalar) -> Bool {
