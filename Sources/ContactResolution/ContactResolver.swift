@@ -308,7 +308,8 @@ public struct ContactResolver: Sendable {
         // A title is read only when the phrase as said names nobody strongly:
         // 小明 may well be a contact's whole name. Then the title decides: a
         // weak match of the whole phrase, title and all, means nothing.
-        guard !strong, let split = Titles.split(WrittenNames.form(phrase)), let titled = resolveTitled(split)
+        guard !strong, Titles.mayHaveTitle(phrase), let split = Titles.split(WrittenNames.form(phrase)),
+            let titled = resolveTitled(split)
         else { return resolution }
         return titled
     }
@@ -539,10 +540,12 @@ public struct ContactResolver: Sendable {
         // Per word, per contact: the slots the word fills, by how it fills them.
         // Every word must name some part of someone: most phrases that get here
         // (typos, strangers) fail that at once, before anything is gathered.
-        let keys = words.map(PhoneticKey.of)
-        for (word, key) in zip(words, keys)
-        where parts[word] == nil && phoneticParts[key] == nil && Nicknames.formalNames[word] == nil {
-            return []
+        var keys: [String] = []
+        keys.reserveCapacity(words.count)
+        for word in words {
+            let key = PhoneticKey.of(word)
+            if parts[word] == nil, phoneticParts[key] == nil, Nicknames.formalNames[word] == nil { return [] }
+            keys.append(key)
         }
         var hits: [[Int: SIMD4<UInt8>]] = []
         for (word, key) in zip(words, keys) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Turns a name in any script into the Latin spellings people use for it, so
 /// that 孙波, "Sun Bo", "sunbo" and "Bo Sun" meet, as do Юлия Щукина, "Yulia
@@ -95,6 +96,22 @@ enum NameSpellings {
     }
 
     private static func pinyin(_ text: String) -> String {
+        // A Han character reads the same in every name: read once per process.
+        // ICU builds its transliterator anew on every call, which made reading a
+        // name not in the book most of what a query in characters cost.
+        guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first, HanScript.isHan(scalar) else {
+            return transliteratedPinyin(text)
+        }
+        if let known = readings.withLock({ $0[scalar] }) { return known }
+        let reading = transliteratedPinyin(text)
+        // Bounded by the Han blocks (about 28,000 characters).
+        readings.withLock { $0[scalar] = reading }
+        return reading
+    }
+
+    private static let readings = Mutex<[Unicode.Scalar: String]>([:])
+
+    private static func transliteratedPinyin(_ text: String) -> String {
         (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
             .filter { $0.isLetter }
     }

@@ -40,6 +40,18 @@ enum Titles {
 
     /// The name said with a title, if the phrase has one and something besides it.
     /// `phrase` is in ``WrittenNames/form(_:)`` (lowercased, simplified characters).
+    /// Whether a phrase (as spoken, trimmed) may hold a title, checked without
+    /// allocating: most phrases that reach the title rule are typos and strangers.
+    static func mayHaveTitle(_ phrase: String) -> Bool {
+        if let last = phrase.unicodeScalars.last, HanScript.isHan(last) { return true }
+        guard let space = phrase.firstIndex(where: \.isWhitespace) else { return false }
+        var first = phrase[..<space]
+        if first.hasSuffix(".") { first = first.dropLast() }
+        return first.count <= longestLatin && table.latinBefore.contains(first.lowercased())
+    }
+
+    private static let longestLatin = table.latinBefore.map(\.count).max() ?? 0
+
     static func split(_ phrase: String) -> Split? {
         let words = phrase.split(separator: " ")
         if words.count >= 2 {
@@ -49,8 +61,9 @@ enum Titles {
                 return Split(name: words.dropFirst().joined(separator: " "), surnameOnly: false)
             }
         }
-        // A title alone (老师 begins with 老) names nobody.
-        guard phrase.unicodeScalars.contains(where: HanScript.isHan), !table.hanAfter.contains(phrase) else {
+        // Chinese titles go with a name in characters, written without spaces
+        // ("明 王42" is no 小 + surname); a title alone (老师 begins with 老) names nobody.
+        guard phrase.unicodeScalars.allSatisfy(HanScript.isHan), !table.hanAfter.contains(phrase) else {
             return nil
         }
         for title in table.hanAfter where phrase.count > title.count && phrase.hasSuffix(title) {
