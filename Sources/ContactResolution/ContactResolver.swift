@@ -483,26 +483,33 @@ public struct ContactResolver: Sendable {
             }
         }
         // Typos and phonetic variants: similar spellings with the same initial.
+        for spelling in spellings { fuzzyMatches(of: spelling, into: &best) }
+        return (best.map { (index: $0.key, score: $0.value) }, spellings)
+    }
+
+    /// Offers every contact with a spelling similar to `spelling` (same
+    /// initial), scored below any exact kind. A method of its own, over an
+    /// `inout` table, so the hot loop stays free of captured state: as a
+    /// closure inside ``scores(for:)`` it was no longer inlined once that
+    /// function grew, and ran measurably slower.
+    private func fuzzyMatches(of spelling: String, into best: inout [Int: Double]) {
         let needed = thresholds.weak + Self.fuzzyPenalty
-        for spelling in spellings {
-            let query = Array(spelling.utf8)
-            guard let initial = query.first, let bucket = byInitial[initial] else { continue }
-            let histogram = StringSimilarity.histogram(query)
-            bucket.lengths.withUnsafeBufferPointer { lengths in
-                bucket.histograms.withUnsafeBufferPointer { histograms in
-                    for position in lengths.indices
-                    where StringSimilarity.upperBound(query.count, lengths[position]) >= needed
-                        && StringSimilarity.upperBound(
-                            query.count, histogram, lengths[position], histograms[position]) >= needed
-                    {
-                        let similarity = StringSimilarity.jaroWinkler(query, bucket.spellings[position])
-                        // Scaled so that even a near-identical spelling stays a weak match.
-                        for owner in bucket.owners[position] { offer(owner, similarity - Self.fuzzyPenalty) }
-                    }
+        let query = Array(spelling.utf8)
+        guard let initial = query.first, let bucket = byInitial[initial] else { return }
+        let histogram = StringSimilarity.histogram(query)
+        bucket.lengths.withUnsafeBufferPointer { lengths in
+            bucket.histograms.withUnsafeBufferPointer { histograms in
+                for position in lengths.indices
+                where StringSimilarity.upperBound(query.count, lengths[position]) >= needed
+                    && StringSimilarity.upperBound(
+                        query.count, histogram, lengths[position], histograms[position]) >= needed
+                {
+                    // Scaled so that even a near-identical spelling stays a weak match.
+                    let score = StringSimilarity.jaroWinkler(query, bucket.spellings[position]) - Self.fuzzyPenalty
+                    for owner in bucket.owners[position] where score > (best[owner] ?? 0) { best[owner] = score }
                 }
             }
         }
-        return (best.map { (index: $0.key, score: $0.value) }, spellings)
     }
 
     /// Subtracted from a fuzzy similarity: a spelling that only resembles a

@@ -96,16 +96,22 @@ enum NameSpellings {
     }
 
     private static func pinyin(_ text: String) -> String {
-        // A Han character reads the same in every name: read once per process.
+        // A character reads the same in every name: read once per process.
         // ICU builds its transliterator anew on every call, which made reading a
         // name not in the book most of what a query in characters cost.
-        guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first, HanScript.isHan(scalar) else {
+        guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
             return transliteratedPinyin(text)
         }
+        // Digits and Latin letters beside the characters ("孙42"): what ICU gives, without it.
+        if scalar.isASCII { return scalar.properties.isAlphabetic ? text.lowercased() : "" }
         if let known = readings.withLock({ $0[scalar] }) { return known }
         let reading = transliteratedPinyin(text)
-        // Bounded by the Han blocks (about 28,000 characters).
-        readings.withLock { $0[scalar] = reading }
+        readings.withLock { table in
+            // Han characters are about 28,000; other scripts' letters (a Cyrillic
+            // name beside a Han one) fewer. A stream of odd scalars starts it over.
+            if table.count >= 50_000 { table.removeAll(keepingCapacity: true) }
+            table[scalar] = reading
+        }
         return reading
     }
 
