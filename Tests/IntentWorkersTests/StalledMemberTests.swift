@@ -17,8 +17,8 @@ import Testing
 /// (stopped past its session, then resumed) cannot post or void for them. Every
 /// worker runs as its own OS process, as deploy/ runs them; the payments member
 /// stops itself (SIGSTOP) with a post decided and not yet written, a second member
-/// takes its partitions over and decides the payment its own way (the user's time
-/// to confirm has run out by then, so it voids), and the first is resumed.
+/// takes its partitions over and decides the payment its own way (it starts once the
+/// user's time to confirm has run out, so it voids), and the first is resumed.
 @Suite("A stalled payments member cannot decide", .heavyTimeLimit(minutes: 10))
 struct StalledMemberTests {
     static let payer = "user-3"
@@ -46,11 +46,11 @@ struct StalledMemberTests {
                 groupSuffix: String(UUID().uuidString.prefix(8)),
                 environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"])
             func log(_ name: String) -> URL { directory.appendingPathComponent("\(name).log") }
-            // Five seconds to confirm: the second member cannot take over within a session
-            // timeout (6 s) of the first one's stop, so it finds the confirmation expired.
+            // Twenty seconds to confirm: the first member posts in time; the second is started
+            // only once the confirmation has expired, so it decides otherwise (it voids).
             let workers = [
                 try launcher.launch("resolve", logFile: log("resolve")),
-                try launcher.launch("confirm", arguments: ["--confirmation-window", "5"], logFile: log("confirm")),
+                try launcher.launch("confirm", arguments: ["--confirmation-window", "20"], logFile: log("confirm")),
                 try launcher.launch("handle", logFile: log("handle")),
             ]
             let stalled = try launcher.launch(
@@ -94,6 +94,10 @@ struct StalledMemberTests {
             // The first member decides the post and stops itself before writing it.
             try await Self.await("the first payments member stopped itself", timeout: .seconds(60)) {
                 Self.isStopped(stalled.pid)
+            }
+            // The second member decides after the user's time ran out (a clock condition, not a sync).
+            try await Self.await("the confirmation expired", timeout: .seconds(60)) {
+                Timestamp(Date()) > binding.expiresAt
             }
             let taker = try launcher.launch("payments", logFile: log("payments-2"))
             defer { Task { await taker.stop() } }
