@@ -52,6 +52,6 @@ public struct StageFenced: Error, CustomStringConvertible {
     public var when: String
 
     public var description: String {
-        "fenced \(when): another member has claimed partition(s) \(partitions.sorted()) of \(topic) since this one did; stopping without publishing what it decided there"
+        "fenced \(when): partition(s) \(partitions.sorted()) of \(topic) hold a record that overtakes this member's decisions (another member's newer claim, or an event under an id it decided with); stopping without publishing what it decided there"
     }
 }

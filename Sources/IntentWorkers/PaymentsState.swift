@@ -158,10 +158,17 @@ final class PaymentsState: Sendable {
                         return error
                     }
                 }
-                if case .fenced(_, let writer, _) = refusal,
-                    writer == self.ledgers.withValue(in: message.partition, { $0.writer?.description })
-                {
+                // Read back behind another member's claim: what this member wrote there counts
+                // for nothing. Or an event under an id this member already decided with (an id
+                // written ahead): if it came first, every reader refuses this member's event.
+                // Either way its notices must not go (the restarted member decides from the topic).
+                switch refusal {
+                case .fenced(_, let writer, _)
+                where writer == self.ledgers.withValue(in: message.partition, { $0.writer?.description }):
                     self.overtaken.withLock { _ = $0.insert(message.partition) }
+                case .idReused:
+                    self.overtaken.withLock { _ = $0.insert(message.partition) }
+                default: break
                 }
                 if let refusal {
                     logger.error(

@@ -97,20 +97,10 @@ struct MoneySafetyV2Tests {
     @Test("a deposit written ahead under the id of a coming post: the post is refused, no credit leaves")
     func prewrittenLedgerID() async throws {
         try await withTwoVoicePipeline { pipeline in
-            let (_, binding) = try await pipeline.askToPay("ahead", "100")
-            // The payments stage holds the money when the proposal reaches it (the question may come
-            // first): its transfer names the post's id.
-            var hold: LedgerEvent?
-            let deadline = ContinuousClock.now + .seconds(60)
-            while hold == nil, ContinuousClock.now < deadline {
-                hold = try await TopicReader.events(
-                    of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
-                ).events.compactMap { try? LedgerEvent.decode(from: $0) }.first {
-                    $0.kind == .hold && $0.userID == "alice"
-                }
-            }
-            let transferID = try #require(hold?.transferID)
-            // With the ledger operator's key: 1 CNY to Alice under that id.
+            // The ids a payment's events will have are predictable from the user and the intent
+            // id: with the ledger operator's key, 1 CNY to Alice under the id the post will have,
+            // written before she even asks.
+            let transferID = Ledger.transferID(userID: "alice", intentID: "ahead")
             for record in KafkaProducerMessage.ledgerOperator(
                 [
                     LedgerEvent.deposit(
@@ -120,6 +110,7 @@ struct MoneySafetyV2Tests {
             {
                 _ = try await pipeline.send(record)
             }
+            let (_, binding) = try await pipeline.askToPay("ahead", "100")
             let answered = try await pipeline.answer("ahead", binding, .confirmed, from: "/voice/test", wait: true)
             #expect(answered?.code == .failure)
             #expect(answered?.reason?.contains("idReused") == true, "\(String(describing: answered?.reason))")
