@@ -79,10 +79,7 @@ struct CrashRecoveryTests {
     static func seed(_ topics: PipelineTopics, _ producer: KafkaProducer) async throws {
         var records: [KafkaProducerMessage] = []
         for user in users {
-            records.append(
-                .userSettings(
-                    UserSettings(voiceServices: ["/voice/load"]), of: user, version: 1, topic: topics.settings,
-                    partitions: 4, source: "/settings/test", signedWith: testSettingsKeys))
+            records.append(.enrollment(user, topics: topics, partitions: 4))
             let money = CurrencyAmount(amount: DecimalAmount("\(deposit)")!, currency: "CNY")
             records += KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"], deposits: [money], topics: topics,

@@ -63,11 +63,7 @@ struct MoneySafetyV2Tests {
     func userBoundToVoiceService() async throws {
         try await withMoneyPipeline(voice: Self.voices, settings: testSettingsKeys, voiceBinding: .required) {
             pipeline in
-            _ = try await pipeline.send(
-                .userSettings(
-                    UserSettings(voiceServices: ["/voice/test"]), of: "alice", version: 1,
-                    topic: pipeline.topics.settings, partitions: PipelineHarness.partitions, source: "/settings/test",
-                    signedWith: testSettingsKeys))
+            try await pipeline.enroll("alice", with: ["/voice/test"])
         } _: { pipeline in
             let pay = Intent.sendPayment(
                 SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))

@@ -3,7 +3,6 @@ import Confirmation
 import ContactResolution
 import Foundation
 import IntentEvents
-import IntentResolution
 import IntentWorkers
 import Intents
 import Kafka
@@ -103,17 +102,13 @@ extension PipelineHarness {
             [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
     }
 
-    /// A payment account with an optional opening deposit, written to the ledger topic.
-    /// Enrolls `user` with voice services through a settings service (`/settings/test`): the
-    /// workers, run as production runs them, refuse a payment of a user bound to none.
+    /// Enrolls `user` with voice services (``KafkaProducerMessage/enrollment(_:with:topics:partitions:)``).
     /// Published before the workers start, so their settings follower has it before the first request.
     func enroll(_ user: String, with services: [String] = ["/voice/load"]) async throws {
-        _ = try await send(
-            .userSettings(
-                UserSettings(voiceServices: services), of: user, version: 1, topic: topics.settings,
-                partitions: Self.partitions, source: "/settings/test", signedWith: testSettingsKeys))
+        _ = try await send(.enrollment(user, with: services, topics: topics, partitions: Self.partitions))
     }
 
+    /// A payment account with an optional opening deposit, written to the ledger topic.
     func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
         for record in KafkaProducerMessage.accountOpening(
             user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topics: topics,

@@ -25,6 +25,18 @@ let testContactsKeys = EventAuthenticator(keys: ["/contacts/test": Array(repeati
 /// A settings service's key: it enrolls users with their voice services (a payment needs it).
 let testSettingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
 
+extension KafkaProducerMessage {
+    /// `user` enrolled with voice services by the tests' settings service (`/settings/test`):
+    /// the workers, run as production runs them, refuse a payment of a user bound to none.
+    static func enrollment(
+        _ user: String, with services: [String] = ["/voice/load"], topics: PipelineTopics, partitions: Int
+    ) -> KafkaProducerMessage {
+        .userSettings(
+            UserSettings(voiceServices: services), of: user, version: 1, topic: topics.settings,
+            partitions: partitions, source: "/settings/test", signedWith: testSettingsKeys)
+    }
+}
+
 extension EventAuthenticator {
     /// These keys and the test contacts service's.
     var withTestContacts: EventAuthenticator { EventAuthenticator(keys: allKeys + testContactsKeys.allKeys) }

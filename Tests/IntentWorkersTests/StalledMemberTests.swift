@@ -3,7 +3,6 @@ import ContactResolution
 import Foundation
 import IntentCrypto
 import IntentEvents
-import IntentResolution
 import IntentWorkers
 import Intents
 import Kafka
@@ -148,11 +147,7 @@ struct StalledMemberTests {
     /// The payer's and the payee's accounts (100 CNY each), the payee as the payer's contact,
     /// and the payer enrolled with the voice service.
     static func accounts(_ topics: PipelineTopics) -> [KafkaProducerMessage] {
-        var records: [KafkaProducerMessage] = [
-            .userSettings(
-                UserSettings(voiceServices: ["/voice/load"]), of: payer, version: 1, topic: topics.settings,
-                partitions: 1, source: "/settings/test", signedWith: testSettingsKeys)
-        ]
+        var records: [KafkaProducerMessage] = [.enrollment(payer, topics: topics, partitions: 1)]
         for user in [payer, payee] {
             records += KafkaProducerMessage.accountOpening(
                 user, handles: ["\(user)@example.com"],
