@@ -114,10 +114,13 @@ final class PaymentsState: Sendable {
                 }
                 return lost
             },
-            fenced: { partitions in
-                partitions.filter { partition in ledgers.withValue(in: partition) { $0.isFenced } }
-            },
+            fenced: { partitions in partitions.filter(self.isFenced) },
             overtaken: { partitions in self.overtaken.withLock { $0.intersection(partitions) } })
+    }
+
+    /// Whether another member's claim on `partition` is newer than this member's (``Ledger/isFenced``).
+    private func isFenced(_ partition: Int32) -> Bool {
+        ledgers.withValue(in: partition) { $0.isFenced }
     }
 
     /// Decides under both locks (directory, then ledger; followers take one each):
@@ -177,7 +180,7 @@ final class PaymentsState: Sendable {
             }, reject: reject, forget: ledgers.forget, snapshots: snapshots, fetchWait: fetchWait,
             passedOver: { message in
                 // Applied when decided, so not again; but decided under a claim still the latest here?
-                if self.ledgers.withValue(in: message.partition, { $0.isFenced }) {
+                if self.isFenced(message.partition) {
                     self.overtaken.withLock { _ = $0.insert(message.partition) }
                 }
             })

@@ -518,11 +518,10 @@ public final class StageWorker: Service, Sendable {
                     try await send(batch.state, parked: batch.parked, producer)
                 }
             }
-            // Sent again without reports at hand: read the claimed partitions back to their end.
-            written = [:]
-            try await readBack(nil)
         }
-        try await readBack(written)
+        // Sent again after a failure, without reports at hand: the claimed partitions are read
+        // back to their end instead.
+        try await readBack(failedFrom == nil ? written : nil)
         for (var batch, _) in round {
             if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
             batch.notices = try await chained(batch.notices)
@@ -580,11 +579,12 @@ public final class StageWorker: Service, Sendable {
                 topic: configuration.topics.topic(for: destination), event: event, signedWith: configuration.keys)
         }
         try await RetryPolicy.current.retrying("claim partitions", logger: logger) {
-            let results = await producer.send(batch: try await self.chained(records))
-            if let failure = results.lazy.compactMap({ if case .failure(let error) = $0 { error } else { nil } }).first
-            {
+            do {
+                try await producer.sendAll(try await self.chained(records))
+            } catch {
+                // A claim that may or may not have landed: its chain's end is read again.
                 self.chains?.forget(records)
-                throw failure
+                throw error
             }
         }
         try await follower.caughtUp(owning: partitions)
