@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Turns a name in any script into the Latin spellings people use for it, so
 /// that 孙波, "Sun Bo", "sunbo" and "Bo Sun" meet, as do Юлия Щукина, "Yulia
@@ -6,7 +7,8 @@ import Foundation
 ///
 /// Spellings are lowercase ASCII words separated by single spaces. For Han
 /// names: toneless pinyin with surname readings, surname-first and
-/// given-name-first, spaced and joined. For Cyrillic: several
+/// given-name-first, spaced and joined, read from the simplified form
+/// (``HanScript``: 張偉 is spelled as 张伟). For Cyrillic: several
 /// transliteration schemes, because people write Russian names in whichever
 /// one their documents used.
 enum NameSpellings {
@@ -14,8 +16,9 @@ enum NameSpellings {
         let trimmed = name.trimmingWhitespaceAndNewlines
         guard !trimmed.isEmpty else { return [] }
         var spellings: Set<String> = []
-        if trimmed.unicodeScalars.contains(where: isHan) {
-            spellings.formUnion(hanSpellings(trimmed))
+        if trimmed.unicodeScalars.contains(where: HanScript.isHan) {
+            // In simplified characters, which surname readings are written in (單 is 单, Shan).
+            spellings.formUnion(hanSpellings(HanScript.simplified(trimmed)))
         }
         if trimmed.unicodeScalars.contains(where: isCyrillic) {
             spellings.formUnion(cyrillicSpellings(trimmed))
@@ -93,12 +96,30 @@ enum NameSpellings {
     }
 
     private static func pinyin(_ text: String) -> String {
-        (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
-            .filter { $0.isLetter }
+        // A character reads the same in every name: read once per process.
+        // ICU builds its transliterator anew on every call, which made reading a
+        // name not in the book most of what a query in characters cost.
+        guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
+            return transliteratedPinyin(text)
+        }
+        // Digits and Latin letters beside the characters ("孙42"): what ICU gives, without it.
+        if scalar.isASCII { return scalar.properties.isAlphabetic ? text.lowercased() : "" }
+        if let known = readings.withLock({ $0[scalar] }) { return known }
+        let reading = transliteratedPinyin(text)
+        readings.withLock { table in
+            // Han characters are about 28,000; other scripts' letters (a Cyrillic
+            // name beside a Han one) fewer. A stream of odd scalars starts it over.
+            if table.count >= 50_000 { table.removeAll(keepingCapacity: true) }
+            table[scalar] = reading
+        }
+        return reading
     }
 
-    private static func isHan(_ scalar: Unicode.Scalar) -> Bool {
-        (0x4E00...0x9FFF).contains(scalar.value) || (0x3400...0x4DBF).contains(scalar.value)
+    private static let readings = Mutex<[Unicode.Scalar: String]>([:])
+
+    private static func transliteratedPinyin(_ text: String) -> String {
+        (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
+            .filter { $0.isLetter }
     }
 
     // MARK: Cyrillic
