@@ -23,10 +23,16 @@ enum NameSpellings {
         if trimmed.unicodeScalars.contains(where: isCyrillic) {
             spellings.formUnion(cyrillicSpellings(trimmed))
         }
-        // ICU's generic Cyrillic romanization (ISO 9: Щукина → ŝukina → "sukina")
-        // loses letters the schemes above keep, so it is only for other scripts.
-        if !trimmed.unicodeScalars.contains(where: isCyrillic) || trimmed.contains(where: { $0.isASCII && $0.isLetter })
+        if trimmed.unicodeScalars.allSatisfy({ HanScript.isHan($0) || $0.properties.isWhitespace }) {
+            // What ICU's Any-Latin gives a name all in characters, each
+            // character's reading as written (乾 is qian, its simplified 干 gan),
+            // read from the table instead of ICU.
+            spellings.insert(trimmed.filter { !$0.isWhitespace }.map { pinyin(String($0)) }.joined(separator: " "))
+        } else if !trimmed.unicodeScalars.contains(where: isCyrillic)
+            || trimmed.contains(where: { $0.isASCII && $0.isLetter })
         {
+            // ICU's generic Cyrillic romanization (ISO 9: Щукина → ŝukina → "sukina")
+            // loses letters the schemes above keep, so it is only for other scripts.
             spellings.insert(normalizedLatin(trimmed))
         }
         return Set(spellings.filter { !$0.isEmpty })
@@ -96,19 +102,20 @@ enum NameSpellings {
     }
 
     private static func pinyin(_ text: String) -> String {
-        // A character reads the same in every name: read once per process.
-        // ICU builds its transliterator anew on every call, which made reading a
-        // name not in the book most of what a query in characters cost.
         guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
             return transliteratedPinyin(text)
         }
         // Digits and Latin letters beside the characters ("孙42"): what ICU gives, without it.
         if scalar.isASCII { return scalar.properties.isAlphabetic ? text.lowercased() : "" }
+        // Han characters from the generated table, with no ICU call: a character
+        // ICU has no reading for stays as it is, as ICU left it.
+        if HanScript.isHan(scalar) { return HanScript.reading(of: scalar) ?? text }
+        // Other scripts' letters beside Han ones (rare): through ICU, read once
+        // per process, as ICU builds its transliterator anew on every call.
         if let known = readings.withLock({ $0[scalar] }) { return known }
         let reading = transliteratedPinyin(text)
         readings.withLock { table in
-            // Han characters are about 28,000; other scripts' letters (a Cyrillic
-            // name beside a Han one) fewer. A stream of odd scalars starts it over.
+            // A stream of odd scalars starts the table over.
             if table.count >= 50_000 { table.removeAll(keepingCapacity: true) }
             table[scalar] = reading
         }
