@@ -19,8 +19,9 @@ enum HanScript {
     /// `text` with traditional characters written as simplified ones; text
     /// without traditional characters is returned as it is.
     static func simplified(_ text: String) -> String {
-        // Most names are already simplified (or not Han at all): no new string for those.
-        guard text.unicodeScalars.contains(where: { variants[$0] != nil }) else { return text }
+        // Most names are already simplified (or not Han at all): no new string for
+        // those, and no table lookup for a scalar outside the Han blocks.
+        guard text.unicodeScalars.contains(where: { isHan($0) && variants[$0] != nil }) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             scalars.append(variants[scalar] ?? scalar)
