@@ -91,6 +91,8 @@ let package = Package(
         /// Matching people by spoken name across scripts; pure, no broker.
         .target(
             name: "ContactResolution",
+            // Name tables as data (nicknames, titles, patronymics), loaded once through Bundle.module.
+            resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         /// The intents and their event payloads: what voice services publish.

@@ -629,6 +629,186 @@ def add_hand_written(dev):
         dev.add_query("hand-written (issue)", spoken, outcome, gold)
 
 
+# --- resolver v3: scripts, titles, Russian full forms, exact vs variant ---------------
+# Hand-written from public naming conventions (issue 32): traditional and simplified
+# characters of the same name, titles and honorifics around a surname or a full name
+# (zh, ru, en), Russian given name + patronymic (and its contracted spoken forms) +
+# surname in any order, and an exact name next to a one-letter gender or spelling variant.
+V3_SCRIPT_PAIRS = [
+    # (written in the book, a homophone also in the book, said in the other script)
+    ("张志伟", "章志伟", "張志偉"), ("许家辉", "徐家辉", "許家輝"), ("刘丽华", "柳丽华", "劉麗華"),
+    ("钟凤仪", "仲凤仪", "鍾鳳儀"), ("冯书豪", "封书豪", "馮書豪"), ("萧国强", "肖国强", "蕭國強"),
+    ("黃家樂", "黃佳樂", "黄家乐"), ("趙偉傑", "趙威傑", "赵伟杰"), ("韓詩涵", "韓時涵", "韩诗涵"),
+    ("羅志強", "羅智強", "罗志强"), ("鄧嘉穎", "鄧佳穎", "邓嘉颖"),
+]
+V3_TITLE_CONTACTS = [
+    ("ti-gong", "龚丽萍", "丽萍", "龚"), ("ti-jiang-a", "蒋文华", "文华", "蒋"), ("ti-jiang-b", "蒋海燕", "海燕", "蒋"),
+    ("ti-jiang-c", "姜明辉", "明辉", "姜"),
+    ("ti-orlov", "Олег Орлов", "Олег", "Орлов"), ("ti-belov", "Борис Белов", "Борис", "Белов"),
+    ("ti-belova", "Марина Белова", "Марина", "Белова"), ("ti-komarov-a", "Игорь Комаров", "Игорь", "Комаров"),
+    ("ti-komarov-b", "Пётр Комаров", "Пётр", "Комаров"),
+    ("ti-pemberton", "Philippa Pemberton", "Philippa", "Pemberton"),
+    ("ti-ashworth-a", "Rupert Ashworth", "Rupert", "Ashworth"), ("ti-ashworth-b", "Cordelia Ashworth", "Cordelia", "Ashworth"),
+]
+V3_TITLE_QUERIES = [
+    ("龚老师", "success", ["ti-gong"]), ("龚总", "success", ["ti-gong"]), ("龔老師", "success", ["ti-gong"]),
+    ("龚丽萍女士", "success", ["ti-gong"]), ("蒋经理", "disambiguation", ["ti-jiang-a", "ti-jiang-b"]),
+    ("老蒋", "disambiguation", ["ti-jiang-a", "ti-jiang-b"]), ("姜先生", "success", ["ti-jiang-c"]),
+    ("小姜", "success", ["ti-jiang-c"]), ("邹老师", "unsupported", []),
+    ("господин Орлов", "success", ["ti-orlov"]), ("доктор Орлов", "success", ["ti-orlov"]),
+    ("господин Олег Орлов", "success", ["ti-orlov"]), ("госпожа Белова", "success", ["ti-belova"]),
+    ("господин Белов", "success", ["ti-belov"]), ("господин Комаров", "disambiguation", ["ti-komarov-a", "ti-komarov-b"]),
+    ("Mrs. Pemberton", "success", ["ti-pemberton"]), ("Dr Pemberton", "success", ["ti-pemberton"]),
+    ("Ms. Philippa Pemberton", "success", ["ti-pemberton"]), ("Mr. Ashworth", "disambiguation", ["ti-ashworth-a", "ti-ashworth-b"]),
+    ("Professor Whitlock", "unsupported", []),
+]
+V3_PATRONYMIC_CONTACTS = [
+    # (id, display name, given, patronymic, surname)
+    ("pat-gavrilov", "Роман Павлович Гаврилов", "Роман", "Павлович", "Гаврилов"),
+    ("pat-lapina", "Лапина Тамара Михайловна", "Тамара", "Михайловна", "Лапина"),
+    ("pat-fomin", "Фомин Геннадий Николаевич", "Геннадий", "Николаевич", "Фомин"),
+    ("pat-blinova", "Вера Сергеевна Блинова", "Вера", "Сергеевна", "Блинова"),
+    ("pat-rogov", "Степан Иванович Рогов", "Степан", "Иванович", "Рогов"),
+    ("pat-gordeeva", "Нина Александровна Гордеева", "Нина", "Александровна", "Гордеева"),
+    ("pat-markov", "Лев Антонович Марков", "Лев", "Антонович", "Марков"),
+    ("pat-zuev", "Лев Антонович Зуев", "Лев", "Антонович", "Зуев"),
+]
+V3_PATRONYMIC_QUERIES = [
+    ("Роман Павлович", "success", ["pat-gavrilov"]), ("Роман Палыч", "success", ["pat-gavrilov"]),
+    ("Гаврилов Роман Павлович", "success", ["pat-gavrilov"]), ("Палыч", "success", ["pat-gavrilov"]),
+    ("Тамара Михайловна", "success", ["pat-lapina"]), ("Тамара Михална", "success", ["pat-lapina"]),
+    ("Тамара Михайловна Лапина", "success", ["pat-lapina"]),
+    ("Геннадий Николаевич Фомин", "success", ["pat-fomin"]), ("Геннадий Николаич", "success", ["pat-fomin"]),
+    ("Вера Сергеевна", "success", ["pat-blinova"]), ("Вера Сергевна Блинова", "success", ["pat-blinova"]),
+    ("Блинова Вера Сергеевна", "success", ["pat-blinova"]),
+    ("Степан Иваныч", "success", ["pat-rogov"]), ("Рогов Степан Иванович", "success", ["pat-rogov"]),
+    ("Нина Александровна", "success", ["pat-gordeeva"]), ("Нина Алексанна", "success", ["pat-gordeeva"]),
+    ("Лев Антонович", "disambiguation", ["pat-markov", "pat-zuev"]), ("Лев Антоныч Марков", "success", ["pat-markov"]),
+    ("Зуев Лев Антонович", "success", ["pat-zuev"]),
+]
+V3_VARIANT_CONTACTS = [
+    ("gv-eugene", "Eugene Marchetti"), ("gv-eugenia", "Eugenia Marchetti"),
+    ("gv-paolo", "Paolo Fairweather"), ("gv-paola", "Paola Fairweather"),
+    ("gv-marin", "Marin Horvat"), ("gv-marina", "Marina Horvat"),
+    ("gv-vladislav", "Владислав Лосев"), ("gv-vladislava", "Владислава Лосева"),
+    ("gv-yaroslav", "Ярослав Титов"), ("gv-yaroslava", "Ярослава Титова"),
+    ("gv-nicoletta", "Nicoletta Okafor"), ("gv-valeriya", "Валерия Кудрявцева"),
+]
+V3_DISPLAY_ONLY = {"gv-marin", "gv-marina"}
+V3_VARIANT_QUERIES = [
+    ("Eugene Marchetti", "success", ["gv-eugene"]), ("Eugenia Marchetti", "success", ["gv-eugenia"]),
+    ("Marchetti Eugene", "success", ["gv-eugene"]),
+    ("Paolo Fairweather", "success", ["gv-paolo"]), ("Paola Fairweather", "success", ["gv-paola"]),
+    ("Marin Horvat", "success", ["gv-marin"]), ("Marina Horvat", "success", ["gv-marina"]),
+    ("Horvat Marin", "success", ["gv-marin"]), ("Horvat Marina", "success", ["gv-marina"]),
+    ("Владислав Лосев", "success", ["gv-vladislav"]), ("Владислава Лосева", "success", ["gv-vladislava"]),
+    ("Vladislav Losev", "success", ["gv-vladislav"]),
+    ("Ярослав Титов", "success", ["gv-yaroslav"]), ("Ярослава Титова", "success", ["gv-yaroslava"]),
+    ("Eugenia", "success", ["gv-eugenia"]), ("Paola", "success", ["gv-paola"]),
+    # A near variant alone is not the person: asked.
+    ("Nicoletto Okafor", "confirmationRequired", ["gv-nicoletta"]),
+    ("Валерий Кудрявцев", "confirmationRequired", ["gv-valeriya"]),
+]
+
+
+def add_resolver_v3(dev):
+    from pypinyin import Style, lazy_pinyin
+
+    def sound(text):
+        return "".join(lazy_pinyin(text, style=Style.NORMAL))
+
+    import iuliia
+
+    # What the book holds already: new names must meet none of it, so every
+    # other category keeps its answers.
+    book_words, book_sounds, han_sounds = set(), set(), set()
+    for contact in dev.contacts:
+        for field in ("givenName", "familyName", "displayName"):
+            text = contact.get(field) or ""
+            if not text:
+                continue
+            if any(0x4E00 <= ord(c) <= 0x9FFF for c in text):
+                han_sounds.update([sound(text)] + [sound(c) for c in text])
+                continue
+            latin = iuliia.WIKIPEDIA.translate(text) if any("а" <= c.lower() <= "я" for c in text) else text
+            for word in fold(latin).split():
+                book_words.add(word)
+                book_sounds.add(sound_key(word))
+    stranger_starts = {
+        fold(word)[:4] for q in dev.queries if q["category"] == "nobody by that name" for word in q["spoken"].split()
+    }
+    clashes = []
+
+    def check(contact):
+        # A shared Han surname is fine (张 is everywhere) except where it is what is said.
+        fields = ("givenName", "familyName", "displayName")
+        if any(0x4E00 <= ord(c) <= 0x9FFF for c in contact["displayName"]) and not contact["id"].startswith("ti-"):
+            fields = ("givenName", "displayName")
+        for field in fields:
+            text = contact.get(field) or ""
+            if any(0x4E00 <= ord(c) <= 0x9FFF for c in text):
+                if sound(text) in han_sounds:
+                    clashes.append(f"{contact['id']}: {text} sounds like a name in the book")
+                continue
+            latin = iuliia.WIKIPEDIA.translate(text) if any("а" <= c.lower() <= "я" for c in text) else text
+            for word in fold(latin).split():
+                if word in book_words or sound_key(word) in book_sounds or word[:4] in stranger_starts:
+                    clashes.append(f"{contact['id']}: {word} meets a name in the book")
+        return dev.add_contact(contact)
+
+    def han(contact_id, name, traditional_surname=1):
+        return {"id": contact_id, "displayName": name, "givenName": name[traditional_surname:],
+                "familyName": name[:traditional_surname]}
+
+    category = "v3 traditional <-> simplified"
+    for index, (written, homophone, said) in enumerate(V3_SCRIPT_PAIRS):
+        first = check(han(f"script-{index}-a", written))
+        second = check(han(f"script-{index}-b", homophone))
+        dev.add_query(category, said, "success", [first])
+        if index == 0:
+            dev.add_query(category, "张志偉", "success", [first])  # mixed scripts, as some input methods give
+        if index == 7:
+            dev.add_query(category, "Zhao Weijie", "disambiguation", sorted([first, second]))
+    shan = check(han("script-shan", "單國華"))
+    dev.add_query(category, "Shan Guohua", "success", [shan])
+    dev.add_query(category, "单国华", "success", [shan])
+    ouyang = check(han("script-ouyang", "歐陽文傑", 2))
+    dev.add_query(category, "Ouyang Wenjie", "success", [ouyang])
+    dev.add_query(category, "欧阳文杰", "success", [ouyang])
+
+    for contact_id, display, given, family in V3_TITLE_CONTACTS:
+        check({"id": contact_id, "displayName": display, "givenName": given, "familyName": family})
+    for spoken, outcome, gold in V3_TITLE_QUERIES:
+        dev.add_query("v3 titles and honorifics", spoken, outcome, sorted(gold))
+
+    for contact_id, display, given, patronymic, family in V3_PATRONYMIC_CONTACTS:
+        contact = {"id": contact_id, "displayName": display, "givenName": given, "familyName": family}
+        check(contact)
+        if any(p[2] == patronymic for p in V3_PATRONYMIC_CONTACTS if p[0] != contact_id):
+            continue
+        for word in fold(iuliia.WIKIPEDIA.translate(patronymic)).split():
+            if word in book_words:
+                clashes.append(f"{contact_id}: patronymic {word} meets a name in the book")
+    for spoken, outcome, gold in V3_PATRONYMIC_QUERIES:
+        dev.add_query("v3 Russian name + patronymic", spoken, outcome, sorted(gold))
+    dev.add_query("v3 Russian name + patronymic", iuliia.WIKIPEDIA.translate("Роман Павлович"), "success",
+                  ["pat-gavrilov"])
+    dev.add_query("v3 Russian name + patronymic", iuliia.WIKIPEDIA.translate("Геннадий Николаевич Фомин"), "success",
+                  ["pat-fomin"])
+
+    for contact_id, display in V3_VARIANT_CONTACTS:
+        given, family = display.split()
+        if contact_id in V3_DISPLAY_ONLY:
+            # Saved with a display name only, as many address books do: its words are the parts.
+            check({"id": contact_id, "displayName": display})
+        else:
+            check({"id": contact_id, "displayName": display, "givenName": given, "familyName": family})
+    for spoken, outcome, gold in V3_VARIANT_QUERIES:
+        dev.add_query("v3 exact name vs gender/spelling variant", spoken, outcome, sorted(gold))
+    if clashes:
+        sys.exit("resolver v3 cases meet names already in the book:\n" + "\n".join(clashes))
+
+
 def build(seed):
     dev = DevSet(seed)
     add_hand_written(dev)
@@ -647,6 +827,7 @@ def build(seed):
     # exact queries; their names avoid every name and sound already in the book.
     add_spelling_variants(dev, spare_surnames[100:])
     add_han_homophones(dev)
+    add_resolver_v3(dev)
     return dev
 
 

@@ -89,6 +89,16 @@ public struct ContactResolver: Sendable {
     private let writtenNames: [String: [Int]]
     /// For fuzzy matching, spellings (as UTF-8) grouped by first letter (typos rarely change it).
     private let byInitial: [UInt8: FuzzyBucket]
+    /// Each single-word spelling of a name part (``NameParts``) → the contacts
+    /// having it, with a bit per part it can fill, so that a query's words
+    /// are matched part by part, in any order (``partMatches(of:)``).
+    private let parts: [String: [(index: Int, slots: UInt8)]]
+    /// The same, by ``PhoneticKey`` of the spelling.
+    private let phoneticParts: [String: [(index: Int, slots: UInt8)]]
+    /// Family names, in written form (``WrittenNames/form(_:)``) and in every
+    /// spelling → the contacts having them: what a title is said with
+    /// ("Dr. Pemberton", 王老师; ``Titles``).
+    private let surnames: [String: [Int]]
     /// ``NameSpellings`` of every name in the book, by the name trimmed: a
     /// query usually says a contact's name as written ("孙波"), and
     /// transliterating it again per request (ICU) was most of a query's cost.
@@ -134,13 +144,26 @@ public struct ContactResolver: Sendable {
         var variants: [String: [(index: Int, kind: MatchKind)]] = [:]
         var writtenNames: [String: [Int]] = [:]
         var byInitial: [UInt8: FuzzyBucket] = [:]
+        var parts: [String: [(index: Int, slots: UInt8)]] = [:]
+        var phoneticParts: [String: [(index: Int, slots: UInt8)]] = [:]
+        var surnames: [String: [Int]] = [:]
         var spellingsOfName = SpellingTable(shared: spellingCache)
         for (index, contact) in contacts.enumerated() {
             entries.append(
                 Entry(
                     contact: contact, relation: contact.relation.map(RelationWords.canonicalRelation),
                     affinity: Self.affinity(contact, now: now)))
-            for (spelling, kind) in Self.keys(of: contact, spellings: &spellingsOfName) {
+            let nameParts = NameParts.of(contact)
+            for (spelling, slots) in Self.partKeys(of: nameParts, spellings: &spellingsOfName) {
+                Self.add(index, slots, to: &parts[spelling, default: []])
+                Self.add(index, slots, to: &phoneticParts[spellingsOfName.phoneticKey(of: spelling), default: []])
+            }
+            if let family = nameParts.family {
+                var forms = spellingsOfName.spellings(of: family)
+                forms.insert(WrittenNames.form(family))
+                for form in forms { surnames[form, default: []].append(index) }
+            }
+            for (spelling, kind) in Self.keys(of: contact, parts: nameParts, spellings: &spellingsOfName) {
                 exact[spelling, default: []].append((index, kind))
                 phonetic[spellingsOfName.phoneticKey(of: spelling), default: []].append((index, kind.phonetic))
                 if let initial = spelling.utf8.first {
@@ -158,6 +181,9 @@ public struct ContactResolver: Sendable {
         self.variants = variants
         self.writtenNames = writtenNames
         self.byInitial = byInitial
+        self.parts = parts
+        self.phoneticParts = phoneticParts
+        self.surnames = surnames
         self.spellingsOfName = spellingsOfName.names
     }
 
@@ -183,13 +209,17 @@ public struct ContactResolver: Sendable {
     }
 
     /// Every spelling under which a contact can be found, with its kind.
-    private static func keys(of contact: Contact, spellings cache: inout SpellingTable) -> [(String, MatchKind)] {
+    private static func keys(of contact: Contact, parts nameParts: NameParts, spellings cache: inout SpellingTable)
+        -> [(String, MatchKind)]
+    {
         var fullNames = [contact.displayName]
         if let given = contact.givenName, let family = contact.familyName {
             fullNames += ["\(given) \(family)", "\(family) \(given)", "\(family)\(given)"]
         }
+        // Each part alone, the patronymic in its spoken forms too ("Палыч").
         var parts =
             [contact.givenName, contact.familyName, contact.nickname].compactMap { $0 } + (contact.aliases ?? [])
+            + nameParts.slots.joined()
         // Words of the display name count as parts too ("Brandon" for "Brandon Lee").
         let displayWords = contact.displayName.split(whereSeparator: \.isWhitespace).map(String.init)
         if displayWords.count > 1 { parts += displayWords }
@@ -203,6 +233,30 @@ public struct ContactResolver: Sendable {
             for spelling in cache.spellings(of: name) { keys[spelling] = .fullName }
         }
         return keys.map { ($0.key, $0.value) }
+    }
+
+    /// Single-word spellings of each part of a name, with the bit of the part
+    /// (its slot in ``NameParts/slots``; at most eight) each can fill.
+    private static func partKeys(of parts: NameParts, spellings cache: inout SpellingTable) -> [String: UInt8] {
+        var keys: [String: UInt8] = [:]
+        for (slot, forms) in parts.slots.prefix(8).enumerated() {
+            for form in forms {
+                for spelling in cache.spellings(of: form) where !spelling.contains(" ") {
+                    keys[spelling, default: 0] |= 1 << slot
+                }
+            }
+        }
+        return keys
+    }
+
+    /// Adds a contact's slots to a part's owners, merged with the contact's
+    /// earlier ones (spellings of one contact arrive together).
+    private static func add(_ index: Int, _ slots: UInt8, to owners: inout [(index: Int, slots: UInt8)]) {
+        if let last = owners.last, last.index == index {
+            owners[owners.count - 1].slots |= slots
+        } else {
+            owners.append((index, slots))
+        }
     }
 
     /// ``SpellingVariants`` keys of a contact's given name written in Latin
@@ -250,7 +304,21 @@ public struct ContactResolver: Sendable {
     public func resolve(_ spoken: String) -> Resolution {
         let phrase = spoken.trimmingWhitespaceAndNewlines
         guard !phrase.isEmpty else { return Resolution(outcome: .needsValue, candidates: []) }
-        let ranked = scores(for: phrase)
+        let (resolution, strong) = resolveName(phrase)
+        // A title is read only when the phrase as said names nobody strongly:
+        // 小明 may well be a contact's whole name. Then the title decides: a
+        // weak match of the whole phrase, title and all, means nothing.
+        guard !strong, Titles.mayHaveTitle(phrase), let split = Titles.split(WrittenNames.form(phrase)),
+            let titled = resolveTitled(split)
+        else { return resolution }
+        return titled
+    }
+
+    /// A name said without a title: the resolution, and whether its best match is strong.
+    private func resolveName(_ phrase: String) -> (Resolution, strong: Bool) {
+        let (matches, spellings) = scores(for: phrase)
+        let ranked =
+            matches
             .filter { $0.score >= thresholds.weak }
             .sorted { lhs, rhs in
                 if lhs.score != rhs.score { return lhs.score > rhs.score }
@@ -258,22 +326,90 @@ public struct ContactResolver: Sendable {
                 if left != right { return left > right }
                 return entries[lhs.index].contact.id < entries[rhs.index].contact.id
             }
-        guard let best = ranked.first else { return Resolution(outcome: .unsupported, candidates: []) }
+        guard let best = ranked.first else { return (Resolution(outcome: .unsupported, candidates: []), false) }
+        let isStrong = best.score >= thresholds.strong
         let strong = ranked.filter { $0.score >= thresholds.strong }
         var contenders = (strong.isEmpty ? ranked : strong).filter { best.score - $0.score < thresholds.margin }
         if contenders.count >= 2 { contenders = writtenAsSpoken(phrase, among: contenders) }
-        if contenders.count >= 2 {
-            // Among equally good matches, the user's frequent and recent contacts come first.
-            let top = contenders.sorted {
-                let (left, right) = (entries[$0.index].affinity, entries[$1.index].affinity)
-                return left != right ? left > right : $0.score > $1.score
-            }
-            return Resolution(outcome: .disambiguation, candidates: top.prefix(3).map { entries[$0.index].contact.id })
-        }
+        if contenders.count >= 2, !isStrong { contenders = withMostExactParts(spellings, among: contenders) }
+        if contenders.count >= 2 { return (disambiguation(among: contenders), isStrong) }
         let chosen = contenders.first ?? best
         let id = entries[chosen.index].contact.id
-        return Resolution(
-            outcome: chosen.score >= thresholds.strong ? .success : .confirmationRequired, candidates: [id])
+        return (Resolution(outcome: isStrong ? .success : .confirmationRequired, candidates: [id]), isStrong)
+    }
+
+    /// Among equally good matches, the user's frequent and recent contacts
+    /// come first; at most three are offered.
+    private func disambiguation(among contenders: [(index: Int, score: Double)]) -> Resolution {
+        let top = contenders.sorted {
+            let (left, right) = (entries[$0.index].affinity, entries[$1.index].affinity)
+            if left != right { return left > right }
+            if $0.score != $1.score { return $0.score > $1.score }
+            return entries[$0.index].contact.id < entries[$1.index].contact.id
+        }
+        return Resolution(outcome: .disambiguation, candidates: top.prefix(3).map { entries[$0.index].contact.id })
+    }
+
+    /// A name said with a title (``Titles``). The rule for "title + surname":
+    /// the contacts whose family name is written as said (龚 for 龚老师, never
+    /// its homophone 宫; Белов for "господин Белов", not Белова), else spelled
+    /// so ("Mr. Belov" for Белов, "Mr. Zhang" for 张 and 章 alike). One such
+    /// contact is the answer; several share the surname, so the user is asked
+    /// which (a title is no evidence of which one: "Mr." does not tell a
+    /// contact's sex, which the book does not record). When the rest is no
+    /// one's surname, it is matched as a name ("Dr. Philippa Pemberton"),
+    /// with three exceptions: 老 and 小 only go with a surname, so before
+    /// anything else they are no title (nil: the phrase is taken as said); a
+    /// single Han character can only be a surname, so it is nobody
+    /// (unsupported); and a single Latin or Cyrillic word is somebody's other
+    /// name at best ("Dr. Rupert"), so the user confirms it.
+    private func resolveTitled(_ split: Titles.Split) -> Resolution? {
+        let name = split.name
+        var owners = surnames[name] ?? []
+        if owners.isEmpty {
+            var seen: Set<Int> = []
+            for spelling in spellingsOfName[name] ?? NameSpellings.of(name) {
+                for owner in surnames[spelling] ?? [] where seen.insert(owner).inserted { owners.append(owner) }
+            }
+        }
+        if owners.count == 1 { return Resolution(outcome: .success, candidates: [entries[owners[0]].contact.id]) }
+        if owners.count > 1 { return disambiguation(among: owners.map { (index: $0, score: 1) }) }
+        guard !split.surnameOnly else { return nil }
+        // One character after a title is a surname, and nobody's: 邹老师 is not 周 (Zhou), which
+        // only sounds like it to the transliteration-folding key.
+        if name.count == 1, name.unicodeScalars.contains(where: HanScript.isHan) {
+            return Resolution(outcome: .unsupported, candidates: [])
+        }
+        let (resolution, _) = resolveName(name)
+        let oneWord = !name.contains(" ") && !name.unicodeScalars.contains(where: HanScript.isHan)
+        guard oneWord, resolution.outcome == .success else { return resolution }
+        return Resolution(outcome: .confirmationRequired, candidates: resolution.candidates)
+    }
+
+    /// Among weak matches of a name said in several words, the contacts with
+    /// the most words naming one of their parts exactly: "Aleksander Petrov"
+    /// is nearer Aleksandr Petrov (the surname exact) than Aleksandra Petrova
+    /// (nothing exact). The one left is still only weak, so still confirmed.
+    private func withMostExactParts(
+        _ spellings: Set<String>, among contenders: [(index: Int, score: Double)]
+    ) -> [(index: Int, score: Double)] {
+        // Per contender (by position), the most words of one spelling that are its parts.
+        var exactWords = [Int](repeating: 0, count: contenders.count)
+        var counts = exactWords
+        for spelling in spellings where spelling.utf8.contains(UInt8(ascii: " ")) {
+            for position in counts.indices { counts[position] = 0 }
+            for word in spelling.split(separator: " ") {
+                guard let owners = parts[String(word)] else { continue }
+                for (position, contender) in contenders.enumerated()
+                where owners.contains(where: { $0.index == contender.index }) {
+                    counts[position] += 1
+                }
+            }
+            for position in counts.indices { exactWords[position] = max(exactWords[position], counts[position]) }
+        }
+        let most = exactWords.max() ?? 0
+        guard most > 0 else { return contenders }
+        return zip(contenders, exactWords).filter { $0.1 == most }.map(\.0)
     }
 
     /// Among equally good matches on the whole name, the ones whose name is
@@ -301,8 +437,8 @@ public struct ContactResolver: Sendable {
         return contenders.filter { owners.contains($0.index) || entries[$0.index].relation == relation }
     }
 
-    /// The best score of every contact that matches at all.
-    private func scores(for phrase: String) -> [(index: Int, score: Double)] {
+    /// The best score of every contact that matches at all, and the phrase's spellings.
+    private func scores(for phrase: String) -> ([(index: Int, score: Double)], spellings: Set<String>) {
         var best: [Int: Double] = [:]
         func offer(_ index: Int, _ score: Double) {
             if score > (best[index] ?? 0) { best[index] = score }
@@ -325,41 +461,55 @@ public struct ContactResolver: Sendable {
                 }
             }
         }
+        // The words of the phrase as parts of a name, in any order, when no
+        // spelling of the whole name matched exactly.
+        if !best.values.contains(where: { $0 >= MatchKind.fullName.rawValue }) {
+            for spelling in spellings {
+                for match in partMatches(of: spelling) { offer(match.index, match.kind.rawValue) }
+            }
+        }
         // English spelling variants of the given name ("Catherine Smith" for
         // Katherine Smith), and then typos: both only when no strong match
         // exists, since weaker ones cannot change the outcome.
         guard !best.values.contains(where: { $0 >= thresholds.strong }) else {
-            return best.map { (index: $0.key, score: $0.value) }
+            return (best.map { (index: $0.key, score: $0.value) }, spellings)
         }
         if !variants.isEmpty, SpellingVariants.isLatin(phrase) {
             for spelling in spellings {
                 for match in variantMatches(of: spelling) { offer(match.index, match.kind.rawValue) }
             }
             guard !best.values.contains(where: { $0 >= thresholds.strong }) else {
-                return best.map { (index: $0.key, score: $0.value) }
+                return (best.map { (index: $0.key, score: $0.value) }, spellings)
             }
         }
         // Typos and phonetic variants: similar spellings with the same initial.
+        for spelling in spellings { fuzzyMatches(of: spelling, into: &best) }
+        return (best.map { (index: $0.key, score: $0.value) }, spellings)
+    }
+
+    /// Offers every contact with a spelling similar to `spelling` (same
+    /// initial), scored below any exact kind. A method of its own, over an
+    /// `inout` table, so the hot loop stays free of captured state: as a
+    /// closure inside ``scores(for:)`` it was no longer inlined once that
+    /// function grew, and ran measurably slower.
+    private func fuzzyMatches(of spelling: String, into best: inout [Int: Double]) {
         let needed = thresholds.weak + Self.fuzzyPenalty
-        for spelling in spellings {
-            let query = Array(spelling.utf8)
-            guard let initial = query.first, let bucket = byInitial[initial] else { continue }
-            let histogram = StringSimilarity.histogram(query)
-            bucket.lengths.withUnsafeBufferPointer { lengths in
-                bucket.histograms.withUnsafeBufferPointer { histograms in
-                    for position in lengths.indices
-                    where StringSimilarity.upperBound(query.count, lengths[position]) >= needed
-                        && StringSimilarity.upperBound(
-                            query.count, histogram, lengths[position], histograms[position]) >= needed
-                    {
-                        let similarity = StringSimilarity.jaroWinkler(query, bucket.spellings[position])
-                        // Scaled so that even a near-identical spelling stays a weak match.
-                        for owner in bucket.owners[position] { offer(owner, similarity - Self.fuzzyPenalty) }
-                    }
+        let query = Array(spelling.utf8)
+        guard let initial = query.first, let bucket = byInitial[initial] else { return }
+        let histogram = StringSimilarity.histogram(query)
+        bucket.lengths.withUnsafeBufferPointer { lengths in
+            bucket.histograms.withUnsafeBufferPointer { histograms in
+                for position in lengths.indices
+                where StringSimilarity.upperBound(query.count, lengths[position]) >= needed
+                    && StringSimilarity.upperBound(
+                        query.count, histogram, lengths[position], histograms[position]) >= needed
+                {
+                    // Scaled so that even a near-identical spelling stays a weak match.
+                    let score = StringSimilarity.jaroWinkler(query, bucket.spellings[position]) - Self.fuzzyPenalty
+                    for owner in bucket.owners[position] where score > (best[owner] ?? 0) { best[owner] = score }
                 }
             }
         }
-        return best.map { (index: $0.key, score: $0.value) }
     }
 
     /// Subtracted from a fuzzy similarity: a spelling that only resembles a
@@ -381,6 +531,74 @@ public struct ContactResolver: Sendable {
             matches += variants[replaced.joined(separator: " ")] ?? []
         }
         return matches
+    }
+
+    /// Contacts each word of a spelling names a different part of
+    /// (``NameParts``), in any order: "Гаврилов Роман Павлович", "Roman
+    /// Palych", "Smith Eugene" for a contact written "Eugene Smith". Every word
+    /// exact is the whole name; a word in another transliteration, or a
+    /// nickname, scores as it would for the whole name. Part by part, so a
+    /// one-letter ending makes another part, not the same one: "Eugene" is
+    /// not a part of Eugenia Smith's, and only Eugene Smith matches.
+    private func partMatches(of spelling: String) -> [(index: Int, kind: MatchKind)] {
+        guard spelling.utf8.contains(UInt8(ascii: " ")) else { return [] }
+        let words = spelling.split(separator: " ").map(String.init)
+        guard words.count <= 4 else { return [] }
+        // Per word, per contact: the slots the word fills, by how it fills them.
+        // Every word must name some part of someone: most phrases that get here
+        // (typos, strangers) fail that at once, before anything is gathered.
+        var keys: [String] = []
+        keys.reserveCapacity(words.count)
+        for word in words {
+            let key = PhoneticKey.of(word)
+            if parts[word] == nil, phoneticParts[key] == nil, Nicknames.formalNames[word] == nil { return [] }
+            keys.append(key)
+        }
+        var hits: [[Int: SIMD4<UInt8>]] = []
+        for (word, key) in zip(words, keys) {
+            var found: [Int: SIMD4<UInt8>] = [:]
+            func note(_ owners: [(index: Int, slots: UInt8)]?, _ how: Int) {
+                for owner in owners ?? [] { found[owner.index, default: .zero][how] |= owner.slots }
+            }
+            note(parts[word], 0)
+            note(phoneticParts[key], 1)
+            for formal in Nicknames.formalNames[word] ?? [] {
+                note(parts[formal], 2)
+                note(phoneticParts[PhoneticKey.of(formal)], 3)
+            }
+            guard !found.isEmpty else { return [] }
+            hits.append(found)
+        }
+        // Kinds in the order of the `how` above; a word may fill a slot in any lesser way too.
+        let kinds: [MatchKind] = [.fullName, .phoneticFullName, .nickname, .phoneticNickname]
+        var matches: [(index: Int, kind: MatchKind)] = []
+        contacts: for index in hits[0].keys {
+            var ways: [SIMD4<UInt8>] = []
+            for found in hits {
+                guard let way = found[index] else { continue contacts }
+                ways.append(way)
+            }
+            for (how, kind) in kinds.enumerated() {
+                let slots = ways.map { way in (0...how).reduce(UInt8(0)) { $0 | way[$1] } }
+                if Self.fillsDistinctSlots(slots[...], used: 0) {
+                    matches.append((index, kind))
+                    break
+                }
+            }
+        }
+        return matches
+    }
+
+    /// Whether each word can take a slot of its own, from the slots it can fill.
+    private static func fillsDistinctSlots(_ words: ArraySlice<UInt8>, used: UInt8) -> Bool {
+        guard let first = words.first else { return true }
+        var options = first & ~used
+        while options != 0 {
+            let slot = options & (0 &- options)
+            if fillsDistinctSlots(words.dropFirst(), used: used | slot) { return true }
+            options &= options - 1
+        }
+        return false
     }
 
     /// The phrase with nicknames replaced by the formal names they stand for.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Turns a name in any script into the Latin spellings people use for it, so
 /// that 孙波, "Sun Bo", "sunbo" and "Bo Sun" meet, as do Юлия Щукина, "Yulia
@@ -6,7 +7,8 @@ import Foundation
 ///
 /// Spellings are lowercase ASCII words separated by single spaces. For Han
 /// names: toneless pinyin with surname readings, surname-first and
-/// given-name-first, spaced and joined. For Cyrillic: several
+/// given-name-first, spaced and joined, read from the simplified form
+/// (``HanScript``: 張偉 is spelled as 张伟). For Cyrillic: several
 /// transliteration schemes, because people write Russian names in whichever
 /// one their documents used.
 enum NameSpellings {
@@ -14,16 +16,23 @@ enum NameSpellings {
         let trimmed = name.trimmingWhitespaceAndNewlines
         guard !trimmed.isEmpty else { return [] }
         var spellings: Set<String> = []
-        if trimmed.unicodeScalars.contains(where: isHan) {
-            spellings.formUnion(hanSpellings(trimmed))
+        if trimmed.unicodeScalars.contains(where: HanScript.isHan) {
+            // In simplified characters, which surname readings are written in (單 is 单, Shan).
+            spellings.formUnion(hanSpellings(HanScript.simplified(trimmed)))
         }
         if trimmed.unicodeScalars.contains(where: isCyrillic) {
             spellings.formUnion(cyrillicSpellings(trimmed))
         }
-        // ICU's generic Cyrillic romanization (ISO 9: Щукина → ŝukina → "sukina")
-        // loses letters the schemes above keep, so it is only for other scripts.
-        if !trimmed.unicodeScalars.contains(where: isCyrillic) || trimmed.contains(where: { $0.isASCII && $0.isLetter })
+        if trimmed.unicodeScalars.allSatisfy({ HanScript.isHan($0) || $0.properties.isWhitespace }) {
+            // What ICU's Any-Latin gives a name all in characters, each
+            // character's reading as written (乾 is qian, its simplified 干 gan),
+            // read from the table instead of ICU.
+            spellings.insert(trimmed.filter { !$0.isWhitespace }.map { pinyin(String($0)) }.joined(separator: " "))
+        } else if !trimmed.unicodeScalars.contains(where: isCyrillic)
+            || trimmed.contains(where: { $0.isASCII && $0.isLetter })
         {
+            // ICU's generic Cyrillic romanization (ISO 9: Щукина → ŝukina → "sukina")
+            // loses letters the schemes above keep, so it is only for other scripts.
             spellings.insert(normalizedLatin(trimmed))
         }
         return Set(spellings.filter { !$0.isEmpty })
@@ -93,12 +102,31 @@ enum NameSpellings {
     }
 
     private static func pinyin(_ text: String) -> String {
-        (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
-            .filter { $0.isLetter }
+        guard text.unicodeScalars.count == 1, let scalar = text.unicodeScalars.first else {
+            return transliteratedPinyin(text)
+        }
+        // Digits and Latin letters beside the characters ("孙42"): what ICU gives, without it.
+        if scalar.isASCII { return scalar.properties.isAlphabetic ? text.lowercased() : "" }
+        // Han characters from the generated table, with no ICU call: a character
+        // ICU has no reading for stays as it is, as ICU left it.
+        if HanScript.isHan(scalar) { return HanScript.reading(of: scalar) ?? text }
+        // Other scripts' letters beside Han ones (rare): through ICU, read once
+        // per process, as ICU builds its transliterator anew on every call.
+        if let known = readings.withLock({ $0[scalar] }) { return known }
+        let reading = transliteratedPinyin(text)
+        readings.withLock { table in
+            // A stream of odd scalars starts the table over.
+            if table.count >= 50_000 { table.removeAll(keepingCapacity: true) }
+            table[scalar] = reading
+        }
+        return reading
     }
 
-    private static func isHan(_ scalar: Unicode.Scalar) -> Bool {
-        (0x4E00...0x9FFF).contains(scalar.value) || (0x3400...0x4DBF).contains(scalar.value)
+    private static let readings = Mutex<[Unicode.Scalar: String]>([:])
+
+    private static func transliteratedPinyin(_ text: String) -> String {
+        (text.applyingTransform(StringTransform("Han-Latin; Latin-ASCII; Lower"), reverse: false) ?? text)
+            .filter { $0.isLetter }
     }
 
     // MARK: Cyrillic

@@ -6,7 +6,9 @@
 /// Compared after the normalization every query gets: surrounding whitespace
 /// trimmed, runs of whitespace inside made one space, and letters lowercased
 /// (case only exists in scripts such as Latin and Cyrillic; Han is unchanged).
-/// Diacritics count: "José" is written otherwise than "Jose".
+/// Diacritics count: "José" is written otherwise than "Jose". Han characters
+/// are compared in simplified form (``HanScript``): 張偉 is written as 张伟 is,
+/// so it is that contact's written name, and not 章伟's.
 enum WrittenNames {
     /// The forms under which a contact's whole name is written.
     static func of(_ contact: Contact) -> Set<String> {
@@ -19,6 +21,6 @@ enum WrittenNames {
 
     /// A written name (or a spoken phrase) in the form names are compared in.
     static func form(_ text: String) -> String {
-        text.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+        HanScript.simplified(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased())
     }
 }
