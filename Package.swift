@@ -60,6 +60,9 @@ let package = Package(
         ),
         /// glibc's malloc.h (malloc_trim): part of the C library, so nothing to install or link.
         .systemLibrary(name: "CMalloc"),
+        /// Heap allocations counted per thread (malloc and friends defined over glibc's own):
+        /// linked only into the stage-cost measurement (intent-bench, the tests).
+        .target(name: "CMallocCounter"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -329,11 +332,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Each stage's decision path (decode, verify, decide, encode and sign) run in
+        /// process, no broker: allocations and CPU time per record, and the committed ceilings.
+        .target(
+            name: "StageCost",
+            dependencies: [
+                "CMallocCounter", "Confirmation", "ContactResolution", "IntentEvents", "IntentResolution", "Intents",
+                "Kafka", "Messaging", "Payments", "PipelineTopics",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "intent-bench",
             dependencies: [
                 "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "Confirmation", "ContactResolution",
-                "IntentCrypto",
+                "IntentCrypto", "StageCost",
                 "IntentEvents",
                 "IntentWorkers", "Intents", "Payments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -413,6 +426,11 @@ let package = Package(
         .testTarget(
             name: "PaymentsTests",
             dependencies: ["Confirmation", "Payments", "Intents", "IntentEvents", "IntentResolution", "PipelineAudit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StageCostTests",
+            dependencies: ["StageCost"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,18 +1,29 @@
 internal import COpenSSL
 
-/// SHA-256 and HMAC-SHA256 through OpenSSL's EVP interface.
+/// SHA-256 and HMAC-SHA256 through OpenSSL.
 public enum Digest {
-    /// SHA-256 of `bytes`.
+    /// SHA-256 of `bytes`, through OpenSSL's one-shot `SHA256` (no context to allocate,
+    /// no provider to dispatch to; the chain link of every record a worker writes hashes its value).
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let input = Array(bytes)
-        let ok = input.withUnsafeBufferPointer { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, SHA256Algorithm.shared.md, nil)
+        [UInt8](unsafeUninitializedCapacity: 32) { output, count in
+            sha256(bytes, into: output.baseAddress!)
+            count = 32
         }
-        // EVP_Digest with SHA-256 fails only on allocation failure.
-        precondition(ok == 1 && length == 32, "SHA-256 failed: \(CryptoError.fromQueue("SHA-256"))")
-        return output
+    }
+
+    /// The lowercase hex of the SHA-256 of `bytes`, with no allocation but the string's.
+    public static func hexSHA256(_ bytes: some Collection<UInt8>) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            sha256(bytes, into: digest.baseAddress!)
+            return hex(UnsafeBufferPointer(digest))
+        }
+    }
+
+    private static func sha256(_ bytes: some Collection<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
+        // SHA256 fails only on a null output, which this never passes.
+        _ =
+            bytes.withContiguousStorageIfAvailable { SHA256($0.baseAddress, $0.count, output) }
+            ?? Array(bytes).withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, output) }
     }
 
     /// HMAC-SHA256 of `message` under `key` (RFC 2104); a key used for many messages
@@ -41,6 +52,11 @@ public enum Digest {
     /// Called for every signature made or checked: concrete (a generic one is
     /// not specialized across modules), one allocation, no digit table per call.
     public static func hex(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { hex($0) }
+    }
+
+    /// The same for bytes in place (a digest on the stack).
+    public static func hex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { output in
             for (index, byte) in bytes.enumerated() {
                 output[2 * index] = hexDigit(byte >> 4)

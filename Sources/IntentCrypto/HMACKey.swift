@@ -4,23 +4,31 @@ internal import COpenSSL
 /// outer states), so each MAC hashes only the message and the inner digest: a
 /// signing key is used for every event its worker writes or an auditor checks, and
 /// padding and hashing the key each time was a fifth of a MAC.
+///
+/// The states are OpenSSL's plain `SHA256_CTX` structures, copied by value for each
+/// MAC: the EVP interface allocated a context and duplicated the provider's state twice
+/// per MAC (three heap allocations, and a provider dispatch per call), on every record a
+/// worker reads or writes. The functions are deprecated in OpenSSL 3 in favour of EVP
+/// (the shim suppresses the notice) but remain part of its API, and run the same
+/// assembly block function.
 public final class HMACKey: @unchecked Sendable {
-    /// SHA-256 states after the key block XOR-ed with 0x36 and with 0x5c. Only read
-    /// (copied into a fresh context per MAC) once built, which OpenSSL allows from any thread.
-    private let inner: OpaquePointer
-    private let outer: OpaquePointer
+    /// Only read once built (copied into a local state per MAC), so safe from any thread.
+    private let inner: SHA256_CTX
+    private let outer: SHA256_CTX
+
+    /// The size of a MAC, in bytes, and of its lowercase hex form.
+    public static let byteCount = 32
+    public static let hexCount = 64
 
     public init(_ key: some Collection<UInt8>) {
         let blockSize = 64
         var block = Array(key)
         if block.count > blockSize { block = Digest.sha256(block) }
         block += [UInt8](repeating: 0, count: blockSize - block.count)
-        func state(_ pad: UInt8) -> OpaquePointer {
-            guard let context = EVP_MD_CTX_new() else { preconditionFailure("HMAC-SHA256: out of memory") }
+        func state(_ pad: UInt8) -> SHA256_CTX {
+            var context = SHA256_CTX()
             let padded = block.map { $0 ^ pad }
-            let ok =
-                EVP_DigestInit_ex2(context, SHA256Algorithm.shared.md, nil) == 1
-                && EVP_DigestUpdate(context, padded, padded.count) == 1
+            let ok = SHA256_Init(&context) == 1 && SHA256_Update(&context, padded, padded.count) == 1
             precondition(ok, "HMAC-SHA256 failed: \(CryptoError.fromQueue("HMAC"))")
             return context
         }
@@ -28,26 +36,55 @@ public final class HMACKey: @unchecked Sendable {
         outer = state(0x5c)
     }
 
-    deinit {
-        EVP_MD_CTX_free(inner)
-        EVP_MD_CTX_free(outer)
-    }
-
     /// HMAC-SHA256 of `message`.
     public func authenticate(_ message: some Collection<UInt8>) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("HMAC-SHA256: out of memory") }
-        defer { EVP_MD_CTX_free(context) }
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        var ok = EVP_MD_CTX_copy_ex(context, inner) == 1
-        ok =
-            ok
-            && (message.withContiguousStorageIfAvailable { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
-                ?? Array(message).withUnsafeBufferPointer { EVP_DigestUpdate(context, $0.baseAddress, $0.count) }) == 1
-        ok = ok && EVP_DigestFinal_ex(context, &digest, &length) == 1 && length == 32
-        ok = ok && EVP_MD_CTX_copy_ex(context, outer) == 1 && EVP_DigestUpdate(context, digest, 32) == 1
-        ok = ok && EVP_DigestFinal_ex(context, &digest, &length) == 1 && length == 32
+        [UInt8](unsafeUninitializedCapacity: Self.byteCount) { output, count in
+            authenticate(message, into: output.baseAddress!)
+            count = Self.byteCount
+        }
+    }
+
+    /// The MAC of `message` as lowercase hex (what signature headers carry), with no
+    /// allocation but the string's own.
+    public func hexAuthenticate(_ message: some Collection<UInt8>) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.byteCount) { digest in
+            authenticate(message, into: digest.baseAddress!)
+            return Digest.hex(UnsafeBufferPointer(digest))
+        }
+    }
+
+    /// Whether `hex` (either case) is the MAC of `message`, compared in constant time
+    /// (``Digest/constantTimeEqual(_:_:)``): what checking a record's signature takes,
+    /// with no allocation.
+    public func verifies(_ message: some Collection<UInt8>, hex: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard hex.count == Self.hexCount else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.byteCount + 2 * Self.hexCount) {
+            scratch in
+            let base = scratch.baseAddress!
+            authenticate(message, into: base)
+            let expected = base + Self.byteCount
+            let given = expected + Self.hexCount
+            for index in 0..<Self.byteCount {
+                expected[2 * index] = Digest.hexDigit(base[index] >> 4)
+                expected[2 * index + 1] = Digest.hexDigit(base[index] & 0x0f)
+            }
+            for index in 0..<Self.hexCount {
+                let digit = hex[index]
+                given[index] = digit >= UInt8(ascii: "A") && digit <= UInt8(ascii: "Z") ? digit | 0x20 : digit
+            }
+            return CRYPTO_memcmp(expected, given, Self.hexCount) == 0
+        }
+    }
+
+    /// Writes the 32-byte MAC of `message` to `output`.
+    private func authenticate(_ message: some Collection<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
+        var context = inner
+        var ok =
+            (message.withContiguousStorageIfAvailable { SHA256_Update(&context, $0.baseAddress, $0.count) }
+                ?? Array(message).withUnsafeBufferPointer { SHA256_Update(&context, $0.baseAddress, $0.count) }) == 1
+        ok = ok && SHA256_Final(output, &context) == 1
+        context = outer
+        ok = ok && SHA256_Update(&context, output, Self.byteCount) == 1 && SHA256_Final(output, &context) == 1
         precondition(ok, "HMAC-SHA256 failed: \(CryptoError.fromQueue("HMAC"))")
-        return digest
     }
 }

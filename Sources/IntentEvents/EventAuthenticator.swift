@@ -29,9 +29,6 @@ public struct EventAuthenticator: Sendable {
     private struct Keyed: Sendable {
         var key: SigningKey
         var mac: HMACKey
-
-        /// The lowercase hex signature of `message`.
-        func sign(_ message: [UInt8]) -> [UInt8] { Array(Digest.hex(mac.authenticate(message)).utf8) }
     }
 
     public init(keys: [SigningKey]) {
@@ -92,7 +89,7 @@ public struct EventAuthenticator: Sendable {
     /// producer encodes each event once.
     public func signature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
         guard let keyed = keys[source]?.last else { return nil }
-        return EventSignature(keyID: keyed.key.id, hex: Digest.hex(keyed.mac.authenticate(bytes)))
+        return EventSignature(keyID: keyed.key.id, hex: keyed.mac.hexAuthenticate(bytes))
     }
 
     /// Accepts the event only if `isAllowed` accepts its source (who may
@@ -130,12 +127,12 @@ public struct EventAuthenticator: Sendable {
         guard Self.signs(keys, message, given) else { throw Self.mismatch }
     }
 
-    /// The keys to try for a signature claimed by `source`, and the signature as lowercase
-    /// hex bytes, after checking that the source may produce `what`, has keys, and signed
-    /// at all (with a key it has, if it names one).
+    /// The keys to try for a signature claimed by `source` (all of its keys, or the one the
+    /// signature names), and the signature, after checking that the source may produce
+    /// `what`, has keys, and signed at all (with a key it has, if it names one).
     private func candidateKeys(
         source: String, what: String, signature: EventSignature?, _ isAllowed: Producers
-    ) throws(EventDecodingError) -> (keys: [Keyed], given: [UInt8]) {
+    ) throws(EventDecodingError) -> (keys: Candidates, given: EventSignature) {
         guard isAllowed.admits(source) else {
             throw EventDecodingError(
                 .wrongProducer, field: "$.source", "\(what) must come from \(isAllowed.description), not from \(source)"
@@ -147,18 +144,31 @@ public struct EventAuthenticator: Sendable {
         guard let signature else {
             throw EventDecodingError(.unauthenticated, field: EventSignature.header, "the event is not signed")
         }
-        let tried = signature.keyID.map { id in candidates.filter { $0.key.id == id } } ?? candidates
-        guard !tried.isEmpty else {
+        let tried = Candidates(keys: candidates, keyID: signature.keyID)
+        guard tried.keys.contains(where: tried.admits) else {
             throw EventDecodingError(
                 .unauthenticated, field: EventSignature.keyIDHeader,
                 "key \(signature.keyID ?? "") is not a key of \(source) (retired, or never issued)")
         }
-        return (tried, Array(signature.hex.lowercased().utf8))
+        return (tried, signature)
     }
 
-    /// Whether one of `keys` gives the signature `given` (lowercase hex) over `message`.
-    private static func signs(_ keys: [Keyed], _ message: [UInt8], _ given: [UInt8]) -> Bool {
-        keys.contains { Digest.constantTimeEqual($0.sign(message), given) }
+    /// A source's keys to try: all of them, or only the one a signature names. Filtered as
+    /// they are tried, not into an array of their own: this runs for every record read.
+    private struct Candidates {
+        var keys: [Keyed]
+        var keyID: String?
+
+        func admits(_ keyed: Keyed) -> Bool { keyID.map { keyed.key.id == $0 } ?? true }
+    }
+
+    /// Whether one of `keys` gives the signature `given` (hex, either case) over `message`,
+    /// compared in constant time (``HMACKey/verifies(_:hex:)``, which allocates nothing).
+    private static func signs(_ keys: Candidates, _ message: [UInt8], _ given: EventSignature) -> Bool {
+        var hex = given.hex
+        return hex.withUTF8 { hex in
+            keys.keys.contains { keys.admits($0) && $0.mac.verifies(message, hex: hex) }
+        }
     }
 
     private static let mismatch = EventDecodingError(
@@ -253,6 +263,16 @@ public struct Producers: Sendable, CustomStringConvertible {
 
     /// Any source with a key in the keyring (voice services, each with its own keys).
     public static let any = Producers("a source with a key") { _ in true }
+
+    /// Exactly this source. The pipeline's own sources' rules are built once
+    /// (``PipelineSource/all``): stages check their input's producer for every record, and
+    /// building the rule (a set, a closure, its description) was four allocations each time.
+    public static func only(_ source: String) -> Producers {
+        pipelineSources[source] ?? Producers(source) { $0 == source }
+    }
+
+    private static let pipelineSources = Dictionary(
+        uniqueKeysWithValues: PipelineSource.all.map { source in (source, Producers(source) { $0 == source }) })
 
     /// Exactly these sources.
     public static func only(_ sources: String...) -> Producers {
