@@ -64,8 +64,7 @@ public struct EventAuthenticator: Sendable {
     /// The view signature to send with an event already encoded (``ViewKey``); nil when
     /// `source` has no view key here.
     public func viewSignature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
-        guard let keyed = viewKeys[source]?.last else { return nil }
-        return EventSignature(keyID: keyed.key.id, hex: Digest.hex(keyed.mac.authenticate(bytes)))
+        Self.sign(bytes, with: viewKeys[source]?.last)
     }
 
     /// The view keys as a keyring that verifies (each under the source it signs for), for
@@ -88,8 +87,12 @@ public struct EventAuthenticator: Sendable {
     /// The signature of an event already encoded (``EventEnvelope/encoded()``), so a
     /// producer encodes each event once.
     public func signature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
-        guard let keyed = keys[source]?.last else { return nil }
-        return EventSignature(keyID: keyed.key.id, hex: keyed.mac.hexAuthenticate(bytes))
+        Self.sign(bytes, with: keys[source]?.last)
+    }
+
+    /// The signature of `bytes` by `keyed` (the last key of a source signs), nil without a key.
+    private static func sign(_ bytes: [UInt8], with keyed: Keyed?) -> EventSignature? {
+        keyed.map { EventSignature(keyID: $0.key.id, hex: $0.mac.hexAuthenticate(bytes)) }
     }
 
     /// Accepts the event only if `isAllowed` accepts its source (who may

@@ -23,9 +23,17 @@ final class StageChain {
     let time = Date(timeIntervalSince1970: 1_795_000_000)
     var now: Date { time.addingTimeInterval(1) }
     let voice = EventAuthenticator(keys: [voiceSource: [UInt8](repeating: 0x42, count: 32)])
+    /// The stages' keys as deployed: each writer the view readers read also has its view key,
+    /// so every output is signed twice, as the workers sign it (``ViewKey``).
     let stageKeys = EventAuthenticator(
-        keys: PipelineSource.all.enumerated().map {
-            SigningKey(source: $1, bytes: [UInt8](repeating: UInt8($0 + 1), count: 32))
+        keys: PipelineSource.all.enumerated().flatMap { index, source in
+            [SigningKey(source: source, bytes: [UInt8](repeating: UInt8(index + 1), count: 32))]
+                + (ViewKey.isShown(source)
+                    ? [
+                        SigningKey(
+                            source: ViewKey.source(viewing: source),
+                            bytes: [UInt8](repeating: UInt8(index + 101), count: 32))
+                    ] : [])
         })
     let topics = PipelineTopics()
     let users: [String]
