@@ -392,7 +392,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntentResolutionTests",
-            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution"],
+            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Localization"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -54,7 +54,7 @@ struct DeployManifestTests {
             ("intent-confirm.yaml", ["confirm", "resolve", "payments", "ledger-operator"]),
             ("intent-payments.yaml", ["payments", "confirm", "ledger-operator"]),
             ("intent-handle.yaml", ["handle", "confirm"]),
-            ("intent-appstate.yaml", ["confirm", "payments", "handle", "ledger-operator"]),
+            ("intent-appstate.yaml", ["resolve", "confirm", "payments", "handle", "ledger-operator"]),
         ])
     func stageKeys(_ file: String, _ keys: [String]) throws {
         let text = try manifest(file)
