@@ -219,7 +219,7 @@ let package = Package(
             name: "AppStateService",
             dependencies: [
                 "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentResolution", "IntentCrypto", "Payments",
-                "HTTPServing",
+                "HTTPServing", "Localization",
                 "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -25,7 +25,7 @@ struct IntentAppState: AsyncParsableCommand {
             SQLite (--database), idempotently, and, given the contacts services' keys (--contacts-keys), \
             <prefix>contacts and <prefix>payments.accounts, so the page names people as each user's contacts do. It serves: GET /health, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
-            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN; /ready and \
+            refresh and long-poll live stream), and the web page at /?user=USER#token=TOKEN; /ready and \
             /metrics are served on the operations port (--http-port, $INTENT_HTTP_PORT) with /health. API calls need \
             the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
