@@ -199,14 +199,43 @@ enum WebPage {
           }
           cursor = page.cursor; render();
         }
-        // Server-Sent Events; the long poll when the browser has none or the stream cannot open.
-        function live(){
-          if (!window.EventSource) return poll();
-          const source = new EventSource("/api/users/" + encodeURIComponent(user) + "/events?since=" + cursor + "&token=" + encodeURIComponent(token));
+        // Server-Sent Events, read with fetch so the token goes in the Authorization header, never
+        // in a URL (EventSource cannot send headers); reconnects from the cursor when the server ends
+        // the stream. The long poll when the browser cannot stream or the stream cannot open.
+        async function live(){
+          if (!window.ReadableStream || !window.TextDecoderStream) return poll();
           let opened = false;
-          source.addEventListener("open", () => { opened = true; document.body.setAttribute("data-live", "events"); document.getElementById("live").textContent = t("live"); });
-          source.addEventListener("changes", event => apply(JSON.parse(event.data)));
-          source.addEventListener("error", () => { if (!opened) { source.close(); poll(); } });
+          while (true) {
+            let response;
+            try { response = await fetch("/api/users/" + encodeURIComponent(user) + "/events?since=" + cursor, {headers: {Authorization: "Bearer " + token, Accept: "text/event-stream"}}); }
+            catch { response = null; }
+            if (!response || !response.ok || !response.body) {
+              if (!opened) return poll();
+              await new Promise(r => setTimeout(r, 2000));
+              continue;
+            }
+            if (!opened) { opened = true; document.body.setAttribute("data-live", "events"); document.getElementById("live").textContent = t("live"); }
+            const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+            let buffer = "", busy = false;
+            try {
+              while (true) {
+                const {value, done} = await reader.read();
+                if (done) break;
+                buffer += value.replace(/\r\n?/g, "\n");
+                let end;
+                while ((end = buffer.indexOf("\n\n")) >= 0) {
+                  const lines = buffer.slice(0, end).split("\n");
+                  buffer = buffer.slice(end + 2);
+                  const type = lines.find(l => l.startsWith("event:"))?.slice(6).trim();
+                  const data = lines.filter(l => l.startsWith("data:")).map(l => l.slice(5).trimStart()).join("\n");
+                  if (type === "changes") apply(JSON.parse(data));
+                  if (type === "busy") busy = true;
+                }
+              }
+            } catch { /* the connection dropped: reconnect from the cursor */ }
+            if (busy) return poll();
+            await new Promise(r => setTimeout(r, 1000));
+          }
         }
         async function poll(){
           document.body.setAttribute("data-live", "poll");
