@@ -254,7 +254,7 @@ let package = Package(
         .target(
             name: "LocalBroker",
             dependencies: [
-                "LocalBrokerRecord",
+                "LocalBrokerRecord", "IntentEvents",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -76,7 +76,7 @@ OPERATOR_SUPPLIED = {
     "source-keys": b"/voice/smoke " + os.urandom(32).hex().encode() + b"\n",
     "binding-key": os.urandom(32).hex().encode() + b"\n",
     "app-key": os.urandom(32).hex().encode() + b"\n",
-    "contacts-keys": b"/contacts/smoke " + os.urandom(32).hex().encode() + b"\n",
+    "view-keys": b"/views/contacts/smoke " + os.urandom(32).hex().encode() + b"\n",
 }
 
 

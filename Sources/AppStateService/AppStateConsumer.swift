@@ -12,8 +12,10 @@ import Telemetry
 import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
-/// events and messages, and (given the contacts services' keys) the users'
-/// contacts, for names, in one consumer group. Where it has read to is kept in
+/// events and messages, and (given a contacts service's view key) the users'
+/// contacts, for names, in one consumer group. Every record is checked by its
+/// view signature (``ViewKey``), never by the signature money readers check:
+/// this web-facing service holds view keys only. Where it has read to is kept in
 /// the database, in the same transaction as each record's effects
 /// (``ConsumerPosition``), and partitions are read from there, not from the
 /// group's committed offsets: a lost or empty database is rebuilt from the
@@ -26,9 +28,10 @@ public final class AppStateConsumer: Service, Sendable {
     private let topics: PipelineTopics
     private let groupID: String
     private let sessionTimeout: Duration
-    /// The stages' keys: an event is applied only if the stage allowed to produce it signed it.
+    /// The writers' view keys (``EventAuthenticator/viewing``): an event is applied only if
+    /// the writer allowed to produce it signed it with its view key.
     private let keys: EventAuthenticator
-    /// The contacts services' keys; nil: contacts are not read, and the page shows user ids.
+    /// The view keys of contacts services, if any; nil: contacts are not read, and the page shows user ids.
     private let contactKeys: EventAuthenticator?
     private let logger: Logger
     private let metrics: any MetricsFactory
@@ -38,13 +41,16 @@ public final class AppStateConsumer: Service, Sendable {
     ///   librdkafka's statistics (lag) go (`/metrics`).
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
-        keys: EventAuthenticator, contactKeys: EventAuthenticator? = nil, sessionTimeout: Duration = .seconds(10),
+        keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10),
         logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.metrics = metrics
         ignoredAccounts = IgnoredAccountRecords(logger: logger, metrics: metrics)
         self.keys = keys
-        self.contactKeys = contactKeys
+        // Contact records are checked against contacts services' view keys alone (a stage's
+        // view key naming a person is refused as the wrong producer too).
+        let contactSources = Set(keys.sources.filter { $0.hasPrefix(PipelineSource.contactsPrefix) })
+        self.contactKeys = contactSources.isEmpty ? nil : keys.restricted(to: contactSources)
         self.store = store
         self.configuration = configuration
         self.topics = topics
@@ -53,8 +59,9 @@ public final class AppStateConsumer: Service, Sendable {
         self.logger = logger
     }
 
-    /// The record's event, if a producer allowed on its topic signed it: responses come
-    /// from the stages (the resolve stage's are refused requests' final responses), messages from the handle stage, and
+    /// The record's event, if a producer allowed on its topic signed it (with its view
+    /// key: `received` is ``KafkaConsumerMessage/viewed``): responses come from the stages
+    /// (the resolve stage's: refused requests' final responses), messages from the handle stage, and
     /// ledger events from the ledger's writers (``LedgerRecord``).
     private func authenticated(_ received: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
         let message = try received.structuredEvent()
@@ -84,7 +91,7 @@ public final class AppStateConsumer: Service, Sendable {
             topic: message.topic, group: groupID, intentID: event.intentID, attributes: ["event.type": "\(event.type)"])
     }
 
-    /// Whether people are named from the users' contacts (the contacts services' keys were given).
+    /// Whether people are named from the users' contacts (a contacts service's view key was given).
     public var readsContacts: Bool { contactKeys != nil }
 
     /// The topics read: the contacts topic only with the keys to check it, and with it the
@@ -96,7 +103,8 @@ public final class AppStateConsumer: Service, Sendable {
     }
 
     /// Applies one record, storing the position after it with its effects; true if the user's state changed.
-    private func apply(_ message: KafkaConsumerMessage, tracer: OTLPTracer?) async throws -> Bool {
+    private func apply(_ received: KafkaConsumerMessage, tracer: OTLPTracer?) async throws -> Bool {
+        let message = received.viewed
         let position = ConsumerPosition(topic: message.topic, partition: message.partition, next: message.offset + 1)
         if message.topic == topics.contacts, let contactKeys {
             // Only a contacts service's record names people (a forged one could put a

@@ -237,18 +237,25 @@ public enum Secrets {
             })
     }
 
-    /// The contacts services' keys alone (`/contacts/... HEXKEY` lines), for a reader of the
-    /// contacts topic that must not hold a voice service's key (it could sign requests);
-    /// nil when none is configured.
-    public static func contactsKeys(file: String?) throws -> EventAuthenticator? {
+    /// The app state's keys: view keys alone (``ViewKey``: `/views/SOURCE [KEYID] HEXKEY`
+    /// lines, one per writer it shows; a file, a directory of files or the environment), as the keyring that checks view signatures. A key
+    /// any other reader trusts (a stage's, the ledger operator's, a voice or contacts
+    /// service's) stops the program: the web-facing service must hold none (SECURITY.md).
+    public static func viewKeys(file: String?) throws -> EventAuthenticator {
         guard
-            let text = try read(fileVariable: "INTENT_CONTACTS_KEYS_FILE", variable: "INTENT_CONTACTS_KEYS", file: file)
-        else { return nil }
-        return try keyring(
-            parseKeys(text, origin: "contacts keys"), allowing: { $0.hasPrefix(PipelineSource.contactsPrefix) },
-            refusal: {
-                "The contacts keys list \($0): only contacts services' keys (\(PipelineSource.contactsPrefix)...) belong there."
-            })
+            let keys = try keyFiles(
+                "view keys", path: file, fileVariable: "INTENT_VIEW_KEYS_FILE", variable: "INTENT_VIEW_KEYS")
+        else {
+            throw ValidationError(
+                "No view keys: pass --view-keys PATH, or set INTENT_VIEW_KEYS_FILE or INTENT_VIEW_KEYS (lines \"\(ViewKey.prefix)/workers/payments [KEYID] HEXKEY\", one per writer shown: intentctl keys generate prints them)."
+            )
+        }
+        if let foreign = keys.first(where: { ViewKey.viewedSource(of: $0.source).map(ViewKey.isShown) != true }) {
+            throw ValidationError(
+                "The view keys list \(foreign.source), which is not a view key of a stage, the ledger operator or a contacts service (\(ViewKey.prefix)/workers/..., \(ViewKey.prefix)/operators/..., \(ViewKey.prefix)/contacts/...): the app state must not hold a key that other readers trust."
+            )
+        }
+        return EventAuthenticator(keys: keys).viewing
     }
 
     /// Key lines (``EventAuthenticator/parseKeys(_:origin:)``); a malformed one stops the
@@ -266,7 +273,10 @@ public enum Secrets {
     static func keyring(
         _ keys: [SigningKey], allowing allowed: (String) -> Bool, refusal: (String) -> String
     ) throws -> EventAuthenticator {
-        if let foreign = keys.first(where: { !allowed($0.source) }) { throw ValidationError(refusal(foreign.source)) }
+        // A view key belongs where its writer's key does (ViewKey).
+        if let foreign = keys.first(where: { !allowed(ViewKey.viewedSource(of: $0.source) ?? $0.source) }) {
+            throw ValidationError(refusal(foreign.source))
+        }
         return EventAuthenticator(keys: keys)
     }
 }

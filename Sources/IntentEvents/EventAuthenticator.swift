@@ -20,6 +20,10 @@ public struct EventAuthenticator: Sendable {
 
     /// Keys by source, oldest first: the last one signs.
     private let keys: [String: [Keyed]]
+    /// View keys (``ViewKey``) by the source they sign for, oldest first. They only ever
+    /// sign; ``verify(_:received:signature:producedBy:)`` never tries them, so a holder of
+    /// a view key (the app state) cannot speak as that source to any other reader.
+    private let viewKeys: [String: [Keyed]]
 
     /// A key with its MAC state (``HMACKey``), built once per keyring rather than per event.
     private struct Keyed: Sendable {
@@ -31,7 +35,18 @@ public struct EventAuthenticator: Sendable {
     }
 
     public init(keys: [SigningKey]) {
-        self.keys = Dictionary(grouping: keys.map { Keyed(key: $0, mac: HMACKey($0.bytes)) }, by: \.key.source)
+        var signing: [String: [Keyed]] = [:]
+        var views: [String: [Keyed]] = [:]
+        for key in keys {
+            let keyed = Keyed(key: key, mac: HMACKey(key.bytes))
+            if let viewed = ViewKey.viewedSource(of: key.source) {
+                views[viewed, default: []].append(keyed)
+            } else {
+                signing[key.source, default: []].append(keyed)
+            }
+        }
+        self.keys = signing
+        self.viewKeys = views
     }
 
     /// One key per source, with ids derived from the keys.
@@ -43,8 +58,30 @@ public struct EventAuthenticator: Sendable {
 
     public func hasKey(for source: String) -> Bool { keys[source]?.isEmpty == false }
 
-    /// Every key, for merging keyrings.
-    public var allKeys: [SigningKey] { keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] } }
+    /// Every key, view keys included (under their ``ViewKey`` source names), for merging keyrings.
+    public var allKeys: [SigningKey] {
+        keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] }
+            + viewKeys.keys.sorted().flatMap { viewKeys[$0]?.map(\.key) ?? [] }
+    }
+
+    /// The view signature to send with an event already encoded (``ViewKey``); nil when
+    /// `source` has no view key here.
+    public func viewSignature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
+        guard let keyed = viewKeys[source]?.last else { return nil }
+        return EventSignature(keyID: keyed.key.id, hex: Digest.hex(keyed.mac.authenticate(bytes)))
+    }
+
+    /// The view keys as a keyring that verifies (each under the source it signs for), for
+    /// the one reader that checks view signatures; this keyring's own keys are left out.
+    public var viewing: EventAuthenticator {
+        EventAuthenticator(
+            keys: viewKeys.keys.sorted().flatMap { source in
+                viewKeys[source, default: []].map { SigningKey(source: source, id: $0.key.id, bytes: $0.key.bytes) }
+            })
+    }
+
+    /// Whether the keyring holds any key that a money reader trusts (anything but view keys).
+    public var hasSigningKeys: Bool { !keys.isEmpty }
 
     /// The signature to send with the event; nil when its source has no key.
     public func signature(for event: EventEnvelope) -> EventSignature? {
@@ -186,6 +223,9 @@ public struct SigningKey: Sendable, Hashable {
 public struct EventSignature: Sendable, Hashable {
     public static let header = "intent-signature"
     public static let keyIDHeader = "intent-key-id"
+    /// The second signature, with a view key (``ViewKey``), and its key id.
+    public static let viewHeader = "intent-view-signature"
+    public static let viewKeyIDHeader = "intent-view-key-id"
 
     /// Nil for producers that predate key ids: every key of the source is tried.
     public var keyID: String?
@@ -223,8 +263,14 @@ public struct Producers: Sendable, CustomStringConvertible {
 
 extension EventAuthenticator {
     /// A fresh 32-byte key for each source (the demo's and tests' keyrings, `intentctl keys generate`).
+    /// Sources the app state shows (``ViewKey/isShown(_:)``) get a view key too.
     public static func generate(for sources: [String]) -> EventAuthenticator {
-        EventAuthenticator(keys: sources.map { SigningKey(source: $0, bytes: SecureRandom.bytes(32)) })
+        EventAuthenticator(
+            keys: sources.flatMap { source in
+                [SigningKey(source: source, bytes: SecureRandom.bytes(32))]
+                    + (ViewKey.isShown(source)
+                        ? [SigningKey(source: ViewKey.source(viewing: source), bytes: SecureRandom.bytes(32))] : [])
+            })
     }
 
     /// The keyring as a key file: one `SOURCE KEYID HEXKEY` line per key, in signing order.
@@ -234,6 +280,6 @@ extension EventAuthenticator {
 
     /// Only the keys of these sources (what one worker is given).
     public func restricted(to sources: Set<String>) -> EventAuthenticator {
-        EventAuthenticator(keys: allKeys.filter { sources.contains($0.source) })
+        EventAuthenticator(keys: allKeys.filter { sources.contains(ViewKey.viewedSource(of: $0.source) ?? $0.source) })
     }
 }

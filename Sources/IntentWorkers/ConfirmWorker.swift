@@ -14,8 +14,9 @@ import Synchronization
 /// broker has them) a confirmation request to the voice service; what cannot
 /// be done to the responses. Reads the ledger partitions of the input
 /// partitions it owns (the users' balances and the requests they were sent)
-/// and the accounts directory whole; the payments stage checks again when it
-/// reserves.
+/// and the accounts directory whole, by their view signatures (``RecordTrust``):
+/// the payments stage checks again, by their signatures, when it reserves, so
+/// this worker holds no key that could forge a ledger or accounts record.
 public struct ConfirmWorker: Service {
     public typealias Configuration = StageConfiguration<ConfirmStage>
 
@@ -33,7 +34,7 @@ public struct ConfirmWorker: Service {
             configuration: configuration.worker(input: configuration.topics.resolved, source: PipelineSource.confirm),
             logger: logger,
             followers: { reject in
-                try state.followers(configuration, writesSnapshots: false, logger: logger, reject: reject)
+                try state.followers(configuration, writesSnapshots: false, trust: .view, logger: logger, reject: reject)
             },
             replayMemory: .guards(seen) { [stage] message, seen in
                 stage.input.remember(

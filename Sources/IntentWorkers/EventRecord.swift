@@ -52,7 +52,7 @@ extension KafkaProducerMessage {
             headers.append(KafkaHeader(key: RecordVersion.header, string: String(version)))
         }
         var record = KafkaProducerMessage(topic: topic, partition: partition, key: key, value: nil, headers: headers)
-        if let signature = keys.signature(forCanonical: deletion, source: source) { record.append(signature) }
+        record.sign(deletion, as: source, with: keys)
         return record
     }
 }

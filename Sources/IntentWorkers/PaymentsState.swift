@@ -31,34 +31,38 @@ final class PaymentsState: Sendable {
 
     /// The followers a payments or confirm worker needs: its ledger partitions (with
     /// their snapshots, which only the payments worker writes) and the accounts directory.
+    /// `trust`: the payments worker, which moves money on what it reads, checks signatures;
+    /// the confirm worker, whose reading only pre-checks a proposal that the payments
+    /// worker decides again, checks view signatures and holds no ledger writer's key.
     func followers<Stage>(
-        _ configuration: StageConfiguration<Stage>, writesSnapshots: Bool, readsBack: Bool = false, logger: Logger,
+        _ configuration: StageConfiguration<Stage>, writesSnapshots: Bool, trust: RecordTrust,
+        readsBack: Bool = false, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> [TopicFollower] {
         [
             try ledgerFollower(
-                configuration: configuration.kafka, topic: configuration.topics.ledger, keys: configuration.keys,
-                logger: logger,
+                configuration: configuration.kafka, topic: configuration.topics.ledger,
+                keys: trust.verifying(configuration.keys), trust: trust, logger: logger,
                 snapshots: snapshots(
                     configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
-                    writes: writesSnapshots, interval: configuration.snapshotInterval),
+                    trust: trust, writes: writesSnapshots, interval: configuration.snapshotInterval),
                 fetchWait: readsBack ? .milliseconds(10) : TopicFollower.fetchWait, reject: reject),
             try directoryFollower(
-                configuration: configuration.kafka, topic: configuration.topics.accounts, keys: configuration.keys,
-                logger: logger, reject: reject),
+                configuration: configuration.kafka, topic: configuration.topics.accounts,
+                keys: trust.verifying(configuration.keys), trust: trust, logger: logger, reject: reject),
         ]
     }
 
     /// The ledger partitions' snapshots: written by the payments worker, read by both.
     private func snapshots(
-        configuration: KafkaConfiguration, topics: PipelineTopics, keys: EventAuthenticator, writes: Bool,
-        interval: Duration
+        configuration: KafkaConfiguration, topics: PipelineTopics, keys: EventAuthenticator, trust: RecordTrust,
+        writes: Bool, interval: Duration
     ) -> StateSnapshots {
         let ledgers = self.ledgers
         let horizon = self.horizon
         let store = SnapshotStore(
             topic: topics.ledgerSnapshots, stateTopic: topics.ledger, writer: PipelineSource.payments, keys: keys,
-            configuration: configuration)
+            trust: trust, configuration: configuration)
         return StateSnapshots(
             store: store, writes: writes, interval: interval,
             capture: { (partition: Int32) -> (@Sendable () -> [UInt8])? in
@@ -144,15 +148,16 @@ final class PaymentsState: Sendable {
     /// event the ledger refuses is logged, one not written by an allowed writer
     /// (``LedgerRecord``) dead-lettered.
     private func ledgerFollower(
-        configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
-        snapshots: StateSnapshots?, fetchWait: Duration,
+        configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, trust: RecordTrust,
+        logger: Logger, snapshots: StateSnapshots?, fetchWait: Duration,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in
                 let (event, time) = try LedgerRecord.read(
-                    key: message.keyString, value: message.value, signature: message.signature, keys: keys)
+                    key: message.keyString, value: message.value, signature: trust.signature(of: message),
+                    keys: keys)
                 let refusal = self.ledgers.withValue(in: message.partition) { ledger -> Ledger.ApplyError? in
                     do throws(Ledger.ApplyError) {
                         try ledger.apply(event, at: time, checkingBalances: false)
@@ -190,15 +195,16 @@ final class PaymentsState: Sendable {
     /// ledger operator, under the directory's rules (``AccountDirectory``): one it ignores
     /// (a replayed version, a handle another account holds) is logged and counted.
     private func directoryFollower(
-        configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, logger: Logger,
-        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+        configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, trust: RecordTrust,
+        logger: Logger, reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         let ignored = IgnoredAccountRecords(logger: logger, metrics: Telemetry.current.metrics)
         return try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in
                 let event = try AccountRecord.decode(
-                    key: message.keyString, value: message.value, signature: message.signature, keys: keys)
+                    key: message.keyString, value: message.value, signature: trust.signature(of: message),
+                    keys: keys)
                 if let refusal = self.directory.withLock({ $0.apply(event) }) {
                     ignored.record(
                         reason: refusal.reason, detail: refusal.description, event: event.id, user: event.userID,

@@ -35,7 +35,8 @@ public struct PaymentsWorker: Service {
             logger: logger,
             followers: { reject in
                 try state.followers(
-                    configuration, writesSnapshots: true, readsBack: true, logger: logger, reject: reject)
+                    configuration, writesSnapshots: true, trust: .signature, readsBack: true, logger: logger,
+                    reject: reject)
             },
             // A partition another member has claimed since is not swept: the loop stops first.
             tick: { owns in

@@ -3,7 +3,7 @@ import IntentCrypto
 public import IntentEvents
 public import Kafka
 import Logging
-import PipelineTopics
+public import PipelineTopics
 
 /// Snapshots of a worker's partitioned state in a topic co-partitioned with
 /// the state topic: partition p holds snapshots of state partition p. A
@@ -27,18 +27,25 @@ public struct SnapshotStore: Sendable {
     /// Who writes the snapshots (their manifests are signed with its key).
     public let writer: String
     public let keys: EventAuthenticator
+    /// How manifests are checked: the confirm stage reads the payments stage's snapshots by
+    /// their view signatures (``RecordTrust``).
+    private let trust: RecordTrust
+    private let verifying: EventAuthenticator
     public let configuration: KafkaConfiguration
     /// Chunks stay well below the producer's and the broker's record limits.
     public static let chunkBytes = 512 * 1024
     static let manifestKey = "manifest"
 
     public init(
-        topic: String, stateTopic: String, writer: String, keys: EventAuthenticator, configuration: KafkaConfiguration
+        topic: String, stateTopic: String, writer: String, keys: EventAuthenticator, trust: RecordTrust = .signature,
+        configuration: KafkaConfiguration
     ) {
         self.topic = topic
         self.stateTopic = stateTopic
         self.writer = writer
         self.keys = keys
+        self.trust = trust
+        self.verifying = trust.verifying(keys)
         self.configuration = configuration
     }
 
@@ -93,7 +100,7 @@ public struct SnapshotStore: Sendable {
         let value = CanonicalJSON.encode(manifest)
         var record = KafkaProducerMessage(
             topic: topic, partition: partition, key: Array(Self.manifestKey.utf8), value: value)
-        if let signature = keys.signature(forCanonical: value, source: writer) { record.append(signature) }
+        record.sign(value, as: writer, with: keys)
         _ = try await producer.send(record)
         if !previous.isEmpty {
             _ = try await producer.sendAll(
@@ -210,7 +217,9 @@ public struct SnapshotStore: Sendable {
 
     private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws(Unusable) -> Manifest {
         do throws(EventDecodingError) {
-            try keys.verify(canonical: value, source: writer, what: "a snapshot manifest", signature: message.signature)
+            try verifying.verify(
+                canonical: value, source: writer, what: "a snapshot manifest",
+                signature: trust.signature(of: message))
         } catch {
             throw Unusable(description: "its manifest at offset \(message.offset) is not \(writer)'s: \(error)")
         }

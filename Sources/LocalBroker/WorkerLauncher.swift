@@ -1,4 +1,5 @@
 public import Foundation
+import IntentEvents
 
 /// Starts the pipeline's workers as their own processes, configured the way
 /// the deployment configures them: by environment only, with key files of
@@ -60,13 +61,11 @@ public struct WorkerLauncher: Sendable {
             "INTENT_STAGE_KEYS_FILE": try write(keys.stageKeys, "stage-keys"),
         ]
         if let appKey = keys.appKey { environment["INTENT_APP_KEY_FILE"] = try write(appKey, "app-key") }
-        // The app state names people from the contacts topic with the contacts services' keys
-        // alone: a voice service's key must not be where it could sign requests.
-        let contactsKeys = keys.sourceKeys.split(separator: "\n").filter { $0.hasPrefix("/contacts/") }
-        if !contactsKeys.isEmpty {
-            environment["INTENT_CONTACTS_KEYS_FILE"] = try write(
-                contactsKeys.map { $0 + "\n" }.joined(), "contacts-keys")
+        // The app state holds the writers' view keys alone (ViewKey), never a key the workers trust.
+        let viewKeys = (keys.stageKeys + "\n" + keys.sourceKeys).split(separator: "\n").filter {
+            $0.hasPrefix(ViewKey.prefix + "/")
         }
+        environment["INTENT_VIEW_KEYS_FILE"] = try write(viewKeys.map { $0 + "\n" }.joined(), "view-keys")
         if let groupSuffix {
             for worker in Self.stageWorkers + ["appstate"] {
                 environment["INTENT_\(worker.uppercased())_GROUP"] = "\(worker)-\(groupSuffix)"

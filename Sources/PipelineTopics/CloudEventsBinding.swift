@@ -117,6 +117,6 @@ extension KafkaProducerMessage {
         headers.append(KafkaHeader(key: CloudEventsBinding.contentTypeHeader, string: EventEnvelope.contentType))
         self.init(
             topic: topic, key: Array(event.userID.utf8), value: CanonicalJSON.encode(event.data), headers: headers)
-        if let signature = authenticator?.signature(for: structured) { append(signature) }
+        if let authenticator { sign(structured.encoded(), as: structured.source, with: authenticator) }
     }
 }

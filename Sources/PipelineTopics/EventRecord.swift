@@ -15,12 +15,28 @@ extension KafkaProducerMessage {
     }
 
     /// A signed event: a voice service's (or `intentctl voice`'s), or a stage's
-    /// output, signed with the last key its source has in `authenticator`. The
-    /// event is encoded once, for the value and the signature.
+    /// output, signed with the last key its source has in `authenticator`, and with
+    /// its view key when it has one (``ViewKey``). The event is encoded once, for the
+    /// value and the signatures.
     public init(topic: String, event: EventEnvelope, signedWith authenticator: EventAuthenticator) {
         let encoded = event.encoded()
         self.init(topic: topic, key: event.userID, encodedEvent: encoded)
-        if let signature = authenticator.signature(forCanonical: encoded, source: event.source) { append(signature) }
+        sign(encoded, as: event.source, with: authenticator)
+    }
+
+    /// Appends the signature of `signed` by `source`'s key and, if `authenticator` has
+    /// one, by its view key.
+    public mutating func sign(_ signed: [UInt8], as source: String, with authenticator: EventAuthenticator) {
+        if let signature = authenticator.signature(forCanonical: signed, source: source) { append(signature) }
+        if let view = authenticator.viewSignature(forCanonical: signed, source: source) { append(view: view) }
+    }
+
+    /// The view signature headers: ``EventSignature/viewHeader`` and ``EventSignature/viewKeyIDHeader``.
+    public mutating func append(view signature: EventSignature) {
+        headers.append(KafkaHeader(key: EventSignature.viewHeader, string: signature.hex))
+        if let keyID = signature.keyID {
+            headers.append(KafkaHeader(key: EventSignature.viewKeyIDHeader, string: keyID))
+        }
     }
 
     /// The signature headers: ``EventSignature/header`` and, with an id, ``EventSignature/keyIDHeader``.
@@ -61,5 +77,28 @@ extension KafkaConsumerMessage {
     public var signature: EventSignature? {
         guard let hex = headers.last(where: { $0.key == EventSignature.header })?.stringValue else { return nil }
         return EventSignature(keyID: headers.last { $0.key == EventSignature.keyIDHeader }?.stringValue, hex: hex)
+    }
+
+    /// The producer's view signature headers (``ViewKey``), if any.
+    public var viewSignature: EventSignature? {
+        guard let hex = headers.last(where: { $0.key == EventSignature.viewHeader })?.stringValue else { return nil }
+        return EventSignature(keyID: headers.last { $0.key == EventSignature.viewKeyIDHeader }?.stringValue, hex: hex)
+    }
+
+    /// The record as the app state checks it: its view signature (``ViewKey``) in place
+    /// of its signature, so every decoder that verifies ``signature`` verifies the view
+    /// signature instead, with a keyring of view keys (``EventAuthenticator/viewing``).
+    /// A record without a view signature comes out unsigned, and is refused.
+    public var viewed: KafkaConsumerMessage {
+        var viewed = self
+        viewed.headers = headers.compactMap { header in
+            switch header.key {
+            case EventSignature.header, EventSignature.keyIDHeader: nil
+            case EventSignature.viewHeader: KafkaHeader(key: EventSignature.header, value: header.value)
+            case EventSignature.viewKeyIDHeader: KafkaHeader(key: EventSignature.keyIDHeader, value: header.value)
+            default: header
+            }
+        }
+        return viewed
     }
 }

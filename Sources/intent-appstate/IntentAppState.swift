@@ -22,8 +22,10 @@ struct IntentAppState: AsyncParsableCommand {
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
         discussion: """
             Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
-            SQLite (--database), idempotently, and, given the contacts services' keys (--contacts-keys), \
-            <prefix>contacts and <prefix>payments.accounts, so the page names people as each user's contacts do. It serves: GET /health, \
+            SQLite (--database), idempotently, and, given a contacts service's view key, <prefix>contacts and \
+            <prefix>payments.accounts, so the page names people as each user's contacts do. It holds view keys only \
+            (--view-keys: /views/... lines, a second key of each writer it shows, which no other reader trusts), so \
+            a compromise of this web-facing service cannot forge anything the workers act on. It serves: GET /health, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
             refresh and long-poll live stream), and the web page at /?user=USER#token=TOKEN; /ready and \
             /metrics are served on the operations port (--http-port, $INTENT_HTTP_PORT) with /health. API calls need \
@@ -31,7 +33,7 @@ struct IntentAppState: AsyncParsableCommand {
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_APPSTATE_GROUP, \
-            INTENT_APPSTATE_DB, INTENT_CONTACTS_KEYS_FILE, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
+            INTENT_APPSTATE_DB, INTENT_VIEW_KEYS_FILE, INTENT_APPSTATE_PORT, INTENT_APPSTATE_HEADER_TIMEOUT, \
             INTENT_APPSTATE_IDLE_TIMEOUT, INTENT_APPSTATE_MAX_CONNECTIONS, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
         version: PipelineVersion.current,
@@ -43,17 +45,17 @@ struct IntentAppState: AsyncParsableCommand {
         @OptionGroup var kafka: KafkaOptions
         @OptionGroup var logging: LoggingOptions
         @OptionGroup var worker: WorkerOptions
-        @OptionGroup var stageKeys: StageKeyOptions
         @Option(
             help: ArgumentHelp(
                 "The SQLite database. Default: $INTENT_APPSTATE_DB, else .intent/appstate.sqlite.", valueName: "PATH"))
         var database: String?
         @Option(
             help: ArgumentHelp(
-                "File with the contacts services' keys (lines \"/contacts/... HEXKEY\"), to read the contacts "
-                    + "topic for names. Default: $INTENT_CONTACTS_KEYS_FILE; without it the page shows user ids.",
+                "File with the view keys of the writers shown (lines \"/views/workers/payments [KEYID] HEXKEY\"; "
+                    + "with a /views/contacts/... key the contacts topic is read for names, else the page shows user ids). "
+                    + "Any other key is refused. Default: $INTENT_VIEW_KEYS_FILE, else $INTENT_VIEW_KEYS.",
                 valueName: "FILE"))
-        var contactsKeys: String?
+        var viewKeys: String?
         @Option(help: "Address to listen on.") var host = "127.0.0.1"
         @Option(help: "Port to listen on. Default: $INTENT_APPSTATE_PORT, else 8080.") var port: Int?
         @Option(help: ArgumentHelp("File with the app key (hex). Default: $INTENT_APP_KEY_FILE.", valueName: "FILE"))
@@ -94,10 +96,9 @@ struct IntentAppState: AsyncParsableCommand {
             let metrics = OperationsMetrics.process
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                keys: try stageKeys.keys(), contactKeys: try Secrets.contactsKeys(file: contactsKeys), logger: logger,
-                metrics: metrics.factory)
+                keys: try Secrets.viewKeys(file: viewKeys), logger: logger, metrics: metrics.factory)
             if !consumer.readsContacts {
-                logger.notice("no contacts keys (--contacts-keys): people are shown by user id, not by name")
+                logger.notice("no contacts service's view key (--view-keys): people are shown by user id, not by name")
             }
             // /ready and /metrics are the operator's, on the operations port (--http-port) only.
             let router = AppStateHTTP.router(store: store, tokens: tokens)

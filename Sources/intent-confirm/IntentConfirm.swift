@@ -22,8 +22,10 @@ struct IntentConfirm: AsyncParsableCommand {
             payments worker); anything that cannot be done ends with its SiriKit response code on \
             <prefix>intents.responses. Reads accounts, balances and payment requests from <prefix>payments.ledger.
 
-            Acts only on resolved intents signed by /workers/resolve and ledger events signed by their \
-            writers; signs what it publishes as /workers/confirm (stage keys: INTENT_STAGE_KEYS_FILE or \
+            Acts only on resolved intents signed by /workers/resolve; reads the ledger, its snapshots and the \
+            accounts by their writers' view signatures (the stage keys hold /views/workers/payments and \
+            /views/operators/ledger, never those writers' own keys: the payments worker checks again before \
+            money moves); signs what it publishes as /workers/confirm (stage keys: INTENT_STAGE_KEYS_FILE or \
             INTENT_STAGE_KEYS).
 
             Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_CONFIRM_GROUP, \
@@ -57,6 +59,11 @@ struct IntentConfirm: AsyncParsableCommand {
             throw ValidationError("--confirmation-window must be 1 to 600 seconds, got \(confirmationWindow)")
         }
         let keys = try stageKeys.keys(signingAs: PipelineSource.confirm)
+        for writer in [PipelineSource.payments, PipelineSource.ledgerOperator] where !keys.viewing.hasKey(for: writer) {
+            throw ValidationError(
+                "The stage keys have no view key of \(writer) (a line \"\(ViewKey.source(viewing: writer)) KEYID HEXKEY\"): the confirm worker reads the ledger and the accounts by their writers' view signatures."
+            )
+        }
         let stage = ConfirmStage(
             bindingKey: BindingKey(try bindingKey.key()), authenticator: keys, amounts: try amounts.policy(),
             unavailableServices: Set(down), confirmationWindow: .seconds(confirmationWindow))

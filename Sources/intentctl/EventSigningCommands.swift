@@ -38,13 +38,19 @@ extension EventsCommand {
                 guard let signature = keys.signature(forCanonical: canonical, source: event.source) else {
                     throw ValidationError("line \(number): no key for source \(event.source) in the source keys")
                 }
+                var headers: [String: JSONValue] = [
+                    "content-type": .string("application/cloudevents+json"),
+                    EventSignature.header: .string(signature.hex),
+                    EventSignature.keyIDHeader: .string(signature.keyID ?? ""),
+                ]
+                // A contacts service's record also carries its view signature, for the app state (ViewKey).
+                if let view = keys.viewSignature(forCanonical: canonical, source: event.source) {
+                    headers[EventSignature.viewHeader] = .string(view.hex)
+                    headers[EventSignature.viewKeyIDHeader] = .string(view.keyID ?? "")
+                }
                 var object: [String: JSONValue] = [
                     "value": .string(String(decoding: canonical, as: UTF8.self)), "key": .string(event.userID),
-                    "headers": .object([
-                        "content-type": .string("application/cloudevents+json"),
-                        EventSignature.header: .string(signature.hex),
-                        EventSignature.keyIDHeader: .string(signature.keyID ?? ""),
-                    ]),
+                    "headers": .object(headers),
                 ]
                 if let partitions {
                     object["partition"] = .integer(

@@ -98,7 +98,7 @@ struct AccountAttackTests {
             let appMetrics = OperationsMetrics()
             let consumer = AppStateConsumer(
                 store: store, configuration: clientConfiguration(pipeline.broker), topics: pipeline.topics,
-                groupID: uniqueName("app"), keys: testStageKeys, contactKeys: testContactsKeys,
+                groupID: uniqueName("app"), keys: testViewKeys,
                 sessionTimeout: .seconds(6), logger: testLogger, metrics: appMetrics.factory)
             let running = Task { try await consumer.run() }
             defer { running.cancel() }

@@ -66,7 +66,7 @@ struct AppStateNamesTests {
             let store = try AppStateStore(path: ":memory:")
             let consumer = AppStateConsumer(
                 store: store, configuration: clientConfiguration(broker), topics: topics, groupID: uniqueName("app"),
-                keys: testStageKeys, contactKeys: testContactsKeys, sessionTimeout: .seconds(6), logger: testLogger)
+                keys: testViewKeys, sessionTimeout: .seconds(6), logger: testLogger)
             let running = Task { try await consumer.run() }
             defer { running.cancel() }
             // Awaits the change that names the payee from Alice's contact, on the server (a long

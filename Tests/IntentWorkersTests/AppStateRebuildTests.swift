@@ -61,7 +61,7 @@ struct AppStateRebuildTests {
             func consumer(_ store: AppStateStore, group: String) -> AppStateConsumer {
                 AppStateConsumer(
                     store: store, configuration: clientConfiguration(broker), topics: topics, groupID: group,
-                    keys: testStageKeys, sessionTimeout: .seconds(6), logger: testLogger)
+                    keys: testStageKeys.viewing, sessionTimeout: .seconds(6), logger: testLogger)
             }
             func publish(_ numbers: Range<Int>) async throws {
                 let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)

@@ -47,7 +47,7 @@ struct AppStateStoreFailureTests {
             func consumer(_ store: AppStateStore) -> AppStateConsumer {
                 AppStateConsumer(
                     store: store, configuration: clientConfiguration(broker), topics: topics, groupID: group,
-                    keys: testStageKeys, sessionTimeout: .seconds(6), logger: testLogger)
+                    keys: testStageKeys.viewing, sessionTimeout: .seconds(6), logger: testLogger)
             }
             // The write fails: the consumer stops with the database's error.
             await #expect(throws: DatabaseError.self) { try await consumer(store).run() }

@@ -48,32 +48,51 @@ struct DeployManifestTests {
     }
 
     @Test(
-        "each worker mounts exactly the stage keys it signs or verifies with",
+        "each worker mounts exactly the stage keys it signs or verifies with, and its own view key; the app state view keys alone",
         arguments: [
-            ("intent-resolve.yaml", ["resolve"]),
-            ("intent-confirm.yaml", ["confirm", "resolve", "payments", "ledger-operator"]),
-            ("intent-payments.yaml", ["payments", "confirm", "ledger-operator"]),
-            ("intent-handle.yaml", ["handle", "confirm"]),
-            ("intent-appstate.yaml", ["resolve", "confirm", "payments", "handle", "ledger-operator"]),
+            ("intent-resolve.yaml", ["resolve": ["key", "view"]]),
+            (
+                "intent-confirm.yaml",
+                ["confirm": ["key", "view"], "resolve": ["key"], "payments": ["view"], "ledger-operator": ["view"]]
+            ),
+            ("intent-payments.yaml", ["payments": ["key", "view"], "confirm": ["key"], "ledger-operator": ["key"]]),
+            ("intent-handle.yaml", ["handle": ["key", "view"], "confirm": ["key"]]),
+            (
+                "intent-appstate.yaml",
+                [
+                    "resolve": ["view"], "confirm": ["view"], "payments": ["view"], "handle": ["view"],
+                    "ledger-operator": ["view"],
+                ]
+            ),
         ])
-    func stageKeys(_ file: String, _ keys: [String]) throws {
+    func stageKeys(_ file: String, _ expected: [String: [String]]) throws {
         let text = try manifest(file)
-        let mounted = text.components(separatedBy: "name: stage-key-").dropFirst()
-            .map { String($0.prefix { $0 != "," && $0 != " " }) }
-        #expect(Set(mounted) == Set(keys), "\(file) mounts \(mounted)")
-        #expect(text.contains("INTENT_STAGE_KEYS_FILE, value: /etc/stage-keys"))
+        // Each "name: stage-key-SECRET, items: [{ key: ITEM, ... }, ...]" line: the secret and its items.
+        var mounted: [String: Set<String>] = [:]
+        for line in text.split(separator: "\n") where line.contains("name: stage-key-") {
+            let secret = line.components(separatedBy: "name: stage-key-")[1].prefix { $0 != "," && $0 != " " }
+            let items = line.components(separatedBy: "{ key: ").dropFirst().map { String($0.prefix { $0 != "," }) }
+            mounted[String(secret), default: []].formUnion(items)
+        }
+        #expect(mounted == expected.mapValues(Set.init), "\(file) mounts \(mounted)")
+        if file == "intent-appstate.yaml" {
+            #expect(text.contains("INTENT_VIEW_KEYS_FILE, value: /etc/view-keys"))
+            #expect(!text.contains("INTENT_STAGE_KEYS_FILE"))
+        } else {
+            #expect(text.contains("INTENT_STAGE_KEYS_FILE, value: /etc/stage-keys"))
+        }
         // Readable by the workers' uid through fsGroup, and by nobody else.
         #expect(text.contains("fsGroup: 10001"))
         #expect(!text.contains("defaultMode: 0400"), "root-only keys are unreadable by uid 10001")
         #expect(!text.contains("defaultMode: 0444") && !text.contains("defaultMode: 0644"))
     }
 
-    @Test("the app state gets the contacts services' keys to name people, and no voice service's key")
+    @Test("the app state gets the contacts service's view key to name people, and no voice or contacts service's key")
     func appStateContactsKeys() throws {
         let text = try manifest("intent-appstate.yaml")
-        #expect(text.contains("INTENT_CONTACTS_KEYS_FILE, value: /etc/contacts-keys/contacts-keys"))
-        #expect(text.contains("secretName: contacts-keys, defaultMode: 0440"))
+        #expect(text.contains("secret: { name: contacts-view-keys, items: [{ key: view-keys, path: contacts }] }"))
         #expect(!text.contains("payment-keys") && !text.contains("source-keys"), "a voice key could sign requests")
+        #expect(!text.contains("contacts-keys"), "a contacts service's own key could rename people for resolve")
     }
 
     /// Runs scripts/check_deploy_readme.py on `readme`: the README's shell

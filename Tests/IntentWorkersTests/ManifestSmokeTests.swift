@@ -74,10 +74,12 @@ struct ManifestSmokeTests {
                 if asRoot {
                     #expect(result.ran_as_deployment_user && result.uid == 10001, "\(result.worker)")
                 }
-                #expect(result.mounted.contains("/etc/stage-keys"), "\(result.worker): \(result.mounted)")
                 if result.worker == "intent-appstate" {
-                    // Names from the contacts topic, with the contacts services' keys alone.
-                    #expect(result.mounted.contains("/etc/contacts-keys"), "\(result.mounted)")
+                    // View keys alone (the contacts service's among them, for names): no key a worker trusts.
+                    #expect(result.mounted.contains("/etc/view-keys"), "\(result.mounted)")
+                    #expect(!result.mounted.contains("/etc/stage-keys"), "\(result.mounted)")
+                } else {
+                    #expect(result.mounted.contains("/etc/stage-keys"), "\(result.worker): \(result.mounted)")
                 }
                 for metric in result.worker == "intent-appstate" ? Self.appStateMetrics : Self.expectedMetrics {
                     #expect(

@@ -153,6 +153,79 @@ struct MoneyAttackTests {
         }
     }
 
+    @Test(
+        "view keys (all the app state and confirm's ledger hold) forge nothing money moves on: no deposit, proposal or contact"
+    )
+    func appStateKeysMoveNothing() async throws {
+        try await withMoneyPipeline { pipeline in
+            // Everything a compromised app state holds, used as both signatures of each forgery.
+            let stolen = testViewKeys
+            func forged(_ event: EventEnvelope, to topic: String) -> KafkaProducerMessage {
+                var record = KafkaProducerMessage(topic: topic, event: event, signedWith: stolen)
+                if let view = stolen.signature(for: event) { record.append(view: view) }
+                return record
+            }
+            let deposit = LedgerEvent.deposit(id: "view-money", userID: "alice", amount: money("1000000", "CNY"))
+            _ = try await pipeline.send(
+                forged(
+                    deposit.envelope(source: PipelineSource.ledgerOperator, time: Date()), to: pipeline.topics.ledger))
+            let proposal = EventEnvelope(
+                id: "view-proposal", source: PipelineSource.confirm, type: IntentConfirmation.type, time: Date(),
+                dataSchema: IntentConfirmation.dataSchema, userID: "alice", conversationID: "c",
+                intentID: "view-proposal",
+                payload: IntentConfirmation(
+                    turn: 1,
+                    intent: .sendPayment(
+                        SendPaymentIntent(
+                            payee: Person(spoken: "孙波", handle: "sunbo@example.cn", contactID: "sunbo"),
+                            currencyAmount: money("900", "CNY"))),
+                    code: .ready, proposedResponse: "OK",
+                    binding: ConfirmationBinding(
+                        digest: String(repeating: "ab", count: 32),
+                        expiresAt: Timestamp(Date(timeIntervalSince1970: 4_070_908_800)))))
+            _ = try await pipeline.send(forged(proposal, to: pipeline.topics.confirmations))
+            let contact = ContactRecord.upsertEvent(
+                userID: "alice",
+                contact: Contact(id: "sunbo", displayName: "孙波", handles: ["mallory@evil.example"]),
+                version: pipeline.nextContactVersion(), source: "/contacts/test", time: Date())
+            var contactRecord = forged(contact, to: pipeline.topics.contacts)
+            contactRecord.key = ContactRecord.key(userID: "alice", contactID: "sunbo")
+            contactRecord.partition = KafkaPartitioner.partition(
+                forKey: "alice", partitions: PipelineHarness.partitions)
+            _ = try await pipeline.send(contactRecord)
+
+            // Each is parked as unauthenticated where it could move money: the deposit by the
+            // payments stage's ledger follower, the proposal by the payments stage, the contact by
+            // resolve. (The confirm stage reads the ledger by view signatures, like the app state:
+            // it takes the deposit, and its view is wrong; below, that moves nothing.)
+            let letters = try await pipeline.deadLetters(count: 3)
+            #expect(
+                letters.map { $0.header(DeadLetter.reasonHeader) } == Array(repeating: "unauthenticated", count: 3),
+                "\(letters.map { $0.header(DeadLetter.reasonHeader) ?? "none" })")
+
+            // 孙波 is still 孙波's own account, and Alice has only her own 1,000 CNY.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "real",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1000", "CNY")))))
+            let request = try await pipeline.event(for: "real", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(request.counterpartyAccount == "sunbo@example.cn")
+            #expect(try await pipeline.answer("real", request.binding, .confirmed).code == .success)
+            // Confirm, misled by the forged deposit, asks; the payments stage, which trusts only
+            // the operator's own key, finds no money and refuses.
+            try await pipeline.requestSigned(
+                pipeline.signed(
+                    "one-more",
+                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1", "CNY")))))
+            let asked = try await pipeline.event(for: "one-more", type: ConfirmationRequest.type)
+                .decodeData(as: ConfirmationRequest.self)
+            #expect(try await pipeline.answer("one-more", asked.binding, .confirmed).code == .failureInsufficientFunds)
+            #expect(pipeline.outputs(for: "view-proposal").isEmpty)
+            try await pipeline.stopWorker()
+        }
+    }
+
     @Test("stale and pre-dated requests are dead-lettered; answers in any order give one final response")
     func freshnessAndOrdering() async throws {
         try await withMoneyPipeline { pipeline in

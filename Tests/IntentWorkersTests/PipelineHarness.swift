@@ -21,7 +21,13 @@ let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
 
 /// The contacts service's key: the resolve worker takes contacts only from a `/contacts/...`
 /// source in its source keys, so every test keyring for resolve includes it.
-let testContactsKeys = EventAuthenticator(keys: ["/contacts/test": Array(repeating: UInt8(0xc0), count: 32)])
+let testContactsKeys = EventAuthenticator(keys: [
+    SigningKey(source: "/contacts/test", bytes: Array(repeating: UInt8(0xc0), count: 32)),
+    SigningKey(source: ViewKey.source(viewing: "/contacts/test"), bytes: Array(repeating: UInt8(0xc1), count: 32)),
+])
+/// What the app state is given: the view keys of the stages, the ledger operator and the
+/// contacts service (``ViewKey``), as the keyring that checks view signatures.
+let testViewKeys = EventAuthenticator(keys: testStageKeys.viewing.allKeys + testContactsKeys.viewing.allKeys)
 /// A settings service's key: it enrolls users with their voice services (a payment needs it).
 let testSettingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
 
