@@ -65,7 +65,8 @@ struct OperatorHabitsTests {
         #expect(output.contains("Usage:"), "\(output)")
     }
 
-    @Test("keys generate makes a key for a voice, a contacts and a settings service, and the contacts service's view key")
+    @Test(
+        "keys generate makes a key for a voice, a contacts and a settings service, and the contacts service's view key")
     func keysForEverySource() async throws {
         let (status, output) = try await Self.run(
             "intentctl",
