@@ -224,7 +224,7 @@ let package = Package(
             name: "AppStateService",
             dependencies: [
                 "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentResolution", "IntentCrypto", "Payments",
-                "HTTPServing",
+                "HTTPServing", "Localization",
                 "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -407,7 +407,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntentResolutionTests",
-            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution"],
+            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Localization"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

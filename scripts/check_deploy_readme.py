@@ -33,7 +33,7 @@ printf '\\n' >> "$RECORD"
 STAND_IN_KEYS = """#!/usr/bin/env bash
 if [ "$1 $2" = "keys generate" ]; then
   for source in /workers/resolve /workers/confirm /workers/payments /workers/handle /operators/ledger \
-      /views/workers/confirm /views/workers/payments /views/workers/handle /views/operators/ledger; do
+      /views/workers/resolve /views/workers/confirm /views/workers/payments /views/workers/handle /views/operators/ledger; do
     echo "$source 0123456789abcdef $(printf 'ab%.0s' $(seq 32))"
   done
 else

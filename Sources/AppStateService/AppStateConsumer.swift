@@ -60,15 +60,16 @@ public final class AppStateConsumer: Service, Sendable {
     }
 
     /// The record's event, if a producer allowed on its topic signed it (with its view
-    /// key: `received` is ``KafkaConsumerMessage/viewed``): responses come
-    /// from the confirm, payments and handle stages, messages from the handle stage, and
+    /// key: `received` is ``KafkaConsumerMessage/viewed``): responses come from the stages
+    /// (the resolve stage's: refused requests' final responses), messages from the handle stage, and
     /// ledger events from the ledger's writers (``LedgerRecord``).
     private func authenticated(_ received: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
         let message = try received.structuredEvent()
         let event = try EventEnvelope.decode(message.value ?? [])
         let producers: Producers =
             switch message.topic {
-            case topics.responses: .only(PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle)
+            case topics.responses:
+                .only(PipelineSource.resolve, PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle)
             case topics.messages: .only(PipelineSource.handle)
             default: LedgerRecord.writers
             }

@@ -1,6 +1,6 @@
 /// A second key per writer, for readers whose view may be wrong without moving money:
 /// the app state, which only shows what it reads, and the confirm stage's ledger and
-/// accounts, which only pre-check what the payments stage decides again. A writer the app state shows (the confirm, payments and handle stages,
+/// accounts, which only pre-check what the payments stage decides again. A writer the app state shows (the four stages,
 /// the ledger operator, the contacts services) signs each record twice: with its key
 /// (``EventSignature/header``), which every reader that acts on the record checks,
 /// and with its view key (``EventSignature/viewHeader``), which only those readers
@@ -25,11 +25,12 @@ public enum ViewKey {
     }
 
     /// Whether a view reader (the app state, the confirm stage's ledger) reads what `source`
-    /// writes, so its keys come with a view key: the confirm, payments and handle stages, the
-    /// ledger operator and the contacts services (not the resolve stage, whose output only
-    /// the confirm stage acts on).
+    /// writes, so its keys come with a view key: the four stages (the resolve stage for the
+    /// final responses of the requests it refuses), the ledger operator and the contacts services.
     public static func isShown(_ source: String) -> Bool {
-        [PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle, PipelineSource.ledgerOperator]
-            .contains(source) || source.hasPrefix(PipelineSource.contactsPrefix)
+        [
+            PipelineSource.resolve, PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle,
+            PipelineSource.ledgerOperator,
+        ].contains(source) || source.hasPrefix(PipelineSource.contactsPrefix)
     }
 }

@@ -16,9 +16,18 @@ public struct ResolveStage: Sendable {
         case ignored(String)
         /// Bad input, for the dead-letter topic.
         case rejected(EventDecodingError)
+        /// A voice service's signed, fresh request that would have started an intent but
+        /// fails validation: dead-lettered as ``rejected(_:)``, and the intent ends with
+        /// `finalResponse` (a failure naming the dead letter's reason), for the responses
+        /// topic, so the service that asked hears the outcome instead of waiting for one.
+        case refused(EventDecodingError, finalResponse: EventEnvelope)
     }
 
-    public var resolver: IntentResolver
+    public var resolver: IntentResolver {
+        didSet { configurationVersion = resolver.configurationVersion }
+    }
+    /// ``resolver``'s ``IntentResolver/configurationVersion``, recorded in every decision.
+    private var configurationVersion: String
     public var tracker: TurnTracker
     /// The `source` of the events this stage publishes.
     public let source: String
@@ -37,6 +46,7 @@ public struct ResolveStage: Sendable {
     ) {
         self.voiceBinding = voiceBinding
         self.resolver = resolver
+        configurationVersion = resolver.configurationVersion
         self.source = source
         self.tracker = tracker
         self.maximumEventBytes = maximumEventBytes
@@ -60,13 +70,18 @@ public struct ResolveStage: Sendable {
         // as the one that asked (whatever the request said it was).
         var derivedExtensions: ExtensionAttributes
         do throws(EventDecodingError) {
-            (envelope, intentID, request, settings) = try verified(
+            (envelope, intentID, settings) = try authenticated(
                 key: key, value: value, signature: signature, now: now, settings: settingsOf)
+        } catch {
+            return .rejected(error)
+        }
+        do throws(EventDecodingError) {
+            request = try checked(envelope, settings: settings)
             var stamped = envelope
             try RequestSource.stamp(envelope.source, on: &stamped)
             derivedExtensions = stamped.extensions
         } catch {
-            return .rejected(error)
+            return refusal(of: envelope, intentID: intentID, error)
         }
         switch tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source) {
         case .resolve: break
@@ -80,6 +95,7 @@ public struct ResolveStage: Sendable {
         let book = contacts(envelope.userID)
         var report = resolver.resolve(request, contacts: book)
         report.contactsVersion = book.version
+        report.resolverConfiguration = configurationVersion
         let needsUser = report.needsUser
         // The user's language: the request's, else the one the user chose (stamped below on
         // what this derives, so every later stage answers in it), else English.
@@ -114,19 +130,27 @@ public struct ResolveStage: Sendable {
         settings: (String) -> UserSettings? = { _ in nil }
     ) {
         guard
-            let (envelope, intentID, request, _) = try? verified(
+            let (envelope, intentID, userSettings) = try? authenticated(
                 key: key, value: value, signature: signature, now: now, settings: settings)
         else { return }
-        _ = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source)
+        do throws(EventDecodingError) {
+            let request = try checked(envelope, settings: userSettings)
+            _ = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source)
+        } catch {
+            // A refusal that ended its intent: later turns of it are ignored, as they were.
+            if Self.kind(of: envelope) != nil {
+                _ = tracker.refuse(userID: envelope.userID, intentID: intentID, source: envelope.source)
+            }
+        }
     }
 
-    /// A request decoded and checked (signed by a voice service, fresh, from one the user
-    /// speaks through, and for a payment from one the user is bound to), as every decision
-    /// and every remembered record takes it; with the user's settings, read once.
-    private func verified(
+    /// A request decoded and authenticated: signed by a voice service, fresh, and from one
+    /// the user speaks through; with the user's settings, read once. What fails here is only
+    /// dead-lettered: it may not be the voice service's to hear about (``refusal(of:intentID:_:)``).
+    private func authenticated(
         key: String?, value: [UInt8]?, signature: EventSignature?, now: Date,
         settings settingsOf: (String) -> UserSettings?
-    ) throws(EventDecodingError) -> (EventEnvelope, String, IntentRequested, UserSettings?) {
+    ) throws(EventDecodingError) -> (EventEnvelope, String, UserSettings?) {
         let event = try IncomingEvent.decodeIntent(
             key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
         let envelope = event.envelope
@@ -140,6 +164,14 @@ public struct ResolveStage: Sendable {
                 "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
             )
         }
+        return (envelope, event.intentID, settings)
+    }
+
+    /// An authenticated request's payload, checked: well formed, and for a payment from a
+    /// voice service the user is bound to (``VoiceServiceBinding/required``).
+    private func checked(_ envelope: EventEnvelope, settings: UserSettings?) throws(EventDecodingError)
+        -> IntentRequested
+    {
         let request = try envelope.decodeData(as: IntentRequested.self)
         // Money moves only for a user enrolled with the service that asks.
         if voiceBinding == .required, request.intent.isFinancial, settings?.voiceServices == nil {
@@ -148,6 +180,34 @@ public struct ResolveStage: Sendable {
                 "user \(envelope.userID) is bound to no voice service, and a payment needs one (user.settings.v1 voiceServices: intentctl settings set --voice-service \(envelope.source))"
             )
         }
-        return (envelope, event.intentID, request, settings)
+        return request
+    }
+
+    /// The answer to an authenticated request that fails ``checked(_:settings:)``: when it
+    /// would have started its intent (nothing of the intent admitted before) and names a
+    /// kind of intent, the intent ends there with a final failure response saying why, in the
+    /// request's language; otherwise (a bad later turn of an intent under way, or no kind to
+    /// answer for) it is only dead-lettered. The response's id is the intent's final one, so a
+    /// redelivered request publishes the same bytes, and an intent never gets a second final.
+    private mutating func refusal(of envelope: EventEnvelope, intentID: String, _ error: EventDecodingError)
+        -> Output
+    {
+        // Stamped as every event derived from a request is: the verified source asked.
+        var cause = envelope
+        guard let kind = Self.kind(of: envelope), (try? RequestSource.stamp(envelope.source, on: &cause)) != nil,
+            tracker.refuse(userID: envelope.userID, intentID: intentID, source: envelope.source)
+        else { return .rejected(error) }
+        let reason = error.reason.rawValue
+        let response = IntentResponse(
+            kind: kind, code: .failure, reason: reason,
+            saying: LocalizedMessage(.requestRefused, ["reason": .text(reason)]), answering: envelope)
+        return .refused(
+            error, finalResponse: cause.response(response, source: source, time: envelope.time, intentID: intentID))
+    }
+
+    /// The kind of intent a request names (`data.intent.kind`), read without decoding the
+    /// rest of it, which may be what is wrong.
+    static func kind(of envelope: EventEnvelope) -> Intent.Kind? {
+        envelope.data.objectValue?["intent"]?.objectValue?["kind"]?.stringValue.flatMap(Intent.Kind.init(rawValue:))
     }
 }

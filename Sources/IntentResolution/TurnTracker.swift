@@ -23,6 +23,8 @@ public struct TurnTracker: Sendable {
         var resolvedAtTurn: Int?
         /// The voice service whose turn started the intent.
         var source: String
+        /// The intent's first request was refused, and the intent ended with that refusal.
+        var refused = false
     }
 
     private var states: [Key: State] = [:]
@@ -42,6 +44,7 @@ public struct TurnTracker: Sendable {
         let key = Key(userID: userID, intentID: intentID)
         if let state = states[key] {
             if state.source != source { return .foreignSource(startedBy: state.source) }
+            if state.refused { return .ignore("intent \(intentID) was refused and has its final response") }
             if let resolved = state.resolvedAtTurn {
                 return .ignore("intent already resolved at turn \(resolved); turn \(turn) is not resolved again")
             }
@@ -61,6 +64,17 @@ public struct TurnTracker: Sendable {
     /// Records that the intent went on to the confirm stage at this turn.
     public mutating func markResolved(userID: String, intentID: String, turn: Int) {
         states[Key(userID: userID, intentID: intentID)]?.resolvedAtTurn = turn
+    }
+
+    /// Records that a request which would have started this intent was refused, and
+    /// says whether the refusal ends the intent: only when nothing of it was admitted
+    /// before (an intent under way goes on; its bad turn is only dead-lettered). Later
+    /// turns of a refused intent are then ignored: its final response is the refusal.
+    public mutating func refuse(userID: String, intentID: String, source: String) -> Bool {
+        let key = Key(userID: userID, intentID: intentID)
+        if let state = states[key] { return state.refused && state.source == source }
+        insert(key, State(latestTurn: 0, source: source, refused: true))
+        return true
     }
 
     private mutating func insert(_ key: Key, _ state: State) {

@@ -11,7 +11,9 @@ public import PipelineTopics
 /// request of a period is resolved again against the user's contact book as it
 /// was when the request was decided (the decision records the book's
 /// ``ContactBookVersion``; the book at that version is rebuilt from the contacts
-/// topic's history), and what would now be decided differently is listed.
+/// topic's history), and what would now be decided differently is listed. Only
+/// decisions made under the replay resolver's configuration are compared
+/// (``IntentResolver/configurationVersion``, recorded in each decision).
 public enum ResolveReplay {
     public struct Change: Codable, Sendable, Hashable {
         public var intentID: String
@@ -31,6 +33,9 @@ public enum ResolveReplay {
         public var unversioned = 0
         /// Decisions whose contact book is no longer in the contacts topic (compacted away).
         public var bookUnavailable = 0
+        /// Decisions made under another resolver configuration than the replay's (or one not
+        /// recorded, by older resolvers): not compared, since they would differ by configuration.
+        public var otherConfiguration = 0
         public var changes: [Change] = []
     }
 
@@ -68,6 +73,7 @@ public enum ResolveReplay {
             }
         }
         var report = Report()
+        let configuration = resolver.configurationVersion
         // One index per book version, built once: most users make many requests per version.
         var books: [String: ContactBook] = [:]
         let spellings = NameSpellingCache()
@@ -81,6 +87,10 @@ public enum ResolveReplay {
             }
             guard let version = decided.contactsVersion else {
                 report.unversioned += 1
+                return
+            }
+            guard decided.resolverConfiguration == configuration else {
+                report.otherConfiguration += 1
                 return
             }
             let key = "\(event.userID) \(version)"
@@ -126,10 +136,12 @@ public enum ResolveReplay {
     /// every decision was a fifth of a replay, and only these fields are compared.
     struct Decision {
         var contactsVersion: String?
+        var resolverConfiguration: String?
         var parameters: [String: String] = [:]
 
         init(_ report: IntentResolutionReport) {
             contactsVersion = report.contactsVersion
+            resolverConfiguration = report.resolverConfiguration
             for parameter in report.parameters where parameters[parameter.parameter] == nil {
                 parameters[parameter.parameter] = Self.summary(
                     parameter.outcome.rawValue, (parameter.candidates ?? []).map(\.contactID))
@@ -144,6 +156,7 @@ public enum ResolveReplay {
             case .string(let version)?: contactsVersion = version
             default: return nil
             }
+            resolverConfiguration = fields["resolverConfiguration"]?.stringValue
             for item in list {
                 guard let parameter = item.objectValue, let name = parameter["parameter"]?.stringValue,
                     let outcome = parameter["outcome"]?.stringValue.flatMap(ParameterOutcome.init(rawValue:))

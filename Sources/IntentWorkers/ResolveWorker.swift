@@ -123,6 +123,11 @@ public struct ResolveWorker: Service {
                 case .resolved(let event): return StageResult(events: [(.resolved, event)])
                 case .ignored(let reason): return .ignored(reason)
                 case .rejected(let error): return .rejected(error)
+                case .refused(let error, let response):
+                    // The dead letter first (state), then the final response that reports it.
+                    var result = StageResult(events: [(.responses, response)])
+                    result.rejected = error
+                    return result
                 }
             })
     }

@@ -50,6 +50,7 @@ extension IntentResolutionReport: CanonicalPayload {
         object.string("contactsVersion", contactsVersion, into: &output)
         object.intent("intent", intent, into: &output)
         object.array("parameters", parameters, into: &output) { $0.writeCanonicalJSON(into: &$1) }
+        object.string("resolverConfiguration", resolverConfiguration, into: &output)
         object.integer("turn", turn, into: &output)
         object.close(into: &output)
     }

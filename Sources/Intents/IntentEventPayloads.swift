@@ -44,12 +44,20 @@ public struct IntentResolutionReport: Codable, Sendable, Hashable {
     /// The version of the user's contact book the decision used (``ContactBookVersion``):
     /// what `intentctl replay resolve` rebuilds the book at. Nil from older resolvers.
     public var contactsVersion: String?
+    /// The version of the resolver's configuration the decision was made under (currencies
+    /// and limits, messaging services): replays compare only decisions made under the one
+    /// they are given. Nil from older resolvers.
+    public var resolverConfiguration: String?
 
-    public init(turn: Int, intent: Intent, parameters: [ParameterResolution], contactsVersion: String? = nil) {
+    public init(
+        turn: Int, intent: Intent, parameters: [ParameterResolution], contactsVersion: String? = nil,
+        resolverConfiguration: String? = nil
+    ) {
         self.turn = turn
         self.intent = intent
         self.parameters = parameters
         self.contactsVersion = contactsVersion
+        self.resolverConfiguration = resolverConfiguration
     }
 
     /// Whether any parameter needs the user, i.e. this is a prompt.

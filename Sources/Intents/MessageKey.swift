@@ -57,6 +57,10 @@ public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
     /// `code` (text: the response code).
     case messageFailed = "message.failed"
 
+    // The resolve stage's refusal of a signed request that starts an intent.
+    /// `reason` (text: the dead letter's reason, e.g. schema_invalid).
+    case requestRefused = "request.refused"
+
     // What a voice service asks and answers, worded from a resolution report (the
     // simulated voice service; a real one may word its own).
     /// `choices` (choices: the numbered candidates).

@@ -224,6 +224,33 @@ public final class KafkaAdminClient: Sendable {
         }
     }
 
+    /// The consumer groups the cluster knows, with their state as the coordinator reports it
+    /// (`Stable`, `Empty`, ...; `Unknown` from brokers that do not say), sorted by id.
+    public func listConsumerGroups() async throws(KafkaError) -> [KafkaConsumerGroupListing] {
+        let handle = self.handle
+        let timeout = configuration.requestTimeout
+        return try await executor.perform(on: handle, "admin request") {
+            (_) throws(KafkaError) -> [KafkaConsumerGroupListing] in
+            let event = try AdminRequest(
+                handle, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, timeout: timeout, operation: "list consumer groups"
+            )
+            .run { pointer, options, queue in rd_kafka_ListConsumerGroups(pointer, options, queue) }
+            defer { rd_kafka_event_destroy(event) }
+            let result = rd_kafka_event_ListConsumerGroups_result(event)
+            var count = 0
+            guard let listings = rd_kafka_ListConsumerGroups_result_valid(result, &count) else { return [] }
+            return (0..<count).compactMap { index -> KafkaConsumerGroupListing? in
+                guard let listing = listings[index], let id = rd_kafka_ConsumerGroupListing_group_id(listing) else {
+                    return nil
+                }
+                let state = rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(listing))
+                return KafkaConsumerGroupListing(
+                    id: String(cString: id), state: state.map { String(cString: $0) } ?? "Unknown",
+                    isSimple: rd_kafka_ConsumerGroupListing_is_simple_consumer_group(listing) != 0)
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
     /// Fails within the request timeout with a clear error when no broker answers.
     public func checkConnectivity() async throws(KafkaError) {
         _ = try await listTopics()
@@ -292,5 +319,20 @@ private func checkTopicResults(
         let name = String(cString: rd_kafka_topic_result_name(result))
         let message = rd_kafka_topic_result_error_string(result).map { String(cString: $0) }
         throw KafkaError(rawCode: code, operation: "\(operation) \(name)", message: message)
+    }
+}
+
+/// One consumer group as `kafka-consumer-groups --list --state` shows it.
+public struct KafkaConsumerGroupListing: Sendable, Hashable {
+    public var id: String
+    /// The coordinator's state name (`Stable`, `Empty`, `PreparingRebalance`, ...).
+    public var state: String
+    /// A group that only commits offsets (no members joining it), such as a tool's.
+    public var isSimple: Bool
+
+    public init(id: String, state: String, isSimple: Bool) {
+        self.id = id
+        self.state = state
+        self.isSimple = isSimple
     }
 }

@@ -36,6 +36,7 @@ extension MessageCatalog {
             .messagesFound: "找到 {count} 条消息。",
             .noSuchMessage: "没有这条消息：{ids}。",
             .messageFailed: "操作未成功（{code}）。",
+            .requestRefused: "无法受理这个请求（{reason}）。",
             .promptWhich: "你指的是哪一位：{choices}？",
             .promptDidYouMean: "你是指{name}吗？",
             .promptWho: "发给谁？",

@@ -36,6 +36,7 @@ extension MessageCatalog {
             .messagesFound: "Found {count} message(s).",
             .noSuchMessage: "No such message: {ids}.",
             .messageFailed: "That didn't work ({code}).",
+            .requestRefused: "I couldn't take that request ({reason}).",
             .promptWhich: "Which one do you mean: {choices}?",
             .promptDidYouMean: "Did you mean {name}?",
             .promptWho: "Who?",

@@ -36,6 +36,7 @@ extension MessageCatalog {
             .messagesFound: "Найдено сообщений: {count}.",
             .noSuchMessage: "Нет такого сообщения: {ids}.",
             .messageFailed: "Не получилось ({code}).",
+            .requestRefused: "Не удалось принять этот запрос ({reason}).",
             .promptWhich: "Кого вы имеете в виду: {choices}?",
             .promptDidYouMean: "Вы имели в виду {name}?",
             .promptWho: "Кому?",

@@ -27,7 +27,7 @@ struct IntentAppState: AsyncParsableCommand {
             (--view-keys: /views/... lines, a second key of each writer it shows, which no other reader trusts), so \
             a compromise of this web-facing service cannot forge anything the workers act on. It serves: GET /health, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
-            refresh and long-poll live stream), and the web page at /?user=USER&token=TOKEN; /ready and \
+            refresh and long-poll live stream), and the web page at /?user=USER#token=TOKEN; /ready and \
             /metrics are served on the operations port (--http-port, $INTENT_HTTP_PORT) with /health. API calls need \
             the user's bearer token: HMAC-SHA256 of the user id under the app key (INTENT_APP_KEY_FILE or \
             INTENT_APP_KEY, hex, 32+ bytes); `intent-appstate token USER` prints one.

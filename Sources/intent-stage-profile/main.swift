@@ -67,7 +67,7 @@ for record in records {
         }
         published += 1
     case .ignored(let reason): fatalError("ignored: \(reason)")
-    case .rejected(let error): fatalError("rejected: \(error)")
+    case .rejected(let error), .refused(let error, _): fatalError("rejected: \(error)")
     }
 }
 let elapsed = ContinuousClock.now - start

@@ -10,8 +10,8 @@ import Kafka
 struct GroupsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "groups",
-        abstract: "Describe a consumer group's committed offsets and lag, or reset them.",
-        subcommands: [Describe.self, Reset.self])
+        abstract: "List consumer groups, describe one's committed offsets and lag, or reset them.",
+        subcommands: [List.self, Describe.self, Reset.self])
 
     /// The topics to look at: the ones given, else every pipeline topic that exists.
     static func partitions(
@@ -51,6 +51,38 @@ struct GroupsCommand: AsyncParsableCommand {
         } catch {
             await lookup.close()
             throw error
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the cluster's consumer groups and their state, as kafka-consumer-groups --list --state.",
+            discussion: """
+                The workers' groups are named after them (intent-resolve, intent-confirm, ...; --group-id); \
+                see one's lag with `intentctl groups describe GROUP`. Exit status 0; --json prints one object: \
+                {"groups": [{"group", "state", "simple"}]}.
+                """)
+        @Flag(help: "Print JSON instead of text.") var json = false
+        @OptionGroup var kafka: KafkaOptions
+        @OptionGroup var logging: LoggingOptions
+
+        func run() async throws {
+            let groups = try await KafkaAdminClient.with(
+                configuration: try kafka.configuration(clientID: "intentctl-groups"),
+                logger: logging.makeLogger(label: "intentctl.groups")
+            ) { try await $0.listConsumerGroups() }
+            if json {
+                let rows = groups.map { group in
+                    JSONValue.object([
+                        "group": .string(group.id), "state": .string(group.state), "simple": .bool(group.isSimple),
+                    ])
+                }
+                output(
+                    String(decoding: CanonicalJSON.encode(JSONValue.object(["groups": .array(rows)])), as: UTF8.self))
+                return
+            }
+            output("GROUP\tSTATE")
+            for group in groups { output("\(group.id)\t\(group.state)") }
         }
     }
 

@@ -113,8 +113,11 @@ struct ResolveReplayCommand: AsyncParsableCommand {
             when it was decided (each decision records its book's version, contactsVersion). Prints what would \
             change, per intent and parameter: before and after. Exits 0 when nothing changes, 1 otherwise. \
             Decisions from resolvers that did not record a version, and books no longer in the contacts topic \
-            (compacted away), are counted, not compared. Give the resolver the resolve worker's configuration \
-            (--currencies, --messaging-services or their environment variables), or its decisions on those differ. Progress goes to standard error when it is a terminal.
+            (compacted away), are counted, not compared. Each decision also records the resolver configuration \
+            it was made under (resolverConfiguration: currencies and limits, messaging services); only decisions \
+            made under the configuration given here (--currencies, --messaging-services or their environment \
+            variables, as the resolve worker takes them) are compared, the others counted. Progress goes to \
+            standard error when it is a terminal.
             """)
 
     /// As the resolve worker is configured (the same flags and environment).
@@ -136,7 +139,7 @@ struct ResolveReplayCommand: AsyncParsableCommand {
                         "\(change.intentID) (\(change.userID), turn \(change.turn)) \(parameter): \(change.before[parameter] ?? "-") → \(change.after[parameter] ?? "-")"
                     }
                 } + [
-                    "\(report.replayed) decisions re-derived, \(report.changes.count) would change; \(report.undecided) requests undecided, \(report.unversioned) decisions without a contact-book version, \(report.bookUnavailable) books no longer available"
+                    "\(report.replayed) decisions re-derived, \(report.changes.count) would change; \(report.undecided) requests undecided, \(report.unversioned) decisions without a contact-book version, \(report.bookUnavailable) books no longer available, \(report.otherConfiguration) decided under another resolver configuration"
                 ]
             }, changes: { $0.changes.count })
     }

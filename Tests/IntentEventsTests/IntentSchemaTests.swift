@@ -68,7 +68,7 @@ struct IntentSchemaTests {
                 events.append(event)
                 types.insert(event.type)
             case .ignored(let reason): Issue.record("ignored: \(reason)")
-            case .rejected(let error): Issue.record("rejected: \(error)")
+            case .rejected(let error), .refused(let error, _): Issue.record("rejected: \(error)")
             }
         }
         #expect(types == [IntentResolutionReport.promptType, IntentResolutionReport.resolvedType])

@@ -60,9 +60,10 @@ struct RequestSourceTests {
                 key: "u1", value: event.encoded(), now: fixedNow, settings: { _ in settings },
                 contacts: { _ in sampleBook })
         }
-        // Unbound (no settings, or settings without voice services): the payment is refused.
+        // Unbound (no settings, or settings without voice services): the payment is refused
+        // (with a final response to the service that asked: RefusedRequestTests).
         for settings in [nil, UserSettings(locale: "en-US")] {
-            guard case .rejected(let error) = output(.required, pay, settings) else {
+            guard case .refused(let error, _) = output(.required, pay, settings) else {
                 throw TestFailure("expected a refusal for \(String(describing: settings))")
             }
             #expect(error.reason == .wrongProducer)

@@ -50,7 +50,7 @@ struct DeployManifestTests {
     @Test(
         "each worker mounts exactly the stage keys it signs or verifies with, and its own view key; the app state view keys alone",
         arguments: [
-            ("intent-resolve.yaml", ["resolve": ["key"]]),
+            ("intent-resolve.yaml", ["resolve": ["key", "view"]]),
             (
                 "intent-confirm.yaml",
                 ["confirm": ["key", "view"], "resolve": ["key"], "payments": ["view"], "ledger-operator": ["view"]]
@@ -59,7 +59,10 @@ struct DeployManifestTests {
             ("intent-handle.yaml", ["handle": ["key", "view"], "confirm": ["key"]]),
             (
                 "intent-appstate.yaml",
-                ["confirm": ["view"], "payments": ["view"], "handle": ["view"], "ledger-operator": ["view"]]
+                [
+                    "resolve": ["view"], "confirm": ["view"], "payments": ["view"], "handle": ["view"],
+                    "ledger-operator": ["view"],
+                ]
             ),
         ])
     func stageKeys(_ file: String, _ expected: [String: [String]]) throws {

@@ -85,6 +85,28 @@ struct EndToEndTests {
             let sunbo = try await app.state(of: "sunbo") { ($0["payments"] as? [[String: Any]] ?? []).count == 1 }
             #expect((sunbo["payments"] as? [[String: Any]])?.first?["direction"] as? String == "received")
 
+            // A signed request that fails validation (an amount as a JSON number) ends its intent
+            // with the resolve stage's failure, which the app state shows by its view signature.
+            let malformed = EventEnvelope(
+                id: "req-malformed", source: "/voice/load", type: IntentRequested.type, time: Date(),
+                dataSchema: IntentRequested.dataSchema, userID: "alice", conversationID: "conv-malformed",
+                intentID: "malformed",
+                payload: JSONValue.object([
+                    "turn": .integer(1),
+                    "intent": .object([
+                        "kind": .string("sendPayment"), "payee": .object(["spoken": .string("孙波")]),
+                        "currencyAmount": .object(["amount": .number(5.5), "currency": .string("CNY")]),
+                    ]),
+                ]))
+            try await pipeline.publish(
+                malformed, to: pipeline.topics.requested, signedWith: CrashRecoveryTests.authenticator)
+            let refused = try await app.state(of: "alice") { state in
+                (state["intents"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == "malformed" }
+            }
+            let refusal = (refused["intents"] as? [[String: Any]] ?? []).first { $0["id"] as? String == "malformed" }
+            #expect(refusal?["code"] as? String == "failure", "\(String(describing: refusal))")
+            #expect(refusal?["reason"] as? String == "schema_invalid", "\(String(describing: refusal))")
+
             // Credentials: another user's token is refused; no token is refused; changes since now: none.
             #expect(try await app.status("/api/users/alice/state", token: app.tokens.token(for: "sunbo")) == 403)
             #expect(try await app.status("/api/users/alice/state", token: nil) == 401)

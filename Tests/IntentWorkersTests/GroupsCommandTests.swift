@@ -3,8 +3,8 @@ import Foundation
 import Kafka
 import Testing
 
-/// `intentctl groups` as `kafka-consumer-groups` is used (issue 31, point 4): a group's
-/// committed offsets and lag, and a reset that is a dry run until `--execute`.
+/// `intentctl groups` as `kafka-consumer-groups` is used (issue 31, point 4): the groups
+/// listed, a group's committed offsets and lag, and a reset that is a dry run until `--execute`.
 @Suite("intentctl groups", .heavyTimeLimit(minutes: 3))
 struct GroupsCommandTests {
     struct Report: Decodable {
@@ -17,6 +17,14 @@ struct GroupsCommandTests {
         var group: String
         var lag: Int64
         var partitions: [Row]
+    }
+
+    struct Listing: Decodable {
+        struct Group: Decodable {
+            var group: String
+            var state: String
+        }
+        var groups: [Group]
     }
 
     @Test(
@@ -44,6 +52,14 @@ struct GroupsCommandTests {
                 #expect(status == 0, "\(output)")
                 return report
             }
+            // Listed, as kafka-consumer-groups --list shows it, in text and in JSON.
+            let (listStatus, listing, listOutput) = try await OperatorCommandTests.runJSON(
+                broker, ["groups", "list", "--json"], as: Listing.self)
+            #expect(listStatus == 0, "\(listOutput)")
+            #expect(listing?.groups.contains { $0.group == group && !$0.state.isEmpty } == true, "\(listOutput)")
+            let listText = try await OperatorCommandTests.run(broker, ["groups", "list"])
+            #expect(listText.status == 0 && listText.output.contains("\n\(group)\t"), "\(listText.output)")
+
             let before = try #require(try await describe())
             #expect(before.lag == 3)
             #expect(before.partitions.first?.committed == 2 && before.partitions.first?.end == 5)

@@ -86,7 +86,12 @@ struct MoneySafetyV2Tests {
             try await pipeline.request("unbound-pay", sunboPays, user: "sunbo", from: "/voice/other")
             let unbound = try await pipeline.deadLetters(count: 2)
             #expect(unbound.map { $0.header(DeadLetter.reasonHeader) } == ["wrong_producer", "wrong_producer"])
-            #expect(pipeline.outputs(for: "unbound-pay").isEmpty, "no prompt, no proposal, no hold")
+            // No prompt, no proposal, no hold: only the final response saying why, for the service that asked.
+            let refused = try await pipeline.event(for: "unbound-pay", type: IntentResponse.type)
+            #expect(try refused.decodeData(as: IntentResponse.self).reason == "wrong_producer")
+            #expect(
+                pipeline.outputs(for: "unbound-pay").map(\.type) == [IntentResponse.type], "no prompt, proposal or hold"
+            )
         }
     }
 

@@ -14,7 +14,11 @@ import Testing
 /// Python with confluent-kafka (librdkafka underneath, as most producers use
 /// it), written from docs/producers.md and schemas/ alone. If the guide leaves
 /// out something a producer must do (millisecond times, raw UTF-8, hex keys,
-/// murmur2), this client's events are dead-lettered and the test fails.
+/// murmur2, the partition its answers come on), this client's events are
+/// dead-lettered or its answers missed, and the test fails. It runs as a voice
+/// team deploys it: its user enrolled with it (the resolve stage's default,
+/// `--voice-binding required`), a message, a payment and a payment request
+/// confirmed, and a malformed request answered with a final failure.
 @Suite("A Python voice client written from the producer guide", .heavyTimeLimit(minutes: 5))
 struct OutsideClientTests {
     static let voiceKey = Array(repeating: UInt8(0x5a), count: 32)
@@ -25,7 +29,7 @@ struct OutsideClientTests {
     /// With one instance of each worker reading every partition, both work:
     /// the guide's warning is about per-user order across partitions.
     @Test(
-        "publishes a message and a payment, answers the confirmation, and both succeed",
+        "publishes a message, a payment and a payment request, confirms them, and hears a malformed request refused",
         arguments: ["murmur2_random", "consistent_random"])
     func pythonClient(partitioner: String) async throws {
         try await withPipeline { pipeline in
@@ -34,7 +38,10 @@ struct OutsideClientTests {
             try await pipeline.openAccount("lee", handle: "lee@example.com")
             try await pipeline.publishContacts(
                 [Contact(id: "c-lee", displayName: "Brandon Lee", handles: ["lee@example.com"])], user: "alice")
-            try await pipeline.startStages(voice: voice, bindingKey: Self.bindingKey)
+            // Alice speaks through this voice service: her settings service enrolled her with it.
+            try await pipeline.enroll("alice", with: ["/voice/outside"])
+            try await pipeline.startStages(
+                voice: voice, bindingKey: Self.bindingKey, settings: testSettingsKeys, voiceBinding: .required)
 
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("outside"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -49,8 +56,8 @@ struct OutsideClientTests {
                     "--bootstrap-servers", pipeline.broker.bootstrapServers,
                     "--topic-prefix", pipeline.topics.prefix, "--source-keys", keyFile.path,
                     "--source", "/voice/outside", "--user", "alice", "--message-to", "Brandon Lee",
-                    "--text", "在路上 / on my way", "--pay-to", "Brandon Lee", "--amount", "12.50",
-                    "--partitioner", partitioner, "--timeout", "90",
+                    "--text", "在路上 / on my way", "--pay-to", "Brandon Lee", "--request-from", "Brandon Lee",
+                    "--amount", "12.50", "--invalid", "--partitioner", partitioner, "--timeout", "90",
                 ],
                 outputFile: directory.appendingPathComponent("output"), timeout: .seconds(150))
 
@@ -59,14 +66,24 @@ struct OutsideClientTests {
             }
             let results = lines.filter { $0["intent"] != nil }
             #expect(status == 0, "voice_client.py exited \(status): \(output)")
-            #expect(results.count == 2, "\(output)")
-            for result in results {
-                #expect(result["code"] as? String == "success", "\(result)")
+            #expect(results.count == 4, "\(output)")
+            func result(_ name: String) throws -> [String: Any] {
+                try #require(results.first { ($0["intent"] as? String)?.hasPrefix("py-\(name)-") == true }, "\(output)")
             }
-            let payment = try #require(results.first { $0["kind"] as? String == "sendPayment" })
+            for name in ["message", "payment", "request"] {
+                #expect(try result(name)["code"] as? String == "success", "\(name): \(output)")
+            }
+            // The malformed request (an amount as a JSON number) ended with a failure naming the
+            // dead letter's reason, without any prompt: the client did not have to time out.
+            let invalid = try result("invalid")
+            #expect(invalid["code"] as? String == "failure" && invalid["reason"] as? String == "schema_invalid")
+            #expect((invalid["prompts"] as? [String]) == ["intent.response.v1"], "\(invalid)")
+            let request = try result("request")
+            #expect((request["prompts"] as? [String])?.contains("payment.confirmation.requested.v1") == true)
+            let payment = try result("payment")
             let paymentID = try #require(payment["intent"] as? String)
             #expect((payment["prompts"] as? [String])?.contains("payment.confirmation.requested.v1") == true)
-            let message = try #require(results.first { $0["kind"] as? String == "sendMessage" })
+            let message = try result("message")
             let messageID = try #require(message["intent"] as? String)
 
             // What the client says must be what the topics hold: the payment

@@ -2,11 +2,11 @@ import BrokerTestSupport
 import Foundation
 import Testing
 
-/// The README's shell commands work as written (issue 31, point 2): every `sh` block
-/// says, in the comment right above it, whether this suite runs it or why it cannot;
-/// the ones it runs are run through bash, in the checkout, one after another as a
-/// newcomer would type them, and must all succeed.
-@Suite("README commands", .heavyTimeLimit(minutes: 4))
+/// The shell commands of the README and the docs work as written (issue 31, point 2):
+/// every `sh` block says, in the comment right above it, whether this suite runs it or why
+/// it cannot; the ones it runs are run through bash, in the checkout, one document at a
+/// time and one command after another as a newcomer would type them, and must all succeed.
+@Suite("README and docs commands", .heavyTimeLimit(minutes: 6))
 struct ReadmeCommandsTests {
     static let root = DeployManifestTests.root
     static let runMarker = "<!-- readme-commands: run by ReadmeCommandsTests -->"
@@ -51,21 +51,43 @@ struct ReadmeCommandsTests {
         return reason.isEmpty ? nil : .some(reason)
     }
 
-    static func readme() throws -> String {
-        try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The documents whose commands a reader runs: the README, every page of docs/, and
+    /// deploy/README.md, by path from the checkout's root.
+    static func documents() throws -> [String] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return ["README.md"] + docs + ["deploy/README.md"]
     }
 
-    @Test("every sh block of README.md is marked: run here, or not run with a reason")
-    func everyBlockIsMarked() throws {
-        let blocks = Self.blocks(of: try Self.readme())
-        #expect(blocks.count >= 2)
-        for block in blocks {
-            #expect(
-                Self.reasonNotRun(block) != nil,
-                "a README sh block without a readme-commands marker (or with an empty reason): \(block.commands)")
-        }
-        #expect(blocks.contains { Self.reasonNotRun($0) == .some(nil) }, "no README block is run")
+    static func text(of document: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
     }
+
+    @Test("every sh block of the README and the docs is marked: run here, or not run with a reason")
+    func everyBlockIsMarked() throws {
+        let documents = try Self.documents()
+        #expect(documents.count >= 10, "\(documents)")
+        var run: [String] = []
+        for document in documents {
+            let blocks = Self.blocks(of: try Self.text(of: document))
+            for block in blocks {
+                #expect(
+                    Self.reasonNotRun(block) != nil,
+                    "a \(document) sh block without a readme-commands marker (or with an empty reason): \(block.commands)"
+                )
+            }
+            if blocks.contains(where: { Self.reasonNotRun($0) == .some(nil) }) { run.append(document) }
+        }
+        #expect(Set(run) == Set(Self.runnable.map(\.document)), "documents with blocks to run: \(run)")
+    }
+
+    /// The documents with blocks this suite runs, and what their output must show.
+    static let runnable: [(document: String, shows: [String])] = [
+        // The hand-made path ends with the resolved intent: 小明 is alice's contact c-xm.
+        ("README.md", ["intent.resolved.v1", "c-xm"]),
+        ("docs/contact-resolution.md", [#"{"candidates":["c-xm"],"id":"q1","outcome":"success"}"#]),
+        ("docs/kafka.md", ["127.0.0.1:"]),
+    ]
 
     @Test("an unmarked block, or one skipped without a reason, is caught")
     func unmarkedBlocksAreCaught() {
@@ -85,12 +107,15 @@ struct ReadmeCommandsTests {
         #expect(blocks.allSatisfy { Self.reasonNotRun($0) == nil })
     }
 
-    @Test("the README's runnable commands succeed, in order, on a fresh state directory")
-    func runnableBlocksSucceed() async throws {
+    @Test(
+        "the runnable commands of each document succeed, in order, on a fresh state directory",
+        arguments: ReadmeCommandsTests.runnable)
+    func runnableBlocksSucceed(document: String, shows: [String]) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("readme"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let runnable = Self.blocks(of: try Self.readme()).filter { Self.reasonNotRun($0) == .some(nil) }
+        let runnable = Self.blocks(of: try Self.text(of: document)).filter { Self.reasonNotRun($0) == .some(nil) }
+        #expect(!runnable.isEmpty, "\(document) has no block this suite runs")
         // `swift build` inside `swift test` would wait for the lock this test run holds on
         // .build; the suite runs after `swift build --build-tests`, which built every product.
         let commands = runnable.flatMap(\.commands).filter { !$0.hasPrefix("swift build") }
@@ -102,13 +127,12 @@ struct ReadmeCommandsTests {
             trap 'kill $(jobs -p) 2>/dev/null || true; .build/debug/intentctl broker stop >/dev/null 2>&1 || true' EXIT
             \(commands.joined(separator: "\n"))
             """
-        let file = directory.appendingPathComponent("readme.sh")
+        let file = directory.appendingPathComponent("commands.sh")
         try script.write(to: file, atomically: true, encoding: .utf8)
         let (status, output) = try await runProcess(
-            name: "README commands", executable: "/bin/bash", arguments: [file.path],
+            name: "\(document) commands", executable: "/bin/bash", arguments: [file.path],
             outputFile: directory.appendingPathComponent("output"), timeout: .seconds(180))
         #expect(status == 0, "\(output)")
-        // The hand-made path ends with the resolved intent: 小明 is alice's contact c-xm.
-        #expect(output.contains("intent.resolved.v1") && output.contains("c-xm"), "\(output)")
+        for expected in shows { #expect(output.contains(expected), "\(document): no \(expected) in \(output)") }
     }
 }

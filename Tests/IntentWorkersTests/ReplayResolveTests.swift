@@ -9,7 +9,8 @@ import Testing
 
 /// `intentctl replay resolve` on a real broker: decisions are re-derived with the
 /// contact book they used, whatever changed since, and a decision the current
-/// resolver would take differently is listed with exit 1.
+/// resolver would take differently is listed with exit 1; decisions made under another
+/// resolver configuration than the replay's are counted, not compared.
 @Suite("Re-deriving resolve decisions, against a local broker", .heavyTimeLimit(minutes: 5))
 struct ReplayResolveTests {
     @Test("a replay uses each decision's own contact book; a different decision is listed before and after")
@@ -66,6 +67,15 @@ struct ReplayResolveTests {
             let change = try #require(changed?.changes.first { $0.intentID == "older" }, "\(changedOutput)")
             #expect(change.before == ["recipients[0]": "disambiguation [sunbo, mallory]"])
             #expect(change.after == ["recipients[0]": "success"])
+
+            // Replayed under another configuration than the worker's (other messaging services):
+            // every decision recorded the worker's, so none is compared and none reported changed.
+            let (otherStatus, other, otherOutput) = try await OperatorCommandTests.runJSON(
+                pipeline.broker, ["replay", "resolve", "--json", "--messaging-services", "sms"],
+                as: ResolveReplay.Report.self, environment: ["INTENT_TOPIC_PREFIX": pipeline.topics.prefix])
+            #expect(otherStatus == 0, "\(otherOutput)")
+            #expect(other?.replayed == 0 && other?.changes == [], "\(otherOutput)")
+            #expect(other?.otherConfiguration == 2, "\(otherOutput)")
         }
     }
 }

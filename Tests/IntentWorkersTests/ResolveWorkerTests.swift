@@ -113,7 +113,10 @@ struct ResolveWorkerTests {
                 "ok", user: "u2", turn: 1,
                 .sendMessage(SendMessageIntent(recipients: [Person(spoken: "小明")], content: "hi"))
             )
+            // A request of its own intent: it ends that intent (a final failure response), and
+            // would end "ok" too if it shared its id.
             var unknownField = validRequest
+            unknownField.intentID = "bad-fields"
             unknownField.data = .object([
                 "turn": .integer(1),
                 "intent": .object(["kind": .string("sendMessage"), "recipients": .array([]), "colour": .string("red")]),
@@ -142,6 +145,11 @@ struct ResolveWorkerTests {
             #expect(fromRequests.last?.header(DeadLetter.fieldHeader) == "$.data.intent.colour")
             let fromContacts = letters.filter { $0.header(DeadLetter.topicHeader) == pipeline.topics.contacts }
             #expect(fromContacts.map { $0.header(DeadLetter.reasonHeader) } == ["schema_invalid"])
+            // The malformed request started an intent: the voice service hears it ended, and why.
+            let refused = try await pipeline.event(for: "bad-fields", type: IntentResponse.type)
+            let response = try refused.decodeData(as: IntentResponse.self)
+            #expect(response.code == .failure && response.reason == "schema_invalid" && response.kind == .sendMessage)
+            #expect(refused.source == "/workers/resolve")
             try await pipeline.stopWorker()
         }
     }
