@@ -156,6 +156,7 @@ final class StageChain {
             case .resolved(let event): return [(.resolved, event)]
             case .ignored(let reason): preconditionFailure("resolve ignored a request: \(reason)")
             case .rejected(let error): preconditionFailure("resolve rejected a request: \(error)")
+            case .refused(let error, _): preconditionFailure("resolve refused a request: \(error)")
             }
         case .confirm:
             result = confirm.process(
