@@ -29,7 +29,7 @@ struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == 
     }
 
     /// Records a failure at `now`; nil when the run has lasted the give-up time.
-    mutating func failed(at now: Instant, _ schedule: RetrySchedule, _ random: inout SplitMix) -> Instant? {
+    mutating func failed(at now: Instant, _ schedule: RetrySchedule, _ random: inout SplitMix64) -> Instant? {
         guard first.duration(to: now) < schedule.giveUpAfter else { return nil }
         let exponent = min(attempts, 30)
         attempts += 1
@@ -38,21 +38,5 @@ struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == 
         let nanoseconds = max(Int64(0), Int64(half / .nanoseconds(1)))
         due = now.advanced(by: half + .nanoseconds(Int64(random.next() % UInt64(nanoseconds + 1))))
         return due
-    }
-}
-
-/// A tiny seeded generator (SplitMix64), so the runtime's jitter is random in production
-/// (seeded from the system) and replayable in a simulation (seeded from its seed).
-public struct SplitMix: RandomNumberGenerator, Sendable, Hashable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -41,7 +41,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     public let policy: StageRuntimePolicy
-    private var random: SplitMix
+    private var random: SplitMix64
     private var nextBatch: UInt64 = 0
     /// Decided; their state goes with the next state round.
     private var waiting: [Batch] = []
@@ -82,7 +82,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// the jitter of retries.
     public init(policy: StageRuntimePolicy, now: Instant, seed: UInt64) {
         self.policy = policy
-        random = SplitMix(seed: seed)
+        random = SplitMix64(seed: seed)
         lastCommit = now
         lastTick = now
         lastSnapshot = now

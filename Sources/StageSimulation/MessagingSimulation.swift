@@ -42,7 +42,7 @@ public struct MessagingSimulation {
     let intents: Int
     let keys: EventAuthenticator
     let stage: HandleStage
-    var random: SplitMix
+    var random: SplitMix64
     var clock = ManualClock()
     var cluster = InMemoryCluster(partitionCount: 6)
     var members: [SimulatedMember] = []
@@ -56,7 +56,7 @@ public struct MessagingSimulation {
     public init(seed: UInt64, intents: Int) {
         self.seed = seed
         self.intents = intents
-        random = SplitMix(seed: seed)
+        random = SplitMix64(seed: seed)
         keys = EventAuthenticator(
             keys: PipelineSource.all.enumerated().map {
                 SigningKey(source: $1, bytes: Array(repeating: UInt8($0 + 1), count: 32))
