@@ -28,6 +28,20 @@ struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == 
         due = now
     }
 
+    /// Counts a failure of `ticket`'s operation at `now` in `run` (starting a run when none is
+    /// going on); returns why to stop once the run has lasted the give-up time.
+    static func count(
+        _ run: inout FailureRun?, _ ticket: StageTicket, at now: Instant, _ schedule: RetrySchedule,
+        _ random: inout SplitMix64
+    ) -> StageStop? {
+        var current = run ?? FailureRun(at: now)
+        guard current.failed(at: now, schedule, &random) != nil else {
+            return .gaveUp(ticket, failingFor: current.first.duration(to: now))
+        }
+        run = current
+        return nil
+    }
+
     /// Records a failure at `now`; nil when the run has lasted the give-up time.
     mutating func failed(at now: Instant, _ schedule: RetrySchedule, _ random: inout SplitMix64) -> Instant? {
         guard first.duration(to: now) < schedule.giveUpAfter else { return nil }

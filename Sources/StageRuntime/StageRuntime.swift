@@ -166,21 +166,17 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             stateRound[index].stateFailed = true
         case .notices(let id):
             guard noticeRounds.contains(where: { $0.id == id }) else { return [] }
-            var run = noticeFailures ?? FailureRun(at: now)
-            guard run.failed(at: now, policy.retry, &random) != nil else {
-                return stop(.gaveUp(ticket, failingFor: run.first.duration(to: now)))
+            if let reason = FailureRun.count(&noticeFailures, ticket, at: now, policy.retry, &random) {
+                return stop(reason)
             }
-            noticeFailures = run
             noticesToResend.append(id)
         case .commit:
             guard committing else { return [] }
             committing = false
             uncommitted = true
-            var run = commitFailures ?? FailureRun(at: now)
-            guard run.failed(at: now, policy.retry, &random) != nil else {
-                return stop(.gaveUp(ticket, failingFor: run.first.duration(to: now)))
+            if let reason = FailureRun.count(&commitFailures, ticket, at: now, policy.retry, &random) {
+                return stop(reason)
             }
-            commitFailures = run
         }
         turn(now, &actions)
         return actions
@@ -295,12 +291,11 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         guard stateRound.allSatisfy({ !$0.state || $0.stateAcknowledged || $0.stateFailed }) else { return false }
         if let failed = stateRound.firstIndex(where: \.stateFailed) {
-            var run = stateFailures ?? FailureRun(at: now)
-            guard run.failed(at: now, policy.retry, &random) != nil else {
-                actions += stop(.gaveUp(.state(stateRound[failed].id), failingFor: run.first.duration(to: now)))
+            let ticket = StageTicket.state(stateRound[failed].id)
+            if let reason = FailureRun.count(&stateFailures, ticket, at: now, policy.retry, &random) {
+                actions += stop(reason)
                 return false
             }
-            stateFailures = run
             resendFrom = failed
             // Later batches of the round go again too, after the failed one: nothing later
             // may land before it on the state topics.
