@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?= -Xswiftc -warnings-as-errors
 # Parallel test workers: integration tests each start their own broker.
 TEST_FLAGS ?= --parallel
 
-.PHONY: setup build demo test test-broker tsan bench eval fuzz lint format clean help
+.PHONY: setup build demo test test-broker tsan bench simulate eval fuzz lint format clean help
 
 help: ## List targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -44,6 +44,11 @@ bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact re
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release intent-bench pipeline
 	$(SWIFT) run -c release intent-bench restart
+
+simulate: ## The seeded simulation over many seeds (SEED, SEEDS, INTENTS); prints a failing seed to rerun
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product intent-bench
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/intent-bench simulate \
+		--seed $${SEED:-1} --seeds $${SEEDS:-200} --intents $${INTENTS:-1000}
 
 eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "IntentWorkers", targets: ["IntentWorkers"]),
+        .library(name: "StageRuntime", targets: ["StageRuntime"]),
         .executable(name: "intent-resolve", targets: ["intent-resolve"]),
         .executable(name: "intent-confirm", targets: ["intent-confirm"]),
         .executable(name: "intent-payments", targets: ["intent-payments"]),
@@ -145,12 +146,28 @@ let package = Package(
             dependencies: ["Kafka", "IntentEvents", "Intents", "IntentResolution"],
             swiftSettings: swiftSettings
         ),
+        /// A stage's consume loop as a state machine (events in, actions out): no broker,
+        /// no wall clock, policies as initializer arguments.
+        .target(
+            name: "StageRuntime",
+            swiftSettings: swiftSettings
+        ),
+        /// Tests' and the simulation's side of the runtime: a manual clock, an in-memory
+        /// cluster, and a seeded simulation of the pipeline's stages checked by the audit.
+        .target(
+            name: "StageSimulation",
+            dependencies: [
+                "StageRuntime", "PipelineAudit", "Intents", "IntentEvents", "Payments", "Confirmation",
+                "IntentResolution", "Messaging",
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
         .target(
             name: "IntentWorkers",
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
-                "Messaging", "PipelineAudit", "Telemetry",
+                "Messaging", "PipelineAudit", "Telemetry", "StageRuntime",
                 "IntentCrypto", "CMalloc",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -348,7 +365,7 @@ let package = Package(
                 "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "Confirmation", "ContactResolution",
                 "IntentCrypto", "StageCost",
                 "IntentEvents",
-                "IntentWorkers", "Intents", "Payments",
+                "IntentWorkers", "Intents", "Payments", "StageRuntime", "StageSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -417,7 +434,7 @@ let package = Package(
                 "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
-                "PipelineAudit", "Localization",
+                "PipelineAudit", "Localization", "StageRuntime",
                 "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -458,6 +475,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StageRuntimeTests",
+            dependencies: ["StageRuntime", "StageSimulation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

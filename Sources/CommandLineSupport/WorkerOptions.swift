@@ -76,6 +76,18 @@ public struct WorkerOptions: ParsableArguments {
         return policy
     }
 
+    /// The stage loop's batching and retry policies from the flags (its runtime's arguments).
+    public func applyPolicies<Stage>(to configuration: inout StageConfiguration<Stage>) throws {
+        configuration.batching = try batchPolicy()
+        configuration.retry = try retryPolicy()
+    }
+
+    /// The resolve stage loop's batching and retry policies from the flags.
+    public func applyPolicies(to configuration: inout ResolveWorker.Configuration) throws {
+        configuration.batching = try batchPolicy()
+        configuration.retry = try retryPolicy()
+    }
+
     /// `300` (seconds), `300s`, `200ms` or `5m`.
     static func parseDuration(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -107,7 +119,6 @@ public struct WorkerOptions: ParsableArguments {
         let pipeline = topicOptions.topics
         let createTopics = self.createTopics
         let policy = try retryPolicy()
-        let batching = try batchPolicy()
         // Workers started together with (or just after) a broker find it still starting.
         let existing = try await policy.retrying("list topics", logger: logger) {
             try await KafkaAdminClient.with(configuration: client, logger: logger) { admin in
@@ -146,9 +157,7 @@ public struct WorkerOptions: ParsableArguments {
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await Telemetry.$current.withValue(telemetry) {
             try await RetryPolicy.$current.withValue(policy) {
-                try await BatchPolicy.$current.withValue(batching) {
-                    try await serviceGroup.run()
-                }
+                try await serviceGroup.run()
             }
         }
     }

@@ -1,7 +1,7 @@
 /// How a stage worker batches: how many records it decides per poll and how
-/// often it commits while batches keep coming. Bound once by the worker runner
-/// (`--max-batch`, `--commit-interval`), like ``Kafka/RetryPolicy``, so the
-/// setting need not be threaded through every stage's configuration.
+/// often it commits while batches keep coming. Set in the stage's configuration
+/// from the worker's flags (`--max-batch`, `--commit-interval`), and handed to its
+/// ``StageRuntime/StageRuntime`` as initializer arguments.
 public struct BatchPolicy: Sendable, Hashable {
     /// Records decided per poll, at most. Enough to amortize the two
     /// acknowledgement rounds; small enough that deciding one batch (tens of
@@ -19,7 +19,4 @@ public struct BatchPolicy: Sendable, Hashable {
     }
 
     public static let standard = BatchPolicy()
-
-    /// The policy of the worker this task runs for.
-    @TaskLocal public static var current = BatchPolicy.standard
 }

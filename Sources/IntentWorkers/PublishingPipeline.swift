@@ -1,5 +1,6 @@
 import IntentEvents
 import Kafka
+import StageRuntime
 
 /// A consumed record a stage (or a follower) refused, and why.
 typealias StageRejection = (message: KafkaConsumerMessage, error: EventDecodingError)
@@ -17,32 +18,24 @@ struct OutgoingBatch {
     var isEmpty: Bool { consumed.isEmpty && state.isEmpty && notices.isEmpty }
 }
 
-/// The batches a worker has decided and not yet finished publishing, so it
-/// keeps deciding while the broker acknowledges. The orders a one-batch-at-a-
-/// time worker has still hold:
-/// - one state round at a time: the batches decided while a state round is in
-///   flight wait, and go together as the next round once it is acknowledged
-///   (group commit), so state records reach the state topics in decision order
-///   even when a round fails and is sent again (a retried hold can never land
-///   after the post of a later batch);
-/// - a batch's notices are handed over only once its state round, and so every
-///   earlier one, is acknowledged (a response never reports a decision that
-///   could still be lost);
-/// - input offsets are stored batch by batch, in order, after both rounds.
+/// The Kafka host's side of the batches a ``StageRuntime/StageRuntime`` is moving
+/// through the two publishing rounds (the runtime keeps their order; see ``StageWorker``):
+/// the records polled and not decided yet, each batch's records, the deliveries the
+/// host waits for, and where a state round's claimed records landed (for the read-back).
 struct PublishingPipeline {
-    /// Decided; their state goes with the next state round.
-    var waiting: [OutgoingBatch] = []
-    /// The state round in flight: its batches, each with its own delivery, enqueued in order.
-    var stateRound: [(batch: OutgoingBatch, delivery: KafkaPendingDelivery)] = []
-    /// Batches whose state is acknowledged, oldest first, with their notices in flight
-    /// (nil delivery: none to send).
-    var noticeRounds: [(batch: OutgoingBatch, delivery: KafkaPendingDelivery?)] = []
+    /// Polled and not decided yet (the runtime holds them while it drains).
+    var held: [KafkaConsumerMessage] = []
+    var batches: [BatchID: OutgoingBatch] = [:]
+    var deliveries: [StageTicket: KafkaPendingDelivery] = [:]
+    /// With fencing: the last offset per partition of each batch's state records on the claimed topic.
+    var written: [BatchID: [Int32: Int64]] = [:]
+    /// The last transient failure, for the message when the runtime gives up.
+    var lastError: (any Error)?
 
-    var isEmpty: Bool { waiting.isEmpty && stateRound.isEmpty && noticeRounds.isEmpty }
-
-    /// How many batches may wait or be in flight before the worker stops
-    /// deciding and waits for the broker: bounds memory and redo after a crash.
-    static let maximumBatchesInFlight = 8
-
-    var batchesInFlight: Int { waiting.count + stateRound.count + noticeRounds.count }
+    /// Deliveries complete by now, taken out: reported without waiting.
+    mutating func completed() -> [(StageTicket, KafkaPendingDelivery)] {
+        let done = deliveries.filter { $0.value.isComplete }
+        for ticket in done.keys { deliveries[ticket] = nil }
+        return done.map { ($0.key, $0.value) }
+    }
 }

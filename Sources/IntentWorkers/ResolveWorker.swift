@@ -32,6 +32,10 @@ public struct ResolveWorker: Service {
         public var deadLetterMaximumBytes: Int?
         /// Whether a payment needs its user bound to the voice service that asks.
         public var voiceBinding: VoiceServiceBinding
+        /// See ``StageWorker/Configuration/batching``.
+        public var batching: BatchPolicy = .standard
+        /// See ``StageWorker/Configuration/retry``.
+        public var retry: RetryPolicy = .standard
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
@@ -66,6 +70,8 @@ public struct ResolveWorker: Service {
             sessionTimeout: configuration.sessionTimeout)
         workerConfiguration.deadLetterMaximumBytes = configuration.deadLetterMaximumBytes
         workerConfiguration.chainSource = PipelineSource.resolve
+        workerConfiguration.batching = configuration.batching
+        workerConfiguration.retry = configuration.retry
         worker = StageWorker(
             name: "resolve worker",
             configuration: workerConfiguration,

@@ -19,6 +19,12 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var idempotencyHorizon: Duration = .seconds(24 * 3600)
     /// How often partitioned state is snapshotted (``StateSnapshots``).
     public var snapshotInterval: Duration = .seconds(30)
+    /// See ``StageWorker/Configuration/batching``.
+    public var batching: BatchPolicy = .standard
+    /// See ``StageWorker/Configuration/retry``.
+    public var retry: RetryPolicy = .standard
+    /// See ``StageWorker/Configuration/faults``.
+    public var faults: PublishFaults?
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
@@ -40,6 +46,9 @@ extension StageConfiguration {
             kafka: kafka, topics: topics, groupID: groupID, input: input, keys: keys, sessionTimeout: sessionTimeout)
         configuration.deadLetterMaximumBytes = deadLetterMaximumBytes
         configuration.chainSource = source
+        configuration.batching = batching
+        configuration.retry = retry
+        configuration.faults = faults
         return configuration
     }
 }

@@ -6,6 +6,7 @@ public import Logging
 public import Payments
 public import PipelineTopics
 public import ServiceLifecycle
+import StageRuntime
 import Synchronization
 import Telemetry
 import Tracing
@@ -40,6 +41,12 @@ public final class StageWorker: Service, Sendable {
         /// topics (ledger, confirmations, responses) is chained as this source
         /// (``RecordChain``). Nil chains nothing.
         public var chainSource: String?
+        /// How the loop batches and commits (``BatchPolicy``), an argument of its runtime.
+        public var batching: BatchPolicy = .standard
+        /// How the loop rides out failed publishes and commits, and when it gives up.
+        public var retry: RetryPolicy = .standard
+        /// Injected state-round failures (tests only; nil in production).
+        public var faults: PublishFaults?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -238,29 +245,34 @@ public final class StageWorker: Service, Sendable {
         }
     }
 
-    /// Polls, decides and publishes without waiting for the broker between
-    /// batches (see ``PublishingPipeline``): acknowledgements are picked up as
-    /// they arrive, and a record's outputs go out as soon as the orders allow.
+    /// The Kafka host of the stage's ``StageRuntime/StageRuntime``: polls, reports what
+    /// librdkafka tells it (records, acknowledgements, assignment changes) to the state
+    /// machine, and executes the actions it returns. The orders (state before notices,
+    /// offsets after both, commit cadence, draining, retries) are the runtime's; this
+    /// host only knows how to do each thing over Kafka.
     private func loop(
         _ consumer: KafkaConsumer, _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics,
         changes: AssignmentChanges, partitionCount: Int,
         snapshots: (follower: TopicFollower, writer: SnapshotWriter)?, deadLetterLimit: Int
     ) async throws {
-        // Outages are ridden out (see RetryPolicy): lookups and publishes are retried with
-        // backoff, and a failed commit leaves the offsets stored for the next iteration.
-        let retry = RetryPolicy.current
-        let batching = BatchPolicy.current
-        let tracing = HopTracing(
-            group: configuration.groupID, operation: "\(name) decide", tracer: Telemetry.current.tracer)
+        let retry = configuration.retry
+        let batching = configuration.batching
+        let policy = StageRuntimePolicy(
+            maximumBatch: batching.maximumBatch, commitInterval: batching.commitInterval,
+            tickInterval: tick == nil ? nil : configuration.tickInterval,
+            snapshotInterval: snapshots?.writer.snapshots.interval, fencing: ownership != nil,
+            restoresOnAssignment: followers.contains(where: \.isPartitioned),
+            retry: RetrySchedule(
+                initialDelay: retry.initialDelay, maximumDelay: retry.maximumDelay, giveUpAfter: retry.giveUpAfter))
+        let host = Host(
+            consumer: consumer, producer: producer, followers: followers, metrics: metrics,
+            tracing: HopTracing(
+                group: configuration.groupID, operation: "\(name) decide", tracer: Telemetry.current.tracer),
+            partitionCount: partitionCount, snapshots: snapshots, deadLetterLimit: deadLetterLimit)
+        var runtime = StageRuntime(policy: policy, now: ContinuousClock.now, seed: .random(in: 0 ... .max))
         var pipeline = PublishingPipeline()
-        var commits = GiveUpClock(policy: retry)
-        var uncommitted = false
-        var lastCommit = ContinuousClock.now
-        var assignment: Set<Int32> = []
-        let partitioned = followers.contains(where: \.isPartitioned)
-        var lastTick = ContinuousClock.now
-        var lastSnapshot = ContinuousClock.now
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        var shutdownReported = false
+        while true {
             metrics.health.loopTurned()
             // A follower that failed leaves the state stale: stop rather than decide on it
             // (its task's error does not cancel this loop, which runs in the group's body).
@@ -272,135 +284,294 @@ public final class StageWorker: Service, Sendable {
                     throw failure
                 }
             }
-            // With work in flight, wait for records at most 1 ms: acknowledgements are
-            // picked up between polls.
-            let batch = try await consumer.poll(
-                maxMessages: batching.maximumBatch,
-                timeout: pipeline.isEmpty ? .milliseconds(200) : .milliseconds(1))
-            let tickDue = tick != nil && ContinuousClock.now - lastTick >= configuration.tickInterval
-            // Gained partitions: their previous owner's last writes must be in our state first.
-            // Checked before deciding (the loop turns every millisecond while batches are in
-            // flight, and an empty poll decides nothing), and at once for partitioned state when
-            // partitions were assigned (restored before their first record; readiness says so).
-            // Any partition assigned since the last check is caught up on, even one held before:
-            // another member may have written for its users in between.
-            let newlyAssigned = changes.hasNew
-            if !batch.isEmpty || tickDue || (partitioned && newlyAssigned) {
-                let gained = newlyAssigned ? changes.take() : []
-                let current = Set(
-                    try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
-                if current != assignment || !gained.isEmpty {
-                    // With fencing, what is in flight is finished (and read back) while its
-                    // partitions are still followed: one lost meanwhile is found overtaken.
-                    if ownership != nil, try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
-                    // Another member may have written to these partitions' chains meanwhile.
-                    chains?.forget(partitions: current.union(gained))
-                    try await catchUp(
-                        followers, owning: current, gained: !current.isSubset(of: assignment) || !gained.isEmpty,
-                        metrics)
-                    if let ownership {
-                        try await claim(current, ownership, followers, producer, partitionCount: partitionCount)
-                    }
-                    try await restoreReplayMemory(gained.intersection(current), consumer)
-                    assignment = current
-                }
+            if !shutdownReported, Task.isCancelled || Task.isShuttingDownGracefully {
+                shutdownReported = true
+                pipeline.held = []
+                try await execute(runtime.shutdown(now: .now), &runtime, &pipeline, host)
             }
-            // A binary-mode record (CloudEvents Kafka binding) is decided on as its
-            // structured event; a rejection dead-letters the record as it came.
-            let decidingStarted = ContinuousClock.now
-            let wallStarted = DefaultTracerClock.now
-            var results: [(KafkaConsumerMessage?, StageResult)] = []
-            results.reserveCapacity(batch.count)
-            var rerouted: [KafkaProducerMessage] = []
-            for message in batch {
-                // Partitioned state: a record keyed to another partition than it came on (a
-                // producer with another partitioner) is forwarded, as it came, to its user's
-                // partition, whose owner holds that user's state.
-                if partitioned, let key = message.key {
-                    let home = KafkaPartitioner.partition(forKey: key, partitions: partitionCount)
-                    if home != message.partition {
-                        rerouted.append(
-                            KafkaProducerMessage(
-                                topic: message.topic, partition: home, key: key, value: message.value,
-                                headers: message.headers))
-                        continue
+            // Acknowledgements already in are reported without waiting.
+            for (ticket, delivery) in pipeline.completed() {
+                try await report(ticket, delivery, &runtime, &pipeline, host)
+            }
+            switch runtime.next() {
+            case .stopped:
+                return
+            case .poll(let maximum, let timeout):
+                let batch = try await consumer.poll(maxMessages: maximum, timeout: timeout)
+                // The assignment is looked at when the callback reported one, and with every batch
+                // (a revocation alone is seen there): another member may have written meanwhile.
+                if !batch.isEmpty || changes.hasNew {
+                    let gained = changes.take()
+                    let current = Set(
+                        try consumer.assignment().filter { $0.topic == configuration.input }.map(\.partition))
+                    let revoked = runtime.owned.subtracting(current)
+                    if !revoked.isEmpty {
+                        try await execute(runtime.revoked(revoked, now: .now), &runtime, &pipeline, host)
+                    }
+                    let assigned = gained.intersection(current).union(current.subtracting(runtime.owned))
+                    if !assigned.isEmpty {
+                        try await execute(runtime.assigned(assigned, now: .now), &runtime, &pipeline, host)
                     }
                 }
-                do throws(EventDecodingError) {
-                    results.append((message, process(try message.structuredEvent())))
-                } catch {
-                    results.append((message, .rejected(error)))
+                pipeline.held += batch
+                let positions = batch.map { InputPosition(partition: $0.partition, offset: $0.offset) }
+                try await execute(runtime.polled(positions, now: .now), &runtime, &pipeline, host)
+            case .acknowledgement(let ticket):
+                guard let delivery = pipeline.deliveries.removeValue(forKey: ticket) else {
+                    preconditionFailure("the stage runtime waits for \(ticket), which nothing delivers")
                 }
-            }
-            if let tick, tickDue {
-                lastTick = ContinuousClock.now
-                let owned = assignment
-                let result = tick { user in
-                    owned.contains(KafkaPartitioner.partition(forKey: user, partitions: partitionCount))
-                }
-                results.append((nil, result))
-            }
-            // Decided on a partition another member has claimed since: nothing of it may go out.
-            if let ownership {
-                let fenced = ownership.fenced(Set(batch.map(\.partition)).union(tickDue ? assignment : []))
-                if !fenced.isEmpty {
-                    throw StageFenced(topic: ownership.topic, partitions: fenced, when: "while deciding")
-                }
-            }
-            var next = outgoing(
-                batch, results, metrics, tracing, started: wallStarted, deadLetterLimit: deadLetterLimit)
-            if !rerouted.isEmpty {
-                // State round: on the broker before the input offsets move past the originals.
-                next.state.append(contentsOf: rerouted)
-                metrics.rerouted(rerouted.count)
-            }
-            metrics.consumed(batch.count, processingTime: ContinuousClock.now - decidingStarted)
-            if let moneyMoved {
-                let moved = moneyMoved()
-                if !moved.isEmpty { metrics.moneyMoved(moved) }
-            }
-            if !next.isEmpty { pipeline.waiting.append(next) }
-            // Too much in flight: wait for the broker before deciding more.
-            let full = pipeline.batchesInFlight > PublishingPipeline.maximumBatchesInFlight
-            if try await advance(&pipeline, producer, consumer, metrics, waiting: full) { uncommitted = true }
-            // One synchronous commit per commit interval, not per batch: a crash redoes
-            // at most that much, with the same event ids.
-            if uncommitted, pipeline.isEmpty || ContinuousClock.now - lastCommit >= batching.commitInterval {
-                uncommitted = try await !consumer.commit(retryingWith: &commits, logger: logger)
-                lastCommit = ContinuousClock.now
-            }
-            if let snapshots, !assignment.isEmpty,
-                ContinuousClock.now - lastSnapshot >= snapshots.writer.snapshots.interval
-            {
-                if try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
-                try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
-                lastSnapshot = ContinuousClock.now
-            }
-        }
-        // Shutting down: finish what is in flight, then commit it.
-        if try await drain(&pipeline, producer, consumer, metrics) { uncommitted = true }
-        if uncommitted { _ = try await consumer.commit() }
-        // And leave a snapshot, so the next start (here or elsewhere) reads little.
-        // (Best effort: the state topic stays the truth, and the next owner reads more of it.)
-        if let snapshots, !assignment.isEmpty {
-            do {
-                try await snapshot(snapshots.follower, snapshots.writer, owning: assignment)
-            } catch {
-                logger.warning("no snapshot at shutdown", metadata: ["error": "\(error)"])
+                try await report(ticket, delivery, &runtime, &pipeline, host)
+            case .timer(let due):
+                try await Task.sleep(until: due, clock: .continuous)
+                try await execute(runtime.timer(now: .now), &runtime, &pipeline, host)
             }
         }
     }
 
-    /// Waits until nothing is in flight; returns whether offsets were stored meanwhile.
-    private func drain(
-        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer,
-        _ metrics: StageMetrics
-    ) async throws -> Bool {
-        var stored = false
-        while !pipeline.isEmpty {
-            if try await advance(&pipeline, producer, consumer, metrics, waiting: true) { stored = true }
+    /// What the loop's actions are done with.
+    private struct Host {
+        let consumer: KafkaConsumer
+        let producer: KafkaProducer
+        let followers: [TopicFollower]
+        let metrics: StageMetrics
+        let tracing: HopTracing
+        let partitionCount: Int
+        let snapshots: (follower: TopicFollower, writer: SnapshotWriter)?
+        let deadLetterLimit: Int
+    }
+
+    private typealias Runtime = StageRuntime<ContinuousClock.Instant>
+
+    /// Waits for `delivery` and reports how it went.
+    private func report(
+        _ ticket: StageTicket, _ delivery: KafkaPendingDelivery, _ runtime: inout Runtime,
+        _ pipeline: inout PublishingPipeline, _ host: Host
+    ) async throws {
+        let results = await delivery.results()
+        switch ticket {
+        case .state(let id):
+            guard let batch = pipeline.batches[id] else { return }
+            if let ownership, !batch.notices.isEmpty {
+                var written = pipeline.written[id] ?? [:]
+                for (record, result) in zip(batch.state, results) where record.topic == ownership.topic {
+                    if case .success(let report) = result {
+                        written[report.partition] = max(written[report.partition] ?? -1, report.offset)
+                    }
+                }
+                pipeline.written[id] = written
+            }
+            do {
+                try configuration.faults?.checkStateRound()
+                try await settle(results, batch.state, parked: batch.parked, host.producer)
+            } catch {
+                try retried("publish a batch", error, &pipeline)
+                return try await execute(runtime.failed(ticket, now: .now), &runtime, &pipeline, host)
+            }
+        case .notices:
+            if let failure = results.failures.first {
+                try retried("publish notices", failure, &pipeline)
+                return try await execute(runtime.failed(ticket, now: .now), &runtime, &pipeline, host)
+            }
+        case .commit:
+            return
         }
-        return stored
+        try await execute(runtime.acknowledged(ticket, now: .now), &runtime, &pipeline, host)
+    }
+
+    /// A failure the runtime retries; one that retrying cannot heal stops the worker here.
+    private func retried(_ operation: String, _ error: any Error, _ pipeline: inout PublishingPipeline) throws {
+        if RetryPolicy.verdict(for: error) == .stop {
+            logger.critical(
+                "\(operation) failed with an error that retrying cannot fix; stopping", metadata: ["error": "\(error)"])
+            throw error
+        }
+        pipeline.lastError = error
+        logger.warning("\(operation) failed; retrying", metadata: ["error": "\(error)"])
+    }
+
+    /// Executes the runtime's actions in order, and those its reports of them return.
+    private func execute(
+        _ actions: [StageAction], _ runtime: inout Runtime, _ pipeline: inout PublishingPipeline, _ host: Host
+    ) async throws {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            switch action {
+            case .restore(let owned, let gained):
+                // Another member may have written to these partitions' chains meanwhile.
+                chains?.forget(partitions: owned.union(gained))
+                try await catchUp(host.followers, owning: owned, gained: !gained.isEmpty, host.metrics)
+                try await restoreReplayMemory(gained.intersection(owned), host.consumer)
+            case .claim(let owned):
+                if let ownership {
+                    try await claim(
+                        owned, ownership, host.followers, host.producer, partitionCount: host.partitionCount)
+                }
+            case .decide(let id, let records, let tick):
+                let consumed = Array(pipeline.held.prefix(records.count))
+                pipeline.held.removeFirst(consumed.count)
+                let batch = try decide(consumed, tick: tick, owned: runtime.owned, host)
+                if !batch.isEmpty { pipeline.batches[id] = batch }
+                queue += runtime.decided(
+                    id, state: !batch.state.isEmpty, notices: !batch.notices.isEmpty, now: .now)
+            case .publish(.state, let ids, resend: false):
+                for id in ids {
+                    guard var batch = pipeline.batches[id] else { continue }
+                    if batch.state.contains(where: { $0.topic == configuration.topics.ledger }) {
+                        StallPoint.beforeStateRound()
+                    }
+                    batch.state = try await chained(batch.state)
+                    announce(batch.state)
+                    pipeline.batches[id] = batch
+                    pipeline.deliveries[.state(id)] = await host.producer.enqueue(batch: batch.state)
+                }
+            case .publish(.state, let ids, resend: true):
+                // The failed batch and every later one of the round again (same event ids), one
+                // after another, so the state topics keep their order. Where each of their chains
+                // ends is read again first (a later batch's failures were not looked at).
+                chains?.forget(ids.flatMap { pipeline.batches[$0]?.state ?? [] })
+                var failed = false
+                for id in ids {
+                    guard let batch = pipeline.batches[id] else { continue }
+                    pipeline.written[id] = nil
+                    if !failed {
+                        do {
+                            try configuration.faults?.checkStateRound()
+                            try await send(batch.state, parked: batch.parked, host.producer)
+                            queue += runtime.acknowledged(.state(id), now: .now)
+                            continue
+                        } catch {
+                            try retried("publish a batch", error, &pipeline)
+                            failed = true
+                        }
+                    }
+                    queue += runtime.failed(.state(id), now: .now)
+                }
+            case .publish(.notices, let ids, let resend):
+                for id in ids {
+                    guard var batch = pipeline.batches[id] else { continue }
+                    if resend {
+                        // Notices are derived with deterministic ids: sending them again is harmless
+                        // (each copy with its own link: where the chains end is read again first).
+                        chains?.forget(batch.notices)
+                        do {
+                            _ = try await host.producer.sendAll(try await chained(batch.notices))
+                            queue += runtime.acknowledged(.notices(id), now: .now)
+                        } catch {
+                            try retried("publish notices", error, &pipeline)
+                            queue += runtime.failed(.notices(id), now: .now)
+                        }
+                        continue
+                    }
+                    if !batch.state.isEmpty { CrashPoint.betweenPublishRounds() }
+                    batch.notices = try await chained(batch.notices)
+                    pipeline.batches[id] = batch
+                    pipeline.deliveries[.notices(id)] = await host.producer.enqueue(batch: batch.notices)
+                }
+            case .readBack(let ids, let resent):
+                // Sent again after a failure, without reports at hand: the claimed partitions are
+                // read back to their end instead.
+                var written: [Int32: Int64] = [:]
+                for id in ids {
+                    written.merge(pipeline.written.removeValue(forKey: id) ?? [:], uniquingKeysWith: max)
+                }
+                try await readBack(resent ? nil : written)
+            case .storeOffsets(let id, _):
+                guard let batch = pipeline.batches.removeValue(forKey: id) else { continue }
+                pipeline.written[id] = nil
+                if !batch.consumed.isEmpty {
+                    try host.consumer.markProcessed(batch.consumed)
+                    host.metrics.finished(batch.consumed)
+                }
+            case .commit:
+                do {
+                    if try await !host.consumer.commit() {
+                        logger.notice("commit refused during a rebalance; the next commit or revoke covers it")
+                    }
+                    queue += runtime.acknowledged(.commit, now: .now)
+                } catch {
+                    try retried("commit offsets", error, &pipeline)
+                    queue += runtime.failed(.commit, now: .now)
+                }
+            case .snapshot(let owned, let final):
+                guard let snapshots = host.snapshots else { continue }
+                do {
+                    try await snapshot(snapshots.follower, snapshots.writer, owning: owned)
+                } catch  where final {
+                    // Best effort: the state topic stays the truth, and the next owner reads more of it.
+                    logger.warning("no snapshot at shutdown", metadata: ["error": "\(error)"])
+                }
+            case .stop(.finished):
+                return
+            case .stop(.gaveUp(let ticket, let failingFor)):
+                let gaveUp = GaveUpError(
+                    operation: "\(ticket)", failingFor: failingFor,
+                    lastError: pipeline.lastError ?? KafkaError.client("no error recorded", operation: "\(ticket)"))
+                logger.critical("\(gaveUp)")
+                throw gaveUp
+            }
+        }
+    }
+
+    /// Decides one batch: each record by the pure stage (forwarding one keyed to another
+    /// partition than it came on), and with `tick` the periodic work for the owned partitions.
+    private func decide(
+        _ batch: [KafkaConsumerMessage], tick tickDue: Bool, owned: Set<Int32>, _ host: Host
+    ) throws -> OutgoingBatch {
+        let partitioned = host.followers.contains(where: \.isPartitioned)
+        let partitionCount = host.partitionCount
+        // A binary-mode record (CloudEvents Kafka binding) is decided on as its
+        // structured event; a rejection dead-letters the record as it came.
+        let decidingStarted = ContinuousClock.now
+        let wallStarted = DefaultTracerClock.now
+        var results: [(KafkaConsumerMessage?, StageResult)] = []
+        results.reserveCapacity(batch.count)
+        var rerouted: [KafkaProducerMessage] = []
+        for message in batch {
+            // Partitioned state: a record keyed to another partition than it came on (a
+            // producer with another partitioner) is forwarded, as it came, to its user's
+            // partition, whose owner holds that user's state.
+            if partitioned, let key = message.key {
+                let home = KafkaPartitioner.partition(forKey: key, partitions: partitionCount)
+                if home != message.partition {
+                    rerouted.append(
+                        KafkaProducerMessage(
+                            topic: message.topic, partition: home, key: key, value: message.value,
+                            headers: message.headers))
+                    continue
+                }
+            }
+            do throws(EventDecodingError) {
+                results.append((message, process(try message.structuredEvent())))
+            } catch {
+                results.append((message, .rejected(error)))
+            }
+        }
+        if let tick, tickDue {
+            let result = tick { user in
+                owned.contains(KafkaPartitioner.partition(forKey: user, partitions: partitionCount))
+            }
+            results.append((nil, result))
+        }
+        // Decided on a partition another member has claimed since: nothing of it may go out.
+        if let ownership {
+            let fenced = ownership.fenced(Set(batch.map(\.partition)).union(tickDue ? owned : []))
+            if !fenced.isEmpty {
+                throw StageFenced(topic: ownership.topic, partitions: fenced, when: "while deciding")
+            }
+        }
+        var next = outgoing(
+            batch, results, host.metrics, host.tracing, started: wallStarted, deadLetterLimit: host.deadLetterLimit)
+        if !rerouted.isEmpty {
+            // State round: on the broker before the input offsets move past the originals.
+            next.state.append(contentsOf: rerouted)
+            host.metrics.rerouted(rerouted.count)
+        }
+        host.metrics.consumed(batch.count, processingTime: ContinuousClock.now - decidingStarted)
+        if let moneyMoved {
+            let moved = moneyMoved()
+            if !moved.isEmpty { host.metrics.moneyMoved(moved) }
+        }
+        return next
     }
 
     /// Captures the owned partitions whose state moved, for the writer. Called with
@@ -420,114 +591,6 @@ public final class StageWorker: Service, Sendable {
             }
         }
         for snapshot in captured { writer.submit(snapshot) }
-    }
-
-    /// Moves the pipeline on as far as the acknowledgements received allow:
-    /// stores the offsets of batches whose notices are acknowledged (in order),
-    /// hands over the notices of a state round once it is acknowledged, and
-    /// starts the next state round with every batch waiting. With `waiting`,
-    /// first waits for the oldest thing in flight. Returns whether offsets were stored.
-    private func advance(
-        _ pipeline: inout PublishingPipeline, _ producer: KafkaProducer, _ consumer: KafkaConsumer,
-        _ metrics: StageMetrics, waiting: Bool
-    ) async throws -> Bool {
-        var stored = false
-        var mustWait = waiting
-        var progressed = true
-        while progressed {
-            progressed = false
-            // The state round in flight: once acknowledged, its notices go.
-            if !pipeline.stateRound.isEmpty, mustWait || pipeline.stateRound.allSatisfy(\.delivery.isComplete) {
-                mustWait = false
-                try await finishStateRound(&pipeline, producer)
-                progressed = true
-            }
-            // The next state round: every batch decided meanwhile, in order.
-            if pipeline.stateRound.isEmpty, !pipeline.waiting.isEmpty {
-                for var batch in pipeline.waiting {
-                    if batch.state.contains(where: { $0.topic == configuration.topics.ledger }) {
-                        StallPoint.beforeStateRound()
-                    }
-                    batch.state = try await chained(batch.state)
-                    announce(batch.state)
-                    pipeline.stateRound.append((batch, await producer.enqueue(batch: batch.state)))
-                }
-                pipeline.waiting = []
-                progressed = true
-            }
-            // Finished batches, oldest first: their input offsets are stored.
-            while let (batch, delivery) = pipeline.noticeRounds.first,
-                mustWait || delivery.map(\.isComplete) ?? true
-            {
-                mustWait = false
-                pipeline.noticeRounds.removeFirst()
-                if let delivery, !(await delivery.results()).allSucceeded {
-                    // Notices are derived with deterministic ids: sending them again is harmless
-                    // (each copy with its own link: where the chains end is read again first).
-                    try await RetryPolicy.current.retrying("publish notices", logger: logger) {
-                        // Read again before every attempt: the last one may have landed or not.
-                        self.chains?.forget(batch.notices)
-                        _ = try await producer.sendAll(try await self.chained(batch.notices))
-                    }
-                }
-                if !batch.consumed.isEmpty {
-                    try consumer.markProcessed(batch.consumed)
-                    metrics.finished(batch.consumed)
-                    stored = true
-                }
-                progressed = true
-            }
-        }
-        return stored
-    }
-
-    /// Waits for the state round's acknowledgements (sending it again, batch by
-    /// batch in order, after a failure), then hands over its batches' notices.
-    private func finishStateRound(_ pipeline: inout PublishingPipeline, _ producer: KafkaProducer) async throws {
-        let round = pipeline.stateRound
-        pipeline.stateRound = []
-        var failedFrom: Int?
-        // Where the round's records on the claimed state topic landed, for the read-back.
-        var written: [Int32: Int64] = [:]
-        for (index, (batch, delivery)) in round.enumerated() {
-            let results = await delivery.results()
-            guard failedFrom == nil else { continue }
-            if let ownership, !batch.notices.isEmpty {
-                for (record, result) in zip(batch.state, results) where record.topic == ownership.topic {
-                    if case .success(let report) = result {
-                        written[report.partition] = max(written[report.partition] ?? -1, report.offset)
-                    }
-                }
-            }
-            do {
-                try PublishFaults.checkStateRound()
-                try await settle(results, batch.state, parked: batch.parked, producer)
-            } catch {
-                failedFrom = index
-            }
-        }
-        if let failedFrom {
-            // The failed batch and every later one of the round again (same event ids), one
-            // after another: nothing later was handed over meanwhile, so the state topics
-            // keep their order. Where each of their chains ends is read again first (a later
-            // batch's failures were not looked at).
-            chains?.forget(round[failedFrom...].flatMap { $0.0.state })
-            try await RetryPolicy.current.retrying("publish a batch", logger: logger) {
-                try PublishFaults.checkStateRound()
-                for (batch, _) in round[failedFrom...] {
-                    try await send(batch.state, parked: batch.parked, producer)
-                }
-            }
-        }
-        // Sent again after a failure, without reports at hand: the claimed partitions are read
-        // back to their end instead.
-        try await readBack(failedFrom == nil ? written : nil)
-        for (var batch, _) in round {
-            if !batch.state.isEmpty && !batch.notices.isEmpty { CrashPoint.betweenPublishRounds() }
-            batch.notices = try await chained(batch.notices)
-            pipeline.noticeRounds.append(
-                (batch, batch.notices.isEmpty ? nil : await producer.enqueue(batch: batch.notices)))
-        }
     }
 
     /// With fencing: before a round's notices go, reads the round's records on the claimed

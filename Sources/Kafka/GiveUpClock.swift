@@ -83,6 +83,12 @@ public struct GaveUpError: Error, Sendable, CustomStringConvertible {
     public let failingFor: Duration
     public let lastError: any Error
 
+    public init(operation: String, failingFor: Duration, lastError: any Error) {
+        self.operation = operation
+        self.failingFor = failingFor
+        self.lastError = lastError
+    }
+
     public var description: String {
         "giving up: \(operation) has been failing for \(failingFor); last error: \(lastError)"
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ContactResolution
 import Foundation
 import LocalBroker
+import StageRuntime
 
 /// Contact resolution throughput on one core: a synthetic address book in
 /// Latin, Han and Cyrillic script and a query mix of exact names, first

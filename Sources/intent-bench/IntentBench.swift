@@ -9,7 +9,7 @@ struct IntentBench: AsyncParsableCommand {
         abstract: "Benchmarks for intent-pipeline. Run with `swift run -c release intent-bench …`.",
         subcommands: [
             KafkaBenchmark.self, ContactsBenchmark.self, PipelineBenchmark.self, RestartBenchmark.self,
-            AuditBenchmark.self, StagesBenchmark.self,
+            AuditBenchmark.self, StagesBenchmark.self, SimulateBenchmark.self,
         ]
     )
 }

@@ -70,6 +70,7 @@ struct IntentConfirm: AsyncParsableCommand {
         var configuration = ConfirmWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
+        try worker.applyPolicies(to: &configuration)
         let confirm = ConfirmWorker(configuration: configuration, logger: logger)
         try await worker.run(
             confirm,

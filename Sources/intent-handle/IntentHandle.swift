@@ -53,11 +53,11 @@ struct IntentHandle: AsyncParsableCommand {
             slow[String(parts[0])] = .seconds(seconds)
         }
         let keys = try stageKeys.keys(signingAs: PipelineSource.handle)
-        let handle = HandleWorker(
-            configuration: HandleWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
-                stage: HandleStage(authenticator: keys, slowServices: slow), keys: keys),
-            logger: logger)
+        var configuration = HandleWorker.Configuration(
+            kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
+            stage: HandleStage(authenticator: keys, slowServices: slow), keys: keys)
+        try worker.applyPolicies(to: &configuration)
+        let handle = HandleWorker(configuration: configuration, logger: logger)
         try await worker.run(
             handle, needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,
             logger: logger)

@@ -54,6 +54,7 @@ struct IntentPayments: AsyncParsableCommand {
         var configuration = PaymentsWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
+        try worker.applyPolicies(to: &configuration)
         let payments = PaymentsWorker(configuration: configuration, logger: logger)
         try await worker.run(
             payments,

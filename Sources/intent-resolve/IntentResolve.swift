@@ -80,14 +80,14 @@ struct IntentResolve: AsyncParsableCommand {
         if voiceBinding == .optional {
             logger.warning("any voice service may speak for users bound to none (--voice-binding optional)")
         }
-        let resolve = ResolveWorker(
-            configuration: ResolveWorker.Configuration(
-                kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
-                resolver: try resolverOptions.resolver(),
-                authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
-                keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window(),
-                voiceBinding: voiceBinding),
-            logger: logger)
+        var configuration = ResolveWorker.Configuration(
+            kafka: client, topics: topics, groupID: worker.groupID(worker: "resolve"),
+            resolver: try resolverOptions.resolver(),
+            authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
+            keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window(),
+            voiceBinding: voiceBinding)
+        try worker.applyPolicies(to: &configuration)
+        let resolve = ResolveWorker(configuration: configuration, logger: logger)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
             client: client, logger: logger)

@@ -6,6 +6,7 @@ import Intents
 import Kafka
 import LocalBroker
 import PipelineTopics
+import StageRuntime
 import Testing
 
 /// Every worker as its own OS process, the broker out for 15 s in the middle

@@ -12,6 +12,7 @@ import Messaging
 import Payments
 import PipelineAudit
 import PipelineTopics
+import StageRuntime
 import Synchronization
 import Testing
 

@@ -5,6 +5,7 @@ import IntentWorkers
 import Kafka
 import LocalBroker
 import PipelineTopics
+import StageRuntime
 import Testing
 
 /// SIGTERM, as Kubernetes sends it on every rollout, scale-in and node drain,

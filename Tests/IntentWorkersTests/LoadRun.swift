@@ -4,6 +4,7 @@ import Intents
 import Kafka
 import LocalBroker
 import PipelineTopics
+import StageRuntime
 
 /// How the process-level load tests (crash, SIGTERM, scaling) start: topics
 /// with seeded accounts and contacts, the four workers as processes, the voice

@@ -29,9 +29,8 @@ struct PublishOrderingTests {
             // reported failed six times in a row, as after broker time-outs, and retried
             // with backoff (0.1 s, 0.2 s, 0.4 s, ...).
             let log = LogCapture()
-            try await PublishFaults.$stateRoundFailures.withValue(PublishFaults.Budget(6)) {
-                try await pipeline.start(pipeline.confirmWorker(logger: log.logger))
-            }
+            try await pipeline.start(
+                pipeline.confirmWorker(logger: log.logger, faults: PublishFaults(stateRoundFailures: 6)))
             for intent in ["pay-1", "pay-2"] {
                 try await pipeline.request(
                     intent, turn: 1,

@@ -7,6 +7,7 @@ import Kafka
 import LocalBroker
 import PipelineAudit
 import PipelineTopics
+import StageRuntime
 import Testing
 
 /// Instances added and removed under load, and killed, with every worker as

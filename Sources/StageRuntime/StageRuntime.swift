@@ -1,0 +1,406 @@
+/// A pipeline stage's consume loop as a state machine, with no broker and no wall
+/// clock: the host (librdkafka's, or a simulation's) reports events with the time it
+/// read from its clock, and executes the actions returned, in order.
+///
+/// The orders a one-batch-at-a-time worker has still hold while batches are in flight:
+/// - one state round at a time: batches decided while a state round is in flight wait
+///   and go together as the next round (group commit), so state records reach the state
+///   topics in decision order even when a round fails and is sent again;
+/// - a batch's notices go only once its state round, and so every earlier one, is
+///   acknowledged (with fencing: read back too), so a response never reports a decision
+///   that could still be lost;
+/// - input offsets are stored batch by batch, in order, after both rounds; they are
+///   committed once per commit interval, and whenever nothing is in flight.
+///
+/// Revoked partitions and, with fencing, any assignment change drain first: nothing new
+/// is decided until what is in flight is finished, stored and committable, so the next
+/// owner starts from the last batch this member finished.
+public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    /// What the host waits for next.
+    public enum Next: Hashable, Sendable {
+        /// Poll for at most this many records, waiting at most this long.
+        case poll(maximum: Int, timeout: Duration)
+        /// Wait for this acknowledgement (too much in flight, draining, or shutting down).
+        case acknowledgement(StageTicket)
+        /// Nothing to wait for but a retry's backoff: report ``timer(now:)`` at this instant.
+        case timer(Instant)
+        /// Stopped: nothing more to do.
+        case stopped
+    }
+
+    /// One decided batch, on its way through the two rounds.
+    private struct Batch: Sendable {
+        let id: BatchID
+        /// The next offset to read per partition once this batch is finished.
+        let offsets: [Int32: Int64]
+        var state: Bool
+        var notices: Bool
+        var stateAcknowledged = false
+        var stateFailed = false
+        var noticesAcknowledged = false
+    }
+
+    public let policy: StageRuntimePolicy
+    private var random: SplitMix64
+    private var nextBatch: UInt64 = 0
+    /// Decided; their state goes with the next state round.
+    private var waiting: [Batch] = []
+    /// The state round in flight (or waiting to be sent again).
+    private var stateRound: [Batch] = []
+    /// Sent again from this index of the state round when its backoff is due.
+    private var resendFrom: Int?
+    private var stateFailures: FailureRun<Instant>?
+    /// Batches whose state is acknowledged, oldest first, with their notices in flight.
+    private var noticeRounds: [Batch] = []
+    private var noticeFailures: FailureRun<Instant>?
+    /// Notices to send again, by batch, when the backoff is due.
+    private var noticesToResend: [BatchID] = []
+    /// Handed out by ``StageAction/decide(_:records:tick:)``, not reported yet.
+    private var deciding: Batch?
+    /// Polled while draining: decided once the assignment is applied.
+    private var held: (records: [InputPosition], now: Instant)?
+
+    /// The partitions the stage's state and decisions are for.
+    public private(set) var owned: Set<Int32> = []
+    /// Assigned since the assignment was last applied.
+    private var gained: Set<Int32> = []
+    private var assignmentChanged = false
+    private var revokedSinceApplied = false
+
+    private var uncommitted = false
+    private var committing = false
+    private var lastCommit: Instant
+    private var commitFailures: FailureRun<Instant>?
+    private var lastTick: Instant
+    private var lastSnapshot: Instant
+    /// A snapshot is due: nothing new is decided until what is in flight is finished.
+    private var snapshotDue = false
+    private var shuttingDown = false
+    public private(set) var stopped: StageStop?
+
+    /// `now`: when the loop starts (ticks, commits and snapshots count from it); `seed`:
+    /// the jitter of retries.
+    public init(policy: StageRuntimePolicy, now: Instant, seed: UInt64) {
+        self.policy = policy
+        random = SplitMix64(seed: seed)
+        lastCommit = now
+        lastTick = now
+        lastSnapshot = now
+    }
+
+    /// Batches decided and not finished.
+    public var batchesInFlight: Int { waiting.count + stateRound.count + noticeRounds.count }
+    /// Nothing decided is unfinished.
+    public var isIdle: Bool { batchesInFlight == 0 && deciding == nil }
+    /// Finished work whose offsets are stored and not yet committed.
+    public var hasUncommitted: Bool { uncommitted }
+
+    /// When the earliest retry's backoff is due, if a retry is pending.
+    public var nextRetry: Instant? { earliestRetry }
+
+    /// What the host waits for next.
+    public func next() -> Next {
+        if stopped != nil { return .stopped }
+        if committing { return .acknowledgement(.commit) }
+        let mustWait =
+            shuttingDown || held != nil || batchesInFlight > policy.maximumBatchesInFlight
+            || ((draining || snapshotDue) && !isIdle)
+        if mustWait {
+            if let ticket = oldestInFlight { return .acknowledgement(ticket) }
+            if let due = earliestRetry { return .timer(due) }
+        }
+        return .poll(maximum: policy.maximumBatch, timeout: isIdle ? policy.idlePoll : policy.busyPoll)
+    }
+
+    // MARK: Events
+
+    /// Records were polled (possibly none): decides them unless the assignment must be
+    /// applied first, and does whatever the cadences make due.
+    public mutating func polled(_ records: [InputPosition], now: Instant) -> [StageAction] {
+        guard stopped == nil else { return [] }
+        var actions: [StageAction] = []
+        if !records.isEmpty || held != nil {
+            if held == nil { held = (records, now) } else { held!.records += records }
+        }
+        turn(now, &actions)
+        return actions
+    }
+
+    /// The host decided ``StageAction/decide(_:records:tick:)``'s batch: whether it has
+    /// records for the state round and for the notices round.
+    public mutating func decided(_ batch: BatchID, state: Bool, notices: Bool, now: Instant) -> [StageAction] {
+        guard var decided = deciding, decided.id == batch else { return [] }
+        deciding = nil
+        decided.state = state
+        decided.notices = notices
+        if !decided.offsets.isEmpty || state || notices { waiting.append(decided) }
+        var actions: [StageAction] = []
+        turn(now, &actions)
+        return actions
+    }
+
+    public mutating func acknowledged(_ ticket: StageTicket, now: Instant) -> [StageAction] {
+        var actions: [StageAction] = []
+        switch ticket {
+        case .state(let id):
+            guard let index = stateRound.firstIndex(where: { $0.id == id }) else { return [] }
+            stateRound[index].stateAcknowledged = true
+        case .notices(let id):
+            guard let index = noticeRounds.firstIndex(where: { $0.id == id }) else { return [] }
+            noticeRounds[index].noticesAcknowledged = true
+        case .commit:
+            guard committing else { return [] }
+            committing = false
+            commitFailures = nil
+        }
+        turn(now, &actions)
+        return actions
+    }
+
+    /// A transient failure (the host stops itself on a failure retrying cannot heal).
+    public mutating func failed(_ ticket: StageTicket, now: Instant) -> [StageAction] {
+        var actions: [StageAction] = []
+        switch ticket {
+        case .state(let id):
+            guard let index = stateRound.firstIndex(where: { $0.id == id }) else { return [] }
+            stateRound[index].stateFailed = true
+        case .notices(let id):
+            guard noticeRounds.contains(where: { $0.id == id }) else { return [] }
+            if let reason = FailureRun.count(&noticeFailures, ticket, at: now, policy.retry, &random) {
+                return stop(reason)
+            }
+            noticesToResend.append(id)
+        case .commit:
+            guard committing else { return [] }
+            committing = false
+            uncommitted = true
+            if let reason = FailureRun.count(&commitFailures, ticket, at: now, policy.retry, &random) {
+                return stop(reason)
+            }
+        }
+        turn(now, &actions)
+        return actions
+    }
+
+    /// Partitions were assigned to this member (incrementally).
+    public mutating func assigned(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
+        gained.formUnion(partitions)
+        owned.formUnion(partitions)
+        assignmentChanged = true
+        var actions: [StageAction] = []
+        turn(now, &actions)
+        return actions
+    }
+
+    /// Partitions were taken from this member.
+    public mutating func revoked(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
+        guard !partitions.isDisjoint(with: owned) || !partitions.isDisjoint(with: gained) else { return [] }
+        owned.subtract(partitions)
+        gained.subtract(partitions)
+        assignmentChanged = true
+        revokedSinceApplied = true
+        var actions: [StageAction] = []
+        turn(now, &actions)
+        return actions
+    }
+
+    /// Time passed without another event (a retry's backoff is due).
+    public mutating func timer(now: Instant) -> [StageAction] {
+        var actions: [StageAction] = []
+        turn(now, &actions)
+        return actions
+    }
+
+    /// Finish what is in flight, commit it, leave a snapshot, stop. Polled records not
+    /// decided yet are left to the next owner.
+    public mutating func shutdown(now: Instant) -> [StageAction] {
+        shuttingDown = true
+        held = nil
+        var actions: [StageAction] = []
+        turn(now, &actions)
+        return actions
+    }
+
+    // MARK: The machine
+
+    private var draining: Bool { assignmentChanged && (policy.fencing || revokedSinceApplied) }
+
+    private var oldestInFlight: StageTicket? {
+        if resendFrom == nil,
+            let batch = stateRound.first(where: { $0.state && !$0.stateAcknowledged && !$0.stateFailed })
+        {
+            return .state(batch.id)
+        }
+        if let batch = noticeRounds.first(where: {
+            $0.notices && !$0.noticesAcknowledged && !noticesToResend.contains($0.id)
+        }) {
+            return .notices(batch.id)
+        }
+        return nil
+    }
+
+    private var earliestRetry: Instant? {
+        [
+            resendFrom == nil ? nil : stateFailures?.due,
+            noticesToResend.isEmpty ? nil : noticeFailures?.due,
+            uncommitted && !committing ? commitFailures?.due : nil,
+        ].compactMap { $0 }.min()
+    }
+
+    private mutating func stop(_ reason: StageStop) -> [StageAction] {
+        stopped = reason
+        return [.stop(reason)]
+    }
+
+    /// Moves everything on as far as what is known at `now` allows.
+    private mutating func turn(_ now: Instant, _ actions: inout [StageAction]) {
+        guard stopped == nil, deciding == nil else { return }
+        var progressed = true
+        while progressed && stopped == nil {
+            progressed = false
+            if finishStateRound(now, &actions) { progressed = true }
+            if startStateRound(&actions) { progressed = true }
+            if finishNotices(now, &actions) { progressed = true }
+        }
+        guard stopped == nil else { return }
+        commitIfDue(now, &actions)
+        if shuttingDown {
+            if isIdle && !uncommitted && !committing {
+                if policy.snapshotInterval != nil && !owned.isEmpty {
+                    actions.append(.snapshot(owned: owned, final: true))
+                }
+                actions += stop(.finished)
+            }
+            return
+        }
+        applyAssignmentIfDue(now, &actions)
+        snapshotIfDue(now, &actions)
+        decideIfDue(now, &actions)
+    }
+
+    /// The state round, once every batch of it is reported: sent again from the first
+    /// failure after the backoff, or (read back with fencing) handed over to the notices.
+    private mutating func finishStateRound(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
+        guard !stateRound.isEmpty else { return false }
+        if let from = resendFrom {
+            guard let due = stateFailures?.due, now >= due else { return false }
+            resendFrom = nil
+            for index in stateRound.indices[from...] { stateRound[index].stateFailed = false }
+            actions.append(.publish(.state, stateRound[from...].filter(\.state).map(\.id), resend: true))
+            return true
+        }
+        guard stateRound.allSatisfy({ !$0.state || $0.stateAcknowledged || $0.stateFailed }) else { return false }
+        if let failed = stateRound.firstIndex(where: \.stateFailed) {
+            let ticket = StageTicket.state(stateRound[failed].id)
+            if let reason = FailureRun.count(&stateFailures, ticket, at: now, policy.retry, &random) {
+                actions += stop(reason)
+                return false
+            }
+            resendFrom = failed
+            // Later batches of the round go again too, after the failed one: nothing later
+            // may land before it on the state topics.
+            for index in stateRound.indices[failed...] { stateRound[index].stateAcknowledged = false }
+            return true
+        }
+        let resent = stateFailures != nil
+        stateFailures = nil
+        let round = stateRound
+        stateRound = []
+        if policy.fencing, round.contains(where: { $0.state && $0.notices }) {
+            actions.append(.readBack(round.map(\.id), resent: resent))
+        }
+        let noticed = round.filter(\.notices).map(\.id)
+        if !noticed.isEmpty { actions.append(.publish(.notices, noticed, resend: false)) }
+        noticeRounds += round
+        return true
+    }
+
+    /// The next state round: every batch decided meanwhile, in order.
+    private mutating func startStateRound(_ actions: inout [StageAction]) -> Bool {
+        guard stateRound.isEmpty, !waiting.isEmpty else { return false }
+        stateRound = waiting
+        waiting = []
+        let sent = stateRound.filter(\.state).map(\.id)
+        if !sent.isEmpty { actions.append(.publish(.state, sent, resend: false)) }
+        return true
+    }
+
+    /// Finished batches, oldest first, store their offsets; failed notices go again.
+    private mutating func finishNotices(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
+        var progressed = false
+        if !noticesToResend.isEmpty, let due = noticeFailures?.due, now >= due {
+            actions.append(.publish(.notices, noticesToResend, resend: true))
+            noticesToResend = []
+            progressed = true
+        }
+        while let batch = noticeRounds.first, !batch.notices || batch.noticesAcknowledged {
+            noticeRounds.removeFirst()
+            if noticesToResend.isEmpty && !noticeRounds.contains(where: { $0.notices && !$0.noticesAcknowledged }) {
+                noticeFailures = nil
+            }
+            // Also for a batch that consumed nothing (a tick's): the host lets go of it.
+            actions.append(.storeOffsets(batch.id, batch.offsets))
+            if !batch.offsets.isEmpty { uncommitted = true }
+            progressed = true
+        }
+        return progressed
+    }
+
+    /// One commit per commit interval while batches keep coming; at once when nothing is in flight.
+    private mutating func commitIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+        guard uncommitted, !committing else { return }
+        if let due = commitFailures?.due, now < due { return }
+        guard isIdle || lastCommit.duration(to: now) >= policy.commitInterval else { return }
+        committing = true
+        uncommitted = false
+        lastCommit = now
+        actions.append(.commit)
+    }
+
+    /// The assignment is applied before the next decision (at once with partitioned
+    /// state), after draining when partitions were revoked or with fencing.
+    private mutating func applyAssignmentIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+        guard assignmentChanged,
+            held != nil || tickDue(now) || policy.restoresOnAssignment || revokedSinceApplied
+        else { return }
+        if draining && (!isIdle || uncommitted || committing) { return }
+        actions.append(.restore(owned: owned, gained: gained))
+        if policy.fencing { actions.append(.claim(owned)) }
+        gained = []
+        assignmentChanged = false
+        revokedSinceApplied = false
+    }
+
+    private func tickDue(_ now: Instant) -> Bool {
+        guard let interval = policy.tickInterval else { return false }
+        return lastTick.duration(to: now) >= interval
+    }
+
+    private mutating func decideIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+        guard !snapshotDue, !assignmentChanged || !draining, batchesInFlight <= policy.maximumBatchesInFlight else {
+            return
+        }
+        let tick = tickDue(now)
+        guard held != nil || tick else { return }
+        if tick { lastTick = now }
+        let records = held?.records ?? []
+        held = nil
+        var offsets: [Int32: Int64] = [:]
+        for record in records { offsets[record.partition] = max(offsets[record.partition] ?? 0, record.offset + 1) }
+        nextBatch += 1
+        let batch = Batch(id: BatchID(nextBatch), offsets: offsets, state: false, notices: false)
+        deciding = batch
+        actions.append(.decide(batch.id, records: records, tick: tick))
+    }
+
+    /// Snapshots are taken with nothing in flight (the state is then exactly the state
+    /// topics): once one is due, nothing new is decided until the pipeline has drained.
+    private mutating func snapshotIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+        guard let interval = policy.snapshotInterval, !owned.isEmpty, !assignmentChanged else { return }
+        if lastSnapshot.duration(to: now) >= interval { snapshotDue = true }
+        guard snapshotDue, isIdle else { return }
+        snapshotDue = false
+        lastSnapshot = now
+        actions.append(.snapshot(owned: owned, final: false))
+    }
+}

@@ -1,0 +1,237 @@
+import StageRuntime
+import StageSimulation
+import Testing
+
+/// The stage loop's orders, checked on the state machine alone: a manual clock, no
+/// broker, every expected action written out by hand.
+@Suite struct StageRuntimeTests {
+    typealias Runtime = StageRuntime<ManualClock.Instant>
+
+    var clock = ManualClock()
+
+    static func records(_ partition: Int32, _ offsets: ClosedRange<Int64>) -> [InputPosition] {
+        offsets.map { InputPosition(partition: partition, offset: $0) }
+    }
+
+    func runtime(_ policy: StageRuntimePolicy = StageRuntimePolicy(), owning partitions: Set<Int32> = [0, 1])
+        -> Runtime
+    {
+        var runtime = Runtime(policy: policy, now: clock.now, seed: 1)
+        let actions = runtime.assigned(partitions, now: clock.now)
+        // Nothing is decided yet, so the assignment waits for the first record (no partitioned state).
+        #expect(actions.isEmpty)
+        return runtime
+    }
+
+    @Test func offsetsMoveOnlyAfterBothRoundsAreAcknowledged() {
+        var runtime = runtime()
+        let polled = runtime.polled(Self.records(0, 0...2) + Self.records(1, 7...7), now: clock.now)
+        #expect(
+            polled == [
+                .restore(owned: [0, 1], gained: [0, 1]),
+                .decide(BatchID(1), records: Self.records(0, 0...2) + Self.records(1, 7...7), tick: false),
+            ])
+        #expect(
+            runtime.decided(BatchID(1), state: true, notices: true, now: clock.now) == [
+                .publish(.state, [BatchID(1)], resend: false)
+            ])
+        #expect(
+            runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [
+                .publish(.notices, [BatchID(1)], resend: false)
+            ])
+        #expect(!runtime.hasUncommitted)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [0: 3, 1: 8]), .commit,
+            ])
+    }
+
+    @Test func noticesWaitForEveryEarlierStateRound() {
+        var runtime = runtime()
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        // Decided while batch 1's state round is in flight: waits, and goes as the next round.
+        #expect(
+            runtime.polled(Self.records(0, 1...1), now: clock.now) == [
+                .decide(BatchID(2), records: Self.records(0, 1...1), tick: false)
+            ])
+        #expect(runtime.decided(BatchID(2), state: true, notices: true, now: clock.now).isEmpty)
+        #expect(
+            runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [
+                .publish(.notices, [BatchID(1)], resend: false), .publish(.state, [BatchID(2)], resend: false),
+            ])
+        // Batch 2's notices are acknowledged before batch 1's: offsets still move in order.
+        #expect(
+            runtime.acknowledged(.state(BatchID(2)), now: clock.now) == [
+                .publish(.notices, [BatchID(2)], resend: false)
+            ])
+        #expect(runtime.acknowledged(.notices(BatchID(2)), now: clock.now).isEmpty)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [0: 1]), .storeOffsets(BatchID(2), [0: 2]), .commit,
+            ])
+    }
+
+    @Test func commitsOncePerIntervalWhileBatchesKeepComing() {
+        var clock = self.clock
+        var runtime = runtime(StageRuntimePolicy(commitInterval: .milliseconds(200)))
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: false, notices: true, now: clock.now)
+        _ = runtime.polled(Self.records(0, 1...1), now: clock.now)
+        _ = runtime.decided(BatchID(2), state: false, notices: true, now: clock.now)
+        clock.advance(by: .milliseconds(50))
+        // Batch 2 is still in flight and the interval has not passed: stored, not committed.
+        #expect(runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [.storeOffsets(BatchID(1), [0: 1])])
+        #expect(runtime.hasUncommitted)
+        clock.advance(by: .milliseconds(149))
+        #expect(runtime.polled([], now: clock.now).isEmpty)
+        clock.advance(by: .milliseconds(1))
+        #expect(runtime.polled([], now: clock.now) == [.commit])
+        #expect(runtime.next() == .acknowledgement(.commit))
+        #expect(runtime.acknowledged(.commit, now: clock.now).isEmpty)
+        // Idle: the last batch is committed as soon as it is finished.
+        #expect(
+            runtime.acknowledged(.notices(BatchID(2)), now: clock.now) == [
+                .storeOffsets(BatchID(2), [0: 2]), .commit,
+            ])
+    }
+
+    @Test func aFailedStateRoundIsSentAgainFromTheFailureThenGivenUp() {
+        var clock = self.clock
+        let schedule = RetrySchedule(
+            initialDelay: .milliseconds(100), maximumDelay: .milliseconds(400), giveUpAfter: .seconds(1))
+        var runtime = runtime(StageRuntimePolicy(retry: schedule))
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        _ = runtime.polled(Self.records(0, 1...1), now: clock.now)
+        _ = runtime.decided(BatchID(2), state: true, notices: true, now: clock.now)
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        // Round 2 = batch 2 alone; round 3 (batch 3) waits behind it.
+        _ = runtime.polled(Self.records(0, 2...2), now: clock.now)
+        _ = runtime.decided(BatchID(3), state: true, notices: false, now: clock.now)
+        #expect(runtime.failed(.state(BatchID(2)), now: clock.now).isEmpty)
+        guard let due = runtime.nextRetry else {
+            Issue.record("no retry scheduled")
+            return
+        }
+        // Equal jitter: between half the initial delay and the initial delay.
+        #expect(due.sinceStart >= .milliseconds(50) && due.sinceStart <= .milliseconds(100))
+        #expect(runtime.timer(now: clock.now).isEmpty)
+        clock.advance(to: due)
+        #expect(runtime.timer(now: clock.now) == [.publish(.state, [BatchID(2)], resend: true)])
+        // Keeps failing: retried with growing delays until the run has lasted a second.
+        var attempts = 1
+        while true {
+            let actions = runtime.failed(.state(BatchID(2)), now: clock.now)
+            if case .stop(let reason) = actions.last {
+                #expect(reason == .gaveUp(.state(BatchID(2)), failingFor: clock.now.sinceStart))
+                #expect(clock.now.sinceStart >= .seconds(1))
+                break
+            }
+            guard let due = runtime.nextRetry else {
+                Issue.record("no retry scheduled after \(attempts) attempts")
+                return
+            }
+            clock.advance(to: due)
+            #expect(runtime.timer(now: clock.now) == [.publish(.state, [BatchID(2)], resend: true)])
+            attempts += 1
+        }
+        #expect(attempts >= 4 && attempts <= 12)
+        #expect(runtime.next() == .stopped)
+    }
+
+    @Test func aResentStateRoundIsReadBackToTheEndWithFencing() {
+        var clock = self.clock
+        var runtime = runtime(StageRuntimePolicy(fencing: true))
+        #expect(
+            runtime.polled(Self.records(0, 0...0), now: clock.now) == [
+                .restore(owned: [0, 1], gained: [0, 1]), .claim([0, 1]),
+                .decide(BatchID(1), records: Self.records(0, 0...0), tick: false),
+            ])
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        _ = runtime.failed(.state(BatchID(1)), now: clock.now)
+        clock.advance(by: .seconds(1))
+        #expect(runtime.timer(now: clock.now) == [.publish(.state, [BatchID(1)], resend: true)])
+        #expect(
+            runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [
+                .readBack([BatchID(1)], resent: true), .publish(.notices, [BatchID(1)], resend: false),
+            ])
+    }
+
+    @Test func failedNoticesAreSentAgainBeforeTheOffsetsMove() {
+        var clock = self.clock
+        var runtime = runtime()
+        _ = runtime.polled(Self.records(1, 4...5), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: false, notices: true, now: clock.now)
+        #expect(runtime.failed(.notices(BatchID(1)), now: clock.now).isEmpty)
+        clock.advance(by: .seconds(1))
+        #expect(runtime.timer(now: clock.now) == [.publish(.notices, [BatchID(1)], resend: true)])
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [1: 6]), .commit,
+            ])
+    }
+
+    @Test func revokedPartitionsDrainBeforeAnythingNewIsDecided() {
+        var runtime = runtime()
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        #expect(runtime.revoked([1], now: clock.now).isEmpty)
+        // Polled meanwhile: held, not decided, while batch 1 is in flight.
+        #expect(runtime.polled(Self.records(0, 1...1), now: clock.now).isEmpty)
+        #expect(runtime.next() == .acknowledgement(.state(BatchID(1))))
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [0: 1]), .commit,
+            ])
+        #expect(
+            runtime.acknowledged(.commit, now: clock.now) == [
+                .restore(owned: [0], gained: []),
+                .decide(BatchID(2), records: Self.records(0, 1...1), tick: false),
+            ])
+    }
+
+    @Test func shutdownFinishesWhatIsInFlightAndCommitsIt() {
+        var runtime = runtime(StageRuntimePolicy(snapshotInterval: .seconds(30)))
+        _ = runtime.polled(Self.records(0, 0...1), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        #expect(runtime.shutdown(now: clock.now).isEmpty)
+        #expect(runtime.next() == .acknowledgement(.state(BatchID(1))))
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [0: 2]), .commit,
+            ])
+        #expect(
+            runtime.acknowledged(.commit, now: clock.now) == [
+                .snapshot(owned: [0, 1], final: true), .stop(.finished),
+            ])
+        #expect(runtime.next() == .stopped)
+    }
+
+    @Test func tooMuchInFlightWaitsForTheOldestAcknowledgement() {
+        var runtime = runtime(StageRuntimePolicy(maximumBatchesInFlight: 2))
+        for batch in 1...3 {
+            _ = runtime.polled(Self.records(0, Int64(batch)...Int64(batch)), now: clock.now)
+            _ = runtime.decided(BatchID(UInt64(batch)), state: true, notices: false, now: clock.now)
+        }
+        #expect(runtime.next() == .acknowledgement(.state(BatchID(1))))
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        #expect(runtime.next() == .poll(maximum: 1000, timeout: .milliseconds(1)))
+    }
+
+    @Test func ticksComeAtTheirIntervalWithTheOwnedPartitions() {
+        var clock = self.clock
+        var runtime = runtime(StageRuntimePolicy(tickInterval: .seconds(1)))
+        #expect(runtime.polled([], now: clock.now).isEmpty)
+        clock.advance(by: .seconds(1))
+        #expect(
+            runtime.polled([], now: clock.now) == [
+                .restore(owned: [0, 1], gained: [0, 1]), .decide(BatchID(1), records: [], tick: true),
+            ])
+        // A tick that decided nothing leaves nothing in flight.
+        #expect(runtime.decided(BatchID(1), state: false, notices: false, now: clock.now).isEmpty)
+        #expect(runtime.isIdle)
+    }
+}
