@@ -112,9 +112,19 @@ public struct HandleStage: Sendable {
         ])
     }
 
-    /// Delivers queued messages whose time has come and completes their intents.
+    /// How long after a tick's delivery its final response is sent again by a member that
+    /// restored the delivery without knowing whether it was answered (a crash between the
+    /// delivery and its answer): far longer than a takeover takes.
+    public static let reanswerWindow: Duration = .seconds(600)
+
+    /// Delivers queued messages whose time has come and completes their intents; and answers
+    /// again the deliveries restored from the topic whose answer may have been lost.
     public func tick(history: inout MessageHistory, now: Date = Date(), owns: (String) -> Bool) -> StageResult {
         var result = StageResult()
+        let since = Timestamp(now.addingTimeInterval(-Double(Self.reanswerWindow.components.seconds)))
+        for message in history.takeUnanswered(deliveredSince: since, owns: owns) {
+            result.events.append((.responses, deliveryResponse(message)))
+        }
         for message in history.due(at: Timestamp(now), owns: owns) {
             // Dated when it was due, not when the tick ran: a tick repeated after a crash is the same.
             let now = message.dueAt?.date ?? now
@@ -124,17 +134,32 @@ public struct HandleStage: Sendable {
                 recipients: message.recipients, content: message.content, serviceName: message.serviceName,
                 at: Timestamp(now))
             history.apply(event)
-            var cause = EventEnvelope(
-                id: EventID.derived("delivery", message.id), source: source, type: "message.delivery.v1", time: now,
-                userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
-                data: .object([:]))
-            // The answer in the sender's language, as the queued message recorded it.
-            if let locale = message.locale { UserLocale.stamp(locale, on: &cause) }
-            result.events.append((.messages, wrap(event, cause, now)))
-            result.events.append(
-                (.responses, response(cause, message.intentID, .sendMessage, .success, [message.id], now)))
+            history.answered(message.id, of: message.userID)
+            var delivered = message
+            delivered.sentAt = Timestamp(now)
+            result.events.append((.messages, wrap(event, deliveryCause(message, now), now)))
+            result.events.append((.responses, deliveryResponse(delivered)))
         }
         return result
+    }
+
+    /// What a tick's delivery of `message` is caused by, dated `now`, in the sender's language
+    /// as the queued message recorded it.
+    private func deliveryCause(_ message: MessageHistory.Message, _ now: Date) -> EventEnvelope {
+        var cause = EventEnvelope(
+            id: EventID.derived("delivery", message.id), source: source, type: "message.delivery.v1", time: now,
+            userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
+            data: .object([:]))
+        if let locale = message.locale { UserLocale.stamp(locale, on: &cause) }
+        return cause
+    }
+
+    /// The final response of a tick's delivery: derived from the message alone (dated when it
+    /// was due), so answering again gives the very same event.
+    private func deliveryResponse(_ message: MessageHistory.Message) -> EventEnvelope {
+        let due = message.dueAt?.date ?? message.sentAt.date
+        return response(
+            deliveryCause(message, due), message.intentID, .sendMessage, .success, [message.id], due)
     }
 
     // MARK: Search

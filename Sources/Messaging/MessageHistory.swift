@@ -27,6 +27,10 @@ public struct MessageHistory: Sendable {
     /// Queued messages by user: the tick asks for those due every second, so it must not
     /// scan every delivered message.
     private var queued: [String: Set<String>] = [:]
+    /// Messages a tick delivered whose final response was not recorded as sent here
+    /// (``answered(_:of:)``), by user: a member that restores them from the topic cannot
+    /// know whether the member that delivered them answered before it stopped.
+    private var unanswered: [String: Set<String>] = [:]
     private var applied: Set<String> = []
 
     private struct IntentKey: Hashable {
@@ -50,6 +54,9 @@ public struct MessageHistory: Sendable {
                         sentAt: event.at, dueAt: event.dueAt, status: .queued, attributes: [.read],
                         locale: event.locale)
                 if event.kind == .delivered {
+                    if message.status == .queued, messages[event.userID]?[id] != nil {
+                        unanswered[event.userID, default: []].insert(id)
+                    }
                     message.status = .delivered
                     message.sentAt = event.at
                 }
@@ -89,6 +96,23 @@ public struct MessageHistory: Sendable {
             .flatMap { user, ids in ids.compactMap { messages[user]?[$0] } }
             .filter { $0.status == .queued && ($0.dueAt.map { $0 <= now } ?? true) }
             .sorted { $0.id < $1.id }
+    }
+
+    /// Marks a tick's delivery as answered: its final response went out from here.
+    public mutating func answered(_ id: String, of userID: String) {
+        unanswered[userID]?.remove(id)
+    }
+
+    /// Takes the deliveries of the users this worker owns that no final response is recorded
+    /// for: those delivered at `since` or later, to answer again (the answer's id is derived,
+    /// so a copy of one that did go out changes nothing); older ones are forgotten unanswered.
+    public mutating func takeUnanswered(deliveredSince since: Timestamp, owns: (String) -> Bool) -> [Message] {
+        var taken: [Message] = []
+        for (user, ids) in unanswered where owns(user) && !ids.isEmpty {
+            taken += ids.compactMap { messages[user]?[$0] }.filter { $0.sentAt >= since }
+            unanswered[user] = nil
+        }
+        return taken.sorted { $0.id < $1.id }
     }
 
     private static func opposites(of attribute: MessageAttribute) -> Set<MessageAttribute> {

@@ -75,6 +75,38 @@ struct HandleStageTests {
         #expect(stage.tick(history: &history, now: t0.addingTimeInterval(9), owns: { _ in false }).events.isEmpty)
     }
 
+    @Test("a delivery restored from the topic is answered again, with the very same response, once")
+    func restoredDeliveryAnsweredAgain() throws {
+        var history = MessageHistory()
+        let intent = Intent.sendMessage(
+            SendMessageIntent(recipients: [dima], content: "привет", serviceName: "Satellite"))
+        var written = run(confirmed(intent, intentID: "m3"), &history).messageEvents
+        let done = stage.tick(history: &history, now: t0.addingTimeInterval(5), owns: { _ in true })
+        written += done.messageEvents
+        let original = try #require(done.events.first { $0.destination == .responses }?.event)
+        // The member that delivered answered: nothing to say again.
+        #expect(stage.tick(history: &history, now: t0.addingTimeInterval(6), owns: { _ in true }).events.isEmpty)
+
+        // Another member restores the queued and delivered events (it cannot know whether the
+        // answer went out): its next tick says it again, identically, and then never again.
+        var restored = MessageHistory()
+        for event in written { restored.apply(event) }
+        let again = stage.tick(history: &restored, now: t0.addingTimeInterval(30), owns: { _ in true })
+        #expect(again.messageEvents.isEmpty)
+        #expect(again.events.map(\.event) == [original])
+        #expect(stage.tick(history: &restored, now: t0.addingTimeInterval(31), owns: { _ in true }).events.isEmpty)
+
+        // Restored long after the delivery (past the window): not answered again.
+        var late = MessageHistory()
+        for event in written { late.apply(event) }
+        let window = Double(HandleStage.reanswerWindow.components.seconds)
+        #expect(stage.tick(history: &late, now: t0.addingTimeInterval(6 + window), owns: { _ in true }).events.isEmpty)
+        // Nor for users another member owns.
+        var other = MessageHistory()
+        for event in written { other.apply(event) }
+        #expect(stage.tick(history: &other, now: t0.addingTimeInterval(30), owns: { _ in false }).events.isEmpty)
+    }
+
     @Test("search finds by recipient, keyword, attribute and date; set attribute changes them")
     func searchAndMark() throws {
         var history = MessageHistory()
