@@ -76,6 +76,11 @@ public struct EventAuthenticator: Sendable {
             })
     }
 
+    /// The keyring without its view keys: what signs records no view reader reads.
+    public var withoutViewKeys: EventAuthenticator {
+        EventAuthenticator(keys: keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] })
+    }
+
     /// Whether the keyring holds any key that a money reader trusts (anything but view keys).
     public var hasSigningKeys: Bool { !keys.isEmpty }
 

@@ -74,6 +74,8 @@ public final class StageWorker: Service, Sendable {
     public typealias MoneyMoved = @Sendable () -> MoneyMovements
 
     public let configuration: Configuration
+    /// The keys without view keys, for destinations no view reader reads (``Destination/isViewed``).
+    private let unviewedKeys: EventAuthenticator
     private let name: String
     private let makeFollowers: Followers
     private let process: Process
@@ -99,6 +101,7 @@ public final class StageWorker: Service, Sendable {
         self.ownership = ownership
         self.replayMemory = replayMemory
         self.configuration = configuration
+        self.unviewedKeys = configuration.keys.withoutViewKeys
         self.logger = logger
         self.makeFollowers = followers
         self.tick = tick
@@ -697,7 +700,8 @@ public final class StageWorker: Service, Sendable {
             let traceHeader = span.map { KafkaHeader(key: TraceParent.name, string: $0.traceParent.description) }
             for (destination, event) in events {
                 let topic = topics.topic(for: destination)
-                var outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: configuration.keys)
+                var outgoing = KafkaProducerMessage(
+                    topic: topic, event: event, signedWith: destination.isViewed ? configuration.keys : unviewedKeys)
                 if let traceHeader { outgoing.headers.append(traceHeader) }
                 metrics.produced(destination, topic: topic, type: event.type)
                 if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }

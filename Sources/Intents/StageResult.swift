@@ -23,6 +23,17 @@ public enum Destination: String, Sendable, Hashable, CaseIterable {
     /// the deciding event is redelivered.
     case effects
 
+    /// Whether view readers read it (the app state: responses, the ledger, messages; the
+    /// confirm stage: the ledger), so it carries a view signature too (``ViewKey``): the
+    /// other destinations are read only by stages that check signatures, and a second
+    /// HMAC there would be work for nobody.
+    public var isViewed: Bool {
+        switch self {
+        case .responses, .ledger, .messages: true
+        case .prompts, .resolved, .confirmed, .confirmations, .effects: false
+        }
+    }
+
     /// Whether this is state (published and acknowledged before anything that reports on it).
     public var isState: Bool {
         switch self {

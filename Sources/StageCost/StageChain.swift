@@ -35,6 +35,8 @@ final class StageChain {
                             bytes: [UInt8](repeating: UInt8(index + 101), count: 32))
                     ] : [])
         })
+    /// What signs destinations no view reader reads, as the worker signs them.
+    lazy var unviewedKeys = stageKeys.withoutViewKeys
     let topics = PipelineTopics()
     let users: [String]
 
@@ -114,7 +116,8 @@ final class StageChain {
         for record in records {
             for (destination, event) in decide(path, record) {
                 let topic = topics.topic(for: destination)
-                var outgoing = KafkaProducerMessage(topic: topic, event: event, signedWith: stageKeys)
+                var outgoing = KafkaProducerMessage(
+                    topic: topic, event: event, signedWith: destination.isViewed ? stageKeys : unviewedKeys)
                 let partition = KafkaPartitioner.partition(forKey: event.userID, partitions: Self.partitions)
                 let place = KafkaTopicPartition(topic: topic, partition: partition)
                 if let hash = outgoing.link(
