@@ -85,6 +85,26 @@ struct MoneyAttackTests {
         }
     }
 
+    /// Alice pays 孙波 all she has (1,000 CNY) and confirms ("real"); the question she was asked.
+    static func payEverything(_ pipeline: PipelineHarness) async throws -> ConfirmationRequest {
+        try await pipeline.requestSigned(
+            pipeline.signed(
+                "real",
+                .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1000", "CNY")))))
+        let request = try await pipeline.event(for: "real", type: ConfirmationRequest.type)
+            .decodeData(as: ConfirmationRequest.self)
+        #expect(try await pipeline.answer("real", request.binding, .confirmed).code == .success)
+        return request
+    }
+
+    /// Then one yuan more ("one-more"): more than she has, unless a forged deposit counted.
+    static func requestOneMoreYuan(_ pipeline: PipelineHarness) async throws {
+        try await pipeline.requestSigned(
+            pipeline.signed(
+                "one-more",
+                .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1", "CNY")))))
+    }
+
     @Test("forged proposals and ledger events are dead-lettered and reserve nothing; the real payment goes through")
     func forgedStageEvents() async throws {
         try await withMoneyPipeline { pipeline in
@@ -135,18 +155,9 @@ struct MoneyAttackTests {
             #expect(reasons.filter { $0 == "wrong_producer" }.count == 3, "\(reasons)")
 
             // The user's real payment of 1,000 CNY: nothing was reserved by the forgeries, nothing deposited.
-            try await pipeline.requestSigned(
-                pipeline.signed(
-                    "real",
-                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1000", "CNY")))))
-            let request = try await pipeline.event(for: "real", type: ConfirmationRequest.type)
-                .decodeData(as: ConfirmationRequest.self)
-            #expect(try await pipeline.answer("real", request.binding, .confirmed).code == .success)
+            _ = try await Self.payEverything(pipeline)
             // And the unsigned million was never deposited: one more yuan is more than Alice has.
-            try await pipeline.requestSigned(
-                pipeline.signed(
-                    "one-more",
-                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1", "CNY")))))
+            try await Self.requestOneMoreYuan(pipeline)
             let refused = try await pipeline.event(for: "one-more", type: IntentResponse.type)
             #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
             try await pipeline.stopWorker()
@@ -204,20 +215,11 @@ struct MoneyAttackTests {
                 "\(letters.map { $0.header(DeadLetter.reasonHeader) ?? "none" })")
 
             // 孙波 is still 孙波's own account, and Alice has only her own 1,000 CNY.
-            try await pipeline.requestSigned(
-                pipeline.signed(
-                    "real",
-                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1000", "CNY")))))
-            let request = try await pipeline.event(for: "real", type: ConfirmationRequest.type)
-                .decodeData(as: ConfirmationRequest.self)
+            let request = try await Self.payEverything(pipeline)
             #expect(request.counterpartyAccount == "sunbo@example.cn")
-            #expect(try await pipeline.answer("real", request.binding, .confirmed).code == .success)
             // Confirm, misled by the forged deposit, asks; the payments stage, which trusts only
             // the operator's own key, finds no money and refuses.
-            try await pipeline.requestSigned(
-                pipeline.signed(
-                    "one-more",
-                    .sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("1", "CNY")))))
+            try await Self.requestOneMoreYuan(pipeline)
             let asked = try await pipeline.event(for: "one-more", type: ConfirmationRequest.type)
                 .decodeData(as: ConfirmationRequest.self)
             #expect(try await pipeline.answer("one-more", asked.binding, .confirmed).code == .failureInsufficientFunds)
