@@ -1,8 +1,10 @@
 /// A second key per writer, for readers whose view may be wrong without moving money:
 /// the app state, which only shows what it reads, and the confirm stage's ledger and
-/// accounts, which only pre-check what the payments stage decides again. A writer the app state shows (the four stages,
-/// the ledger operator, the contacts services) signs each record twice: with its key
-/// (``EventSignature/header``), which every reader that acts on the record checks,
+/// accounts, which only pre-check what the payments stage decides again. A writer the
+/// app state shows (the four stages, the ledger operator, the contacts services) signs
+/// each record those readers read (responses, the ledger, messages, accounts, contacts:
+/// ``Destination/isViewed``) twice: with its key (``EventSignature/header``), which
+/// every reader that acts on the record checks,
 /// and with its view key (``EventSignature/viewHeader``), which only those readers
 /// check (``RecordTrust/view``). So the web-facing app state, and the confirm stage,
 /// hold view keys and no key that the payments stage trusts: a compromised one can
