@@ -35,7 +35,7 @@ public struct StageKeyOptions: ParsableArguments {
                 "The stage keys have no key for \(source), which this program signs its events with. Add a line \"\(source) HEXKEY\" (intentctl keys generate prints one)."
             )
         }
-        if let source, ViewKey.isShown(source), !keys.viewing.hasKey(for: source) {
+        if let source, ViewKey.isShown(source), !keys.hasViewKey(for: source) {
             throw ValidationError(
                 "The stage keys have no view key for \(source) (a line \"\(ViewKey.source(viewing: source)) KEYID HEXKEY\"; intentctl keys generate prints one): the app state and the confirm worker read what \(source) writes by its view signature."
             )

@@ -55,10 +55,15 @@ public struct EventAuthenticator: Sendable {
 
     public func hasKey(for source: String) -> Bool { keys[source]?.isEmpty == false }
 
+    /// Whether `source` has a view key here (``ViewKey``).
+    public func hasViewKey(for source: String) -> Bool { viewKeys[source]?.isEmpty == false }
+
     /// Every key, view keys included (under their ``ViewKey`` source names), for merging keyrings.
-    public var allKeys: [SigningKey] {
-        keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] }
-            + viewKeys.keys.sorted().flatMap { viewKeys[$0]?.map(\.key) ?? [] }
+    public var allKeys: [SigningKey] { Self.listed(keys) + Self.listed(viewKeys) }
+
+    /// The keys of `keyring`, source by source in order, oldest first within a source.
+    private static func listed(_ keyring: [String: [Keyed]]) -> [SigningKey] {
+        keyring.keys.sorted().flatMap { keyring[$0]?.map(\.key) ?? [] }
     }
 
     /// The view signature to send with an event already encoded (``ViewKey``); nil when
@@ -71,18 +76,13 @@ public struct EventAuthenticator: Sendable {
     /// the one reader that checks view signatures; this keyring's own keys are left out.
     public var viewing: EventAuthenticator {
         EventAuthenticator(
-            keys: viewKeys.keys.sorted().flatMap { source in
-                viewKeys[source, default: []].map { SigningKey(source: source, id: $0.key.id, bytes: $0.key.bytes) }
+            keys: Self.listed(viewKeys).map {
+                SigningKey(source: ViewKey.viewedSource(of: $0.source) ?? $0.source, id: $0.id, bytes: $0.bytes)
             })
     }
 
     /// The keyring without its view keys: what signs records no view reader reads.
-    public var withoutViewKeys: EventAuthenticator {
-        EventAuthenticator(keys: keys.keys.sorted().flatMap { keys[$0]?.map(\.key) ?? [] })
-    }
-
-    /// Whether the keyring holds any key that a money reader trusts (anything but view keys).
-    public var hasSigningKeys: Bool { !keys.isEmpty }
+    public var withoutViewKeys: EventAuthenticator { EventAuthenticator(keys: Self.listed(keys)) }
 
     /// The signature to send with the event; nil when its source has no key.
     public func signature(for event: EventEnvelope) -> EventSignature? {

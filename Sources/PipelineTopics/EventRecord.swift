@@ -33,16 +33,17 @@ extension KafkaProducerMessage {
 
     /// The view signature headers: ``EventSignature/viewHeader`` and ``EventSignature/viewKeyIDHeader``.
     public mutating func append(view signature: EventSignature) {
-        headers.append(KafkaHeader(key: EventSignature.viewHeader, string: signature.hex))
-        if let keyID = signature.keyID {
-            headers.append(KafkaHeader(key: EventSignature.viewKeyIDHeader, string: keyID))
-        }
+        append(signature, EventSignature.viewHeader, EventSignature.viewKeyIDHeader)
     }
 
     /// The signature headers: ``EventSignature/header`` and, with an id, ``EventSignature/keyIDHeader``.
     public mutating func append(_ signature: EventSignature) {
-        headers.append(KafkaHeader(key: EventSignature.header, string: signature.hex))
-        if let keyID = signature.keyID { headers.append(KafkaHeader(key: EventSignature.keyIDHeader, string: keyID)) }
+        append(signature, EventSignature.header, EventSignature.keyIDHeader)
+    }
+
+    private mutating func append(_ signature: EventSignature, _ header: String, _ keyIDHeader: String) {
+        headers.append(KafkaHeader(key: header, string: signature.hex))
+        if let keyID = signature.keyID { headers.append(KafkaHeader(key: keyIDHeader, string: keyID)) }
     }
 }
 
@@ -74,15 +75,14 @@ extension KafkaProducerMessage {
 
 extension KafkaConsumerMessage {
     /// The producer's signature headers (``EventSignature``), if any.
-    public var signature: EventSignature? {
-        guard let hex = headers.last(where: { $0.key == EventSignature.header })?.stringValue else { return nil }
-        return EventSignature(keyID: headers.last { $0.key == EventSignature.keyIDHeader }?.stringValue, hex: hex)
-    }
+    public var signature: EventSignature? { signature(EventSignature.header, EventSignature.keyIDHeader) }
 
     /// The producer's view signature headers (``ViewKey``), if any.
-    public var viewSignature: EventSignature? {
-        guard let hex = headers.last(where: { $0.key == EventSignature.viewHeader })?.stringValue else { return nil }
-        return EventSignature(keyID: headers.last { $0.key == EventSignature.viewKeyIDHeader }?.stringValue, hex: hex)
+    public var viewSignature: EventSignature? { signature(EventSignature.viewHeader, EventSignature.viewKeyIDHeader) }
+
+    private func signature(_ header: String, _ keyIDHeader: String) -> EventSignature? {
+        guard let hex = headers.last(where: { $0.key == header })?.stringValue else { return nil }
+        return EventSignature(keyID: headers.last { $0.key == keyIDHeader }?.stringValue, hex: hex)
     }
 
     /// The record as the app state checks it: its view signature (``ViewKey``) in place

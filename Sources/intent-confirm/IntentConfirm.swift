@@ -59,7 +59,7 @@ struct IntentConfirm: AsyncParsableCommand {
             throw ValidationError("--confirmation-window must be 1 to 600 seconds, got \(confirmationWindow)")
         }
         let keys = try stageKeys.keys(signingAs: PipelineSource.confirm)
-        for writer in [PipelineSource.payments, PipelineSource.ledgerOperator] where !keys.viewing.hasKey(for: writer) {
+        for writer in [PipelineSource.payments, PipelineSource.ledgerOperator] where !keys.hasViewKey(for: writer) {
             throw ValidationError(
                 "The stage keys have no view key of \(writer) (a line \"\(ViewKey.source(viewing: writer)) KEYID HEXKEY\"): the confirm worker reads the ledger and the accounts by their writers' view signatures."
             )
