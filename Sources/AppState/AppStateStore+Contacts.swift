@@ -5,17 +5,6 @@ public import IntentResolution
 import Intents
 public import Payments
 
-/// What applying a contact record did.
-public enum ContactApplication: Sendable, Hashable {
-    /// The user sees a change (the contact's item, or a name on a payment or request).
-    case changed
-    /// Applied, but nothing the user sees changed (the same contact again).
-    case unchanged
-    /// Ignored: the contact is already at `seen`, which `version` does not supersede
-    /// (``RecordVersion/supersedes(_:seen:)``): a replay of an older record or tombstone.
-    case stale(version: Int64, seen: Int64)
-}
-
 /// Names instead of user ids: the app shows "to 孙波", not "to sunbo", and never
 /// another user's account id. A user's contact is an item of kind `contact`
 /// (`{id, name}`); a deleted contact is a change `{id, deleted: true}`. Which
@@ -38,7 +27,7 @@ extension AppStateStore {
     @discardableResult
     public func apply(
         contact record: ContactRecord, at time: Date = Date(), position: ConsumerPosition? = nil
-    ) async throws -> ContactApplication {
+    ) async throws -> DirectoryApplication {
         defer { signal.changed() }
         let at = EventTime.format(time)
         return try await database.write { db in
