@@ -46,10 +46,11 @@ struct EventsFollowTests {
             var lines = pipe.lines.makeAsyncIterator()
             let pid = try #require(await lines.next().flatMap { Int32($0) }, "no pid from bash")
             var seen: [String] = []
+            // The next line is record `text` (a value that is no event is printed as its text, escaped).
             func printed(_ text: String) async -> Bool {
                 guard let line = await lines.next() else { return false }
                 seen.append(line)
-                return line.contains(#""n":"\#(text)""#)
+                return line.contains(#"\"n\":\"\#(text)\""#)
             }
             #expect(await printed("r0"), "\(seen)")
             // Each record published once the command reads is printed as it comes.
