@@ -28,22 +28,11 @@ extension AppStateStore {
     public func apply(
         contact record: ContactRecord, at time: Date = Date(), position: ConsumerPosition? = nil
     ) async throws -> DirectoryApplication {
-        defer { signal.changed() }
-        let at = EventTime.format(time)
-        return try await database.write { db in
-            try Self.advance(db, to: position.map { [$0] } ?? [])
+        try await applyVersioned(
+            record.version, in: "contact_versions", keys: ["user_id": record.userID, "contact_id": record.contactID],
+            at: time, position: position
+        ) { db, at in
             let user = record.userID
-            let seen = try Int64.fetchOne(
-                db, sql: "SELECT version FROM contact_versions WHERE user_id = ? AND contact_id = ?",
-                arguments: [user, record.contactID])
-            guard RecordVersion.supersedes(record.version, seen: seen) else {
-                return .stale(version: record.version, seen: seen ?? RecordVersion.unversioned)
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO contact_versions (user_id, contact_id, version) VALUES (?, ?, ?)
-                    ON CONFLICT (user_id, contact_id) DO UPDATE SET version = excluded.version
-                    """, arguments: [user, record.contactID, record.version])
             let before = try String.fetchAll(
                 db, sql: "SELECT handle FROM contact_handles WHERE user_id = ? AND contact_id = ?",
                 arguments: [user, record.contactID])

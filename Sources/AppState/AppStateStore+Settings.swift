@@ -29,21 +29,10 @@ extension AppStateStore {
     public func apply(
         settings record: UserSettingsRecord, at time: Date = Date(), position: ConsumerPosition? = nil
     ) async throws -> DirectoryApplication {
-        defer { signal.changed() }
-        let at = EventTime.format(time)
-        return try await database.write { db in
-            try Self.advance(db, to: position.map { [$0] } ?? [])
+        try await applyVersioned(
+            record.version, in: "settings_versions", keys: ["user_id": record.userID], at: time, position: position
+        ) { db, at in
             let user = record.userID
-            let seen = try Int64.fetchOne(
-                db, sql: "SELECT version FROM settings_versions WHERE user_id = ?", arguments: [user])
-            guard RecordVersion.supersedes(record.version, seen: seen) else {
-                return .stale(version: record.version, seen: seen ?? RecordVersion.unversioned)
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO settings_versions (user_id, version) VALUES (?, ?)
-                    ON CONFLICT (user_id) DO UPDATE SET version = excluded.version
-                    """, arguments: [user, record.version])
             let kind = AppStateUpdates.Kind.setting
             let current = try String.fetchOne(
                 db, sql: "SELECT body FROM items WHERE user_id = ? AND kind = ? AND item_id = ?",
