@@ -108,6 +108,39 @@ struct PageUserLanguageTests {
         }
     }
 
+    @Test("an open page follows the user's language as it changes, and the browser's once it is reset")
+    func followsTheSetting() async throws {
+        let store = try AppStateStore(path: ":memory:")
+        for event in paymentEvents { try await store.apply(event) }
+        try await store.apply(settings: .set(userID: "alice", settings: UserSettings(locale: "zh-Hans-CN"), version: 1))
+        let screenshot = try #require(ToolLocator.projectRoot()).appendingPathComponent(
+            ".build/screenshots/app-state-user-language-live.png")
+        try await withAppStateServer(limits: LivePageTests.limits, store: store) { port in
+            let url =
+                "http://127.0.0.1:\(port)/?user=alice&locale=en-US&tz=Europe/Moscow#token=\(testTokens.token(for: "alice"))"
+            // Chinese when live (the check sees no Russian yet), then the user picks Russian.
+            let (status, output) = try await BrowserLiveCheck.run(
+                url: url, expecting: "Здравствуйте", screenshot: screenshot
+            ) {
+                try await store.apply(
+                    settings: .set(userID: "alice", settings: UserSettings(locale: "ru-RU"), version: 2))
+            }
+            #expect(status == 0, "\(output)")
+            for text in ["Переведено 100,00", "Ваши запросы"] {
+                #expect(output.contains(text), "no \(text) in \(output)")
+            }
+            for other in ["你好", "你的请求", "Hello"] { #expect(!output.contains(other), "\(other) in \(output)") }
+            // Reset: back to the browser's language, English.
+            let (reset, english) = try await BrowserLiveCheck.run(
+                url: url, expecting: "Hello", screenshot: screenshot
+            ) {
+                try await store.apply(settings: .reset(userID: "alice", version: 3))
+            }
+            #expect(reset == 0, "\(english)")
+            #expect(english.contains("What you asked") && !english.contains("Здравствуйте"), "\(english)")
+        }
+    }
+
     /// Waits (a long poll on the store's change feed, no sleeps) until the user's language is `tag`.
     static func language(_ tag: String, of user: String, in store: AppStateStore) async throws {
         var cursor: Int64 = 0
