@@ -63,14 +63,10 @@ struct PageUserLanguageTests {
             defer { running.cancel() }
             try await Self.language("ru-RU", of: "alice", in: store)
 
-            let screenshot = try #require(ToolLocator.projectRoot()).appendingPathComponent(
-                ".build/screenshots/app-state-user-language.png")
+            let screenshot = try Self.screenshot("app-state-user-language")
             try await withAppStateServer(limits: LivePageTests.limits, store: store) { port in
-                // An English browser (the client's ?locale=, as an iOS client passes its own).
-                let url =
-                    "http://127.0.0.1:\(port)/?user=alice&locale=en-US&tz=Europe/Moscow#token=\(testTokens.token(for: "alice"))"
                 let (status, output) = try await BrowserLiveCheck.run(
-                    url: url, expecting: "Переведено 100,00", screenshot: screenshot
+                    url: Self.englishBrowser(port), expecting: "Переведено 100,00", screenshot: screenshot
                 ) {
                     // Chinese, at newer versions, forged three ways: signed by the settings service's
                     // key alone (no view signature), view-signed with the contacts service's view key
@@ -113,11 +109,9 @@ struct PageUserLanguageTests {
         let store = try AppStateStore(path: ":memory:")
         for event in paymentEvents { try await store.apply(event) }
         try await store.apply(settings: .set(userID: "alice", settings: UserSettings(locale: "zh-Hans-CN"), version: 1))
-        let screenshot = try #require(ToolLocator.projectRoot()).appendingPathComponent(
-            ".build/screenshots/app-state-user-language-live.png")
+        let screenshot = try Self.screenshot("app-state-user-language-live")
         try await withAppStateServer(limits: LivePageTests.limits, store: store) { port in
-            let url =
-                "http://127.0.0.1:\(port)/?user=alice&locale=en-US&tz=Europe/Moscow#token=\(testTokens.token(for: "alice"))"
+            let url = Self.englishBrowser(port)
             // Chinese when live (the check sees no Russian yet), then the user picks Russian.
             let (status, output) = try await BrowserLiveCheck.run(
                 url: url, expecting: "Здравствуйте", screenshot: screenshot
@@ -139,6 +133,16 @@ struct PageUserLanguageTests {
             #expect(reset == 0, "\(english)")
             #expect(english.contains("What you asked") && !english.contains("Здравствуйте"), "\(english)")
         }
+    }
+
+    /// Alice's page as an English browser opens it (the client's ?locale=, as an iOS client passes its own).
+    static func englishBrowser(_ port: Int) -> String {
+        "http://127.0.0.1:\(port)/?user=alice&locale=en-US&tz=Europe/Moscow#token=\(testTokens.token(for: "alice"))"
+    }
+
+    /// Where a check's screenshot goes: .build/screenshots/NAME.png.
+    static func screenshot(_ name: String) throws -> URL {
+        try #require(ToolLocator.projectRoot()).appendingPathComponent(".build/screenshots/\(name).png")
     }
 
     /// Waits (a long poll on the store's change feed, no sleeps) until the user's language is `tag`.
