@@ -299,6 +299,10 @@ public struct EventEnvelope: Sendable, Hashable {
     /// as `null` where the payload has an optional is unknown there, since the
     /// re-encoding drops it. `StrictDecodingEquivalenceTests` compares both.
     public func decodeData<Payload: Codable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+        if let direct = Payload.self as? any DirectlyReadPayload.Type, let payload = readDirectly(direct) {
+            // The same value the path below returns (``DirectlyReadPayload``), without its containers.
+            return payload as! Payload
+        }
         let data = self.data
         let decoded: (value: Payload, readEverything: Bool)
         do {
