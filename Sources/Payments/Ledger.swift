@@ -104,6 +104,12 @@ public struct Ledger: Sendable {
     /// the partition's latest (``PaymentsStage`` stamps every event it records with it).
     /// Not state: never in a snapshot; nil for every reader that does not decide.
     public var writer: LedgerOwner?
+    /// Proposals that expired (a hold voided or a request proposal closed by the sweep),
+    /// by when it was decided, whose final response is not known to have been sent from here
+    /// (``answeredExpiry(userID:intentID:)``): a member that restores them from the topic or
+    /// a snapshot cannot know whether the member that decided them answered before it stopped.
+    /// Not state: never in a snapshot (a restored snapshot marks every expiry it holds).
+    private var unansweredExpiries: [ProposalKey: Timestamp] = [:]
 
     /// Whether another member has claimed this member's partition since: it must
     /// decide nothing more here (what it would write is refused by every reader).
@@ -202,6 +208,51 @@ public struct Ledger: Sendable {
 
     public func request(forIntent intentID: String, of userID: String) -> PaymentRequest? {
         requests[Self.requestID(userID: userID, intentID: intentID)]
+    }
+
+    /// Why the sweep ends a proposal whose time ran out.
+    public static let expiryReason = "confirmationExpired"
+
+    /// The id of the expiry that decides an intent the sweep ends: derived, so a sweep repeated
+    /// after a crash decides with the same event, and the ledger tells the sweep's decisions
+    /// from an answer's that came too late (which the answer's redelivery answers again).
+    public static func expiryID(userID: String, intentID: String) -> String {
+        EventID.derived("expiry", userID, intentID)
+    }
+
+    /// The sweep answered this expiry itself.
+    public mutating func answeredExpiry(userID: String, intentID: String) {
+        unansweredExpiries[ProposalKey(userID: userID, intentID: intentID)] = nil
+    }
+
+    /// Takes the expiries of the users this worker owns that no final response is recorded
+    /// for: those decided at `since` or later, to answer again (the answer is derived from the
+    /// expiry, so a copy of one that did go out changes nothing); older ones are forgotten.
+    public mutating func takeUnansweredExpiries(decidedSince since: Timestamp, owns: (String) -> Bool) -> [(
+        userID: String, intentID: String
+    )] {
+        let taken = unansweredExpiries.filter { owns($0.key.userID) }
+        for key in taken.keys { unansweredExpiries[key] = nil }
+        return taken.filter { $0.value >= since }.keys.map { ($0.userID, $0.intentID) }.sorted {
+            ($0.0, $0.1) < ($1.0, $1.1)
+        }
+    }
+
+    /// Marks every expiry this ledger holds as unanswered: a snapshot says what was decided,
+    /// not whether its answer went out.
+    mutating func markExpiriesUnanswered() {
+        for transfer in transfers.values
+        where transfer.status == .voided
+            && transfer.decidedBy == Self.expiryID(userID: transfer.payer, intentID: transfer.intentID)
+        {
+            if let decidedAt = transfer.decidedAt {
+                unansweredExpiries[ProposalKey(userID: transfer.payer, intentID: transfer.intentID)] = decidedAt
+            }
+        }
+        for (key, closed) in closedProposals
+        where closed.decidedBy == Self.expiryID(userID: key.userID, intentID: key.intentID) {
+            if let decidedAt = closed.decidedAt { unansweredExpiries[key] = decidedAt }
+        }
     }
 
     /// Holds that are still open after their expiry, for the sweep.
@@ -485,6 +536,11 @@ public struct Ledger: Sendable {
             guard LedgerEntry.same(event.entries, as: expected) else {
                 throw .transferMismatch(event: event.id, transfer: id)
             }
+            if !posting, decision.decidedBy == Self.expiryID(userID: transfer.payer, intentID: transfer.intentID),
+                let decidedAt = decision.decidedAt
+            {
+                unansweredExpiries[ProposalKey(userID: transfer.payer, intentID: transfer.intentID)] = decidedAt
+            }
             var decided = transfer
             decided.status = posting ? .posted : .voided
             decided.decidedBy = decision.decidedBy
@@ -528,6 +584,12 @@ public struct Ledger: Sendable {
         case .ownerClaimed(let claim):
             ownership.take(claim)
         case .proposalClosed(let closing):
+            if let intentID = closing.intentID,
+                closing.decidedBy == Self.expiryID(userID: event.userID, intentID: intentID),
+                let decidedAt = closing.decidedAt
+            {
+                unansweredExpiries[ProposalKey(userID: event.userID, intentID: intentID)] = decidedAt
+            }
             if let intentID = closing.intentID {
                 closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(
                     reason: closing.reason ?? "closed", decidedBy: closing.decidedBy, decidedAt: closing.decidedAt)

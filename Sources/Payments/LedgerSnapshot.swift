@@ -194,6 +194,7 @@ extension Ledger {
             ownership.take(owner)
         }
         guard reader.offset == bytes.count else { throw .malformed("\(bytes.count - reader.offset) bytes left over") }
+        markExpiriesUnanswered()
     }
 
     private static let transferStatuses: [TransferStatus] = [.held, .posted, .voided]

@@ -522,18 +522,39 @@ public struct PaymentsStage: Sendable {
 
     // MARK: Releasing
 
-    /// Voids expired holds and closes expired request proposals of the users this worker owns.
+    /// How long after an expiry its final response is sent again by a member that restored
+    /// the expiry without knowing whether it was answered (a crash between the sweep's ledger
+    /// round and its response): far longer than a takeover takes.
+    public static let reanswerWindow: Duration = .seconds(600)
+
+    /// Voids expired holds and closes expired request proposals of the users this worker owns;
+    /// and answers again the expiries restored from the topic whose answer may have been lost.
     public func sweep(ledger: inout Ledger, now: Date = Date(), owns: (String) -> Bool) -> StageResult {
         var result = StageResult()
         let stamp = Timestamp(now)
+        let since = Timestamp(now.addingTimeInterval(-Double(Self.reanswerWindow.components.seconds)))
+        for (userID, intentID) in ledger.takeUnansweredExpiries(decidedSince: since, owns: owns) {
+            if let transfer = ledger.transfer(forIntent: intentID, of: userID), transfer.status == .voided,
+                let expiresAt = transfer.expiresAt
+            {
+                let cause = expiry(userID: userID, intentID: intentID, at: expiresAt)
+                result.events.append((.responses, released(transfer, Ledger.expiryReason, cause)))
+            } else if let request = ledger.request(forIntent: intentID, of: userID), let expiresAt = request.expiresAt {
+                let cause = expiry(userID: userID, intentID: intentID, at: expiresAt)
+                result.events.append(
+                    (.responses, closedResponse(.requestPayment, Ledger.expiryReason, request.id, cause, intentID)))
+            }
+        }
         for transfer in ledger.expiredHolds(of: owns, at: stamp) {
             let cause = expiry(userID: transfer.payer, intentID: transfer.intentID, at: transfer.expiresAt ?? stamp)
-            result.events += release(transfer, "confirmationExpired", cause, &ledger).events
+            result.events += release(transfer, Ledger.expiryReason, cause, &ledger).events
+            ledger.answeredExpiry(userID: transfer.payer, intentID: transfer.intentID)
         }
         for proposal in ledger.expiredRequestProposals(of: owns, at: stamp) {
             let cause = expiry(userID: proposal.requester, intentID: proposal.intentID, at: proposal.expiresAt ?? stamp)
             result.events +=
-                close(proposal.intentID, proposal.id, .requestPayment, "confirmationExpired", cause, &ledger).events
+                close(proposal.intentID, proposal.id, .requestPayment, Ledger.expiryReason, cause, &ledger).events
+            ledger.answeredExpiry(userID: proposal.requester, intentID: proposal.intentID)
         }
         return result
     }
@@ -542,7 +563,7 @@ public struct PaymentsStage: Sendable {
     /// repeated after a crash publishes the same response.
     private func expiry(userID: String, intentID: String, at expiresAt: Timestamp) -> EventEnvelope {
         EventEnvelope(
-            id: EventID.derived("expiry", userID, intentID), source: source, type: "payment.expiry.v1",
+            id: Ledger.expiryID(userID: userID, intentID: intentID), source: source, type: "payment.expiry.v1",
             time: expiresAt.date, userID: userID, conversationID: "payments", intentID: intentID, data: .object([:]))
     }
 

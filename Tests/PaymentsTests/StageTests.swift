@@ -223,6 +223,45 @@ struct PaymentsStageTests {
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
 
+    @Test(
+        "an expiry restored without knowing whether it was answered is answered again, the same bytes, once; a late answer's void is not"
+    )
+    func restoredExpiryAnsweredAgain() throws {
+        var ledger = try fundedLedger()
+        _ = try propose("100", &ledger)
+        var before = ledger
+        let swept = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(121), owns: { _ in true })
+        let answer = try #require(swept.events(to: .responses).first)
+        #expect(
+            stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(122), owns: { _ in true }).events.isEmpty,
+            "the member that swept answered it")
+        // A member that restored the void from the topic (its sweep's member died before the answer).
+        for envelope in swept.events(to: .ledger) { try before.apply(LedgerEvent.decode(from: envelope)) }
+        let again = stage.sweep(ledger: &before, now: t0.addingTimeInterval(125), owns: { _ in true })
+        #expect(again.events.map(\.0) == [.responses])
+        #expect(again.events.map { $0.1.encoded() } == [answer.encoded()], "the same response, byte for byte")
+        #expect(stage.sweep(ledger: &before, now: t0.addingTimeInterval(126), owns: { _ in true }).events.isEmpty)
+        // Or from a snapshot; only for users it owns, and not after the window.
+        var fromSnapshot = try Ledger(snapshotBytes: ledger.snapshotBytes())
+        #expect(
+            stage.sweep(ledger: &fromSnapshot, now: t0.addingTimeInterval(125), owns: { _ in false }).events.isEmpty)
+        fromSnapshot = try Ledger(snapshotBytes: ledger.snapshotBytes())
+        #expect(
+            stage.sweep(ledger: &fromSnapshot, now: t0.addingTimeInterval(125), owns: { _ in true }).events.map {
+                $0.1.encoded()
+            } == [answer.encoded()])
+        fromSnapshot = try Ledger(snapshotBytes: ledger.snapshotBytes())
+        let late = t0.addingTimeInterval(121 + 601)
+        #expect(stage.sweep(ledger: &fromSnapshot, now: late, owns: { _ in true }).events.isEmpty, "too old")
+        // A void decided by an answer that came too late is answered by that answer's redelivery.
+        var answered = try fundedLedger()
+        let binding = try propose("100", &answered)
+        let (tooLate, signature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        #expect(run(tooLate, signature: signature, &answered, at: t0.addingTimeInterval(121)).ledgerKinds == [.void])
+        var restored = try Ledger(snapshotBytes: answered.snapshotBytes())
+        #expect(stage.sweep(ledger: &restored, now: t0.addingTimeInterval(125), owns: { _ in true }).events.isEmpty)
+    }
+
     @Test("user B's answer cannot confirm user A's intent, and unsigned or forged answers are dead-lettered")
     func otherUsersAndForgeries() throws {
         var ledger = try fundedLedger()
