@@ -1,0 +1,68 @@
+import ContactResolution
+import Foundation
+import IntentEvents
+import IntentResolution
+import Intents
+import StageRuntime
+
+/// The resolve stage as the simulation runs it: voice services' requests in, resolved
+/// intents out. Contacts and settings are fixed tables (every user knows every other,
+/// speaks through the simulated voice service); the turn tracker is the member's, as the
+/// worker's is, and learns a gained partition's turns from its replay memory.
+struct ResolveDecider: StageDecider {
+    static let group = "intent-resolve"
+    static let input = SimulatedWorld.Topic.requested
+
+    static func policy(maximumBatch: Int) -> StageRuntimePolicy {
+        StageRuntimePolicy(
+            maximumBatch: maximumBatch, commitInterval: .milliseconds(200), maximumBatchesInFlight: 4,
+            restoresOnAssignment: true)
+    }
+
+    private var stage: ResolveStage
+    private var contacts = ContactDirectory()
+    private var settings = UserSettingsDirectory()
+
+    init(_ world: SimulatedWorld) {
+        stage = ResolveStage(
+            resolver: IntentResolver(messagingServices: ["sms", SimulatedWorld.slowService]),
+            authenticator: world.voiceKeys)
+        for user in world.users {
+            for other in world.users where other != user {
+                contacts.apply(
+                    .upsert(
+                        userID: user,
+                        contact: Contact(id: "c-\(other)", displayName: other, handles: [SimulatedWorld.handle(other)]),
+                        version: 1))
+            }
+            settings.apply(
+                .set(userID: user, settings: UserSettings(voiceServices: [SimulatedWorld.voiceSource]), version: 1))
+        }
+    }
+
+    mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {}
+
+    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
+        let settings = self.settings
+        stage.remember(
+            key: record.key, value: record.value, signature: record.signature, now: world.date,
+            settings: { settings.settings(of: $0) })
+    }
+
+    mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
+        let settings = self.settings
+        let output = stage.process(
+            key: record.key, value: record.value, signature: record.signature, now: world.date,
+            settings: { settings.settings(of: $0) }, contacts: { contacts.book(for: $0, now: SimulatedWorld.epoch) })
+        switch output {
+        case .prompt(let event): return StageResult(events: [(.prompts, event)])
+        case .resolved(let event): return StageResult(events: [(.resolved, event)])
+        case .ignored(let reason): return .ignored(reason)
+        case .rejected(let error): return .rejected(error)
+        case .refused(let error, let response):
+            var result = StageResult(events: [(.responses, response)])
+            result.rejected = error
+            return result
+        }
+    }
+}
