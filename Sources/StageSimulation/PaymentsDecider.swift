@@ -61,7 +61,6 @@ struct PaymentsDecider: StageDecider {
     }
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {
-        guard !world.mutations.contains(.skipLedgerRestore) else { return }
         for (partition, snapshot) in ledgers.snapshots(owned: owned, world) {
             world.ledgerSnapshots[partition] = snapshot
             world.report.snapshots += 1

@@ -66,6 +66,8 @@ struct PipelineInvariants {
         report.failures += audit.findings
         report.postedTransfers = audit.postedTransfers
         report.voidedTransfers = audit.voidedTransfers
+        // Settled past every confirmation window: each hold was posted or released.
+        if audit.heldTransfers > 0 { report.failures.append("\(audit.heldTransfers) transfers still held at the end") }
         for intent in audit.pendingIntents.sorted().prefix(5) {
             report.failures.append("intent \(intent) still in progress (of \(audit.pendingIntents.count))")
         }

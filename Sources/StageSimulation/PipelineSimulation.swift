@@ -45,10 +45,11 @@ public struct PipelineSimulation {
     /// A fault put into the pipeline on purpose, to show that the invariants catch it
     /// (`intent-bench simulate --mutation`): a run with one must fail.
     public enum Mutation: String, Sendable, Hashable, CaseIterable, Codable {
-        /// A member gaining a ledger partition starts from an empty ledger instead of the topic.
+        /// A member gaining a ledger partition that has a snapshot restores the snapshot and
+        /// skips the ledger records written after it.
         case skipLedgerRestore = "skip-ledger-restore"
-        /// Input offsets are stored when a batch is decided, before its records are published.
-        case storeOffsetsAtDecision = "store-offsets-at-decision"
+        /// Input offsets are committed when a batch is decided, before its records are published.
+        case commitAtDecision = "commit-at-decision"
         /// Rejected records are dropped instead of dead-lettered.
         case dropDeadLetters = "drop-dead-letters"
         /// Every ledger event is published twice under two ids.
@@ -102,19 +103,21 @@ public struct PipelineSimulation {
     private mutating func runQuietly() {
         world.faultsOn = false
         var idleRounds = 0
+        var stagesSettled = false
         for _ in 0..<(200 * voice.intents + 20_000) {
             world.report.steps += 1
-            // Settled, time runs faster: what is left are expiries, the slow service, ticks.
-            world.clock.advance(by: idleRounds > 0 ? .milliseconds(250) : .milliseconds(1))
+            // With the stages settled, time runs faster: what is left are late answers,
+            // expiries, the slow service, ticks.
+            world.clock.advance(by: stagesSettled ? .milliseconds(250) : .milliseconds(1))
             voice.step(1, of: 1, &world)
             resolve.turnAll(&world)
             confirm.turnAll(&world)
             payments.turnAll(&world)
             handle.turnAll(&world)
-            let settled =
-                voice.isDone && resolve.isSettled(world) && confirm.isSettled(world) && payments.isSettled(world)
+            stagesSettled =
+                resolve.isSettled(world) && confirm.isSettled(world) && payments.isSettled(world)
                 && handle.isSettled(world)
-            idleRounds = settled ? idleRounds + 1 : 0
+            idleRounds = stagesSettled && voice.isDone ? idleRounds + 1 : 0
             if idleRounds > 40 { return }
         }
         world.report.failures.append("did not settle within the step budget")

@@ -1,4 +1,3 @@
-import ContactResolution
 import Foundation
 import IntentEvents
 import IntentResolution
@@ -20,40 +19,28 @@ struct ResolveDecider: StageDecider {
     }
 
     private var stage: ResolveStage
-    private var contacts = ContactDirectory()
-    private var settings = UserSettingsDirectory()
 
     init(_ world: SimulatedWorld) {
         stage = ResolveStage(
             resolver: IntentResolver(messagingServices: ["sms", SimulatedWorld.slowService]),
             authenticator: world.voiceKeys)
-        for user in world.users {
-            for other in world.users where other != user {
-                contacts.apply(
-                    .upsert(
-                        userID: user,
-                        contact: Contact(id: "c-\(other)", displayName: other, handles: [SimulatedWorld.handle(other)]),
-                        version: 1))
-            }
-            settings.apply(
-                .set(userID: user, settings: UserSettings(voiceServices: [SimulatedWorld.voiceSource]), version: 1))
-        }
     }
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {}
 
     mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
-        let settings = self.settings
+        let settings = world.settings
         stage.remember(
             key: record.key, value: record.value, signature: record.signature, now: world.date,
             settings: { settings.settings(of: $0) })
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
-        let settings = self.settings
+        let settings = world.settings
+        let books = world.contactBooks
         let output = stage.process(
             key: record.key, value: record.value, signature: record.signature, now: world.date,
-            settings: { settings.settings(of: $0) }, contacts: { contacts.book(for: $0, now: SimulatedWorld.epoch) })
+            settings: { settings.settings(of: $0) }, contacts: { books[$0] ?? ContactBook(contacts: []) })
         switch output {
         case .prompt(let event): return StageResult(events: [(.prompts, event)])
         case .resolved(let event): return StageResult(events: [(.resolved, event)])

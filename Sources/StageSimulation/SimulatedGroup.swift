@@ -38,12 +38,12 @@ struct SimulatedGroup<Decider: StageDecider> {
     /// a graceful shutdown while more than one runs, or a turn of a random member.
     mutating func step(_ world: inout SimulatedWorld) {
         let roll = world.random.next() % 1000
-        if roll < 2, !members.isEmpty {
+        if roll < 1, !members.isEmpty {
             crash(Int(world.random.next() % UInt64(members.count)), &world)
             if members.isEmpty || world.random.next() % 2 == 0 { join(&world) }
-        } else if roll < 4, members.count < 3 {
+        } else if roll < 2, members.count < 3 {
             join(&world)
-        } else if roll < 6, members.count > 1 {
+        } else if roll < 3, members.count > 1 {
             members[Int(world.random.next() % UInt64(members.count))].shutdown(&world)
         } else if !members.isEmpty {
             members[Int(world.random.next() % UInt64(members.count))].turn(&world)

@@ -123,11 +123,13 @@ struct SimulatedMember<Decider: StageDecider> {
             case .decide(let id, let records, let tick):
                 let consumed = held.prefix(records.count)
                 held.removeFirst(consumed.count)
-                if world.mutations.contains(.storeOffsetsAtDecision) {
+                if world.mutations.contains(.commitAtDecision) {
                     // Broken on purpose: a crash before the rounds land loses these records.
+                    var offsets: [Int32: Int64] = [:]
                     for record in records {
-                        stored[record.partition] = max(stored[record.partition] ?? 0, record.offset + 1)
+                        offsets[record.partition] = max(offsets[record.partition] ?? 0, record.offset + 1)
                     }
+                    world.cluster.commit(offsets, group: Decider.group, member: name)
                 }
                 decider.follow(owned: runtime.owned, world)
                 let batch = decide(consumed, tick: tick, world)
@@ -174,7 +176,7 @@ struct SimulatedMember<Decider: StageDecider> {
     }
 
     /// How many records before the committed offset a gained partition's replay memory reads back.
-    static var replayMemoryDepth: Int64 { 256 }
+    static var replayMemoryDepth: Int64 { 32 }
 
     /// One fate per hand-over, as an idempotent producer fails what follows a failure too:
     /// the records land or not, and the acknowledgement reports success or failure later.

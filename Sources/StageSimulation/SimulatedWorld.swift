@@ -1,5 +1,7 @@
+import ContactResolution
 import Foundation
 import IntentEvents
+import IntentResolution
 import Intents
 import Messaging
 import Payments
@@ -72,6 +74,10 @@ struct SimulatedWorld {
     /// The voice service's key: requests and answers.
     let voiceKeys = EventAuthenticator(keys: [voiceSource: Array(repeating: 0x42, count: 32)])
     let users: [String]
+    /// The contacts and settings tables the resolve stage reads, fixed for a run: every
+    /// user has every other as a contact and speaks through the simulated voice service.
+    let contactBooks: [String: ContactBook]
+    let settings: UserSettingsDirectory
     /// The accounts directory (every user's account), as the accounts topic holds it.
     var accounts = AccountDirectory()
     /// The ledger topic decoded: each partition's events with their envelope times.
@@ -88,7 +94,22 @@ struct SimulatedWorld {
         random = SplitMix64(seed: seed)
         report = PipelineSimulation.Report(seed: seed, intents: intents)
         self.mutations = mutations
-        users = (100..<140).map { "user-\($0)" }
+        let users = (100..<140).map { "user-\($0)" }
+        self.users = users
+        var contacts = ContactDirectory()
+        var settings = UserSettingsDirectory()
+        for user in users {
+            for other in users where other != user {
+                contacts.apply(
+                    .upsert(
+                        userID: user,
+                        contact: Contact(id: "c-\(other)", displayName: other, handles: [Self.handle(other)]),
+                        version: 1))
+            }
+            settings.apply(.set(userID: user, settings: UserSettings(voiceServices: [Self.voiceSource]), version: 1))
+        }
+        self.settings = settings
+        contactBooks = Dictionary(uniqueKeysWithValues: users.map { ($0, contacts.book(for: $0, now: Self.epoch)) })
     }
 
     /// Every user's account opened, with its opening deposit, by the ledger operator: the
