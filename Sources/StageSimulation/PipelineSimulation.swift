@@ -86,7 +86,7 @@ public struct PipelineSimulation {
     /// Requests are spoken over the first 70% of these steps; every step, each group
     /// draws a fault or lets one member take a turn.
     private mutating func runWithFaults() {
-        let steps = 10 * voice.intents + 2000
+        let steps = 12 * voice.intents + 400
         for step in 0..<steps {
             world.report.steps += 1
             world.clock.advance(by: .microseconds(Int64(world.random.next() % 3000)))

@@ -49,7 +49,13 @@ struct SimulatedMember<Decider: StageDecider> {
     mutating func reassign(_ assignment: Set<Int32>, _ world: inout SimulatedWorld) {
         let revoked = runtime.owned.subtracting(assignment)
         let gained = assignment.subtracting(runtime.owned)
-        for partition in revoked { positions[partition] = nil }
+        // A revoked partition's fetch position and stored offset go with it, as librdkafka
+        // drops them: kept, a stale offset committed after regaining the partition would
+        // move its committed offset back behind what the next owner finished.
+        for partition in revoked {
+            positions[partition] = nil
+            stored[partition] = nil
+        }
         let now = world.clock.now
         if !revoked.isEmpty { execute(runtime.revoked(revoked, now: now), &world) }
         if !gained.isEmpty { execute(runtime.assigned(gained, now: now), &world) }
@@ -138,7 +144,8 @@ struct SimulatedMember<Decider: StageDecider> {
             case .publish(let round, let ids, _):
                 publish(round, ids, &world)
             case .storeOffsets(let id, let offsets):
-                stored.merge(offsets, uniquingKeysWith: max)
+                // Only for partitions still owned (a drained batch of a revoked one stores nothing).
+                stored.merge(offsets.filter { runtime.owned.contains($0.key) }, uniquingKeysWith: max)
                 batches[id] = nil
             case .commit:
                 if world.fault(percent: 5) {
@@ -164,6 +171,8 @@ struct SimulatedMember<Decider: StageDecider> {
         for partition in gained.sorted() {
             let committed = world.cluster.committed(partition, group: Decider.group)
             positions[partition] = committed
+            // Drained before the restore: anything stored for it is from an earlier ownership.
+            stored[partition] = nil
             let from = max(0, committed - Self.replayMemoryDepth)
             for record in world.cluster.records(
                 of: Decider.input, partition: partition, from: from, limit: Int(committed - from))
