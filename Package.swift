@@ -158,7 +158,7 @@ let package = Package(
             name: "StageSimulation",
             dependencies: [
                 "StageRuntime", "PipelineAudit", "Intents", "IntentEvents", "Payments", "Confirmation",
-                "IntentResolution", "ContactResolution", "Messaging", "AppState",
+                "IntentResolution", "ContactResolution", "Messaging", "AppState", "PipelineTopics",
             ],
             swiftSettings: swiftSettings
         ),

@@ -11,7 +11,7 @@ import StageRuntime
 /// the worker's ledger follower does, and the accounts directory whole.
 struct ConfirmDecider: StageDecider {
     static let group = "intent-confirm"
-    static let input = SimulatedWorld.Topic.resolved
+    static let input = SimulatedWorld.topics.resolved
 
     static func policy(maximumBatch: Int) -> StageRuntimePolicy {
         StageRuntimePolicy(
@@ -21,7 +21,7 @@ struct ConfirmDecider: StageDecider {
 
     private let stage: ConfirmStage
     private var ledgers = PartitionedLedgers()
-    private var seen: [Int32: ReplayGuard?] = [:]
+    private var seen = FollowedState<ReplayGuard?>()
 
     init(_ world: SimulatedWorld) {
         var stage = ConfirmStage(
@@ -32,22 +32,22 @@ struct ConfirmDecider: StageDecider {
     }
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
-        ledgers.restore(owned: owned, gained: gained, world, fromSnapshots: true)
-        for partition in seen.keys where !owned.contains(partition) { seen[partition] = nil }
-        for partition in gained { seen[partition] = ReplayGuard() }
+        ledgers.restore(owned: owned, gained: gained, world)
+        seen.restore(owned: owned, gained: gained)
     }
 
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) { ledgers.follow(owned: owned, world) }
 
     mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
-        stage.input.remember(
-            key: record.key, value: record.value, signature: record.signature, now: world.date,
-            seen: &seen[partition, default: ReplayGuard()])
+        seen.remember(stage.input, record, partition: partition, now: world.date)
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
-        stage.process(
-            key: record.key, value: record.value, signature: record.signature, ledger: ledgers[partition],
-            directory: world.accounts, now: world.date, seen: &seen[partition, default: ReplayGuard()])
+        let ledger = ledgers.with(partition) { $0 }
+        return seen.with(partition) { seen in
+            stage.process(
+                key: record.key, value: record.value, signature: record.signature, ledger: ledger,
+                directory: world.accounts, now: world.date, seen: &seen)
+        }
     }
 }

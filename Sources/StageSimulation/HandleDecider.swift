@@ -10,7 +10,7 @@ import StageRuntime
 /// service queued and answers those intents.
 struct HandleDecider: StageDecider {
     static let group = "intent-handle"
-    static let input = SimulatedWorld.Topic.confirmed
+    static let input = SimulatedWorld.topics.confirmed
 
     static func policy(maximumBatch: Int) -> StageRuntimePolicy {
         StageRuntimePolicy(
@@ -19,9 +19,8 @@ struct HandleDecider: StageDecider {
     }
 
     private let stage: HandleStage
-    private var histories: [Int32: MessageHistory] = [:]
-    private var followed = FollowedPositions()
-    private var seen: [Int32: ReplayGuard?] = [:]
+    private var histories = FollowedState(MessageHistory())
+    private var seen = FollowedState<ReplayGuard?>()
 
     init(_ world: SimulatedWorld) {
         var stage = HandleStage(
@@ -31,50 +30,36 @@ struct HandleDecider: StageDecider {
     }
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
-        for partition in histories.keys where !owned.contains(partition) {
-            histories[partition] = nil
-            seen[partition] = nil
-            followed.drop(partition)
-        }
-        for partition in gained {
-            histories[partition] = MessageHistory()
-            seen[partition] = ReplayGuard()
-            followed.reset(partition)
-        }
+        histories.restore(owned: owned, gained: gained)
+        seen.restore(owned: owned, gained: gained)
         follow(owned: owned, world)
     }
 
     /// Own records read back change nothing: the history applies each event once.
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) {
-        var followed = self.followed
-        followed.follow(world.messageEvents, owned: owned) { partition, event in
-            histories[partition, default: MessageHistory()].apply(event)
-        }
-        self.followed = followed
+        histories.follow(world.messageEvents, owned: owned) { history, event in history.apply(event) }
     }
 
     mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
-        stage.input.remember(
-            key: record.key, value: record.value, signature: record.signature, now: world.date,
-            seen: &seen[partition, default: ReplayGuard()])
+        seen.remember(stage.input, record, partition: partition, now: world.date)
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
-        stage.process(
-            key: record.key, value: record.value, signature: record.signature,
-            history: &histories[partition, default: MessageHistory()], now: world.date,
-            seen: &seen[partition, default: ReplayGuard()])
+        let stage = self.stage
+        return seen.with(partition) { seen in
+            histories.with(partition) { history in
+                stage.process(
+                    key: record.key, value: record.value, signature: record.signature, history: &history,
+                    now: world.date, seen: &seen)
+            }
+        }
     }
 
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult {
         let cluster = world.cluster
-        var result = StageResult()
-        for partition in histories.keys.sorted() {
-            result.events +=
-                stage.tick(history: &histories[partition]!, now: world.date) {
-                    owned.contains(cluster.partition(forKey: $0))
-                }.events
+        let stage = self.stage
+        return histories.withEach { history in
+            stage.tick(history: &history, now: world.date) { owned.contains(cluster.partition(forKey: $0)) }
         }
-        return result
     }
 }

@@ -11,7 +11,7 @@ import StageRuntime
 /// snapshotted now and then; a tick each second releases expired holds.
 struct PaymentsDecider: StageDecider {
     static let group = "intent-payments"
-    static let input = SimulatedWorld.Topic.confirmations
+    static let input = SimulatedWorld.topics.confirmations
 
     static func policy(maximumBatch: Int) -> StageRuntimePolicy {
         StageRuntimePolicy(
@@ -21,7 +21,7 @@ struct PaymentsDecider: StageDecider {
 
     private let stage: PaymentsStage
     private var ledgers = PartitionedLedgers()
-    private var seen: [Int32: ReplayGuard?] = [:]
+    private var seen = FollowedState<ReplayGuard?>()
 
     init(_ world: SimulatedWorld) {
         stage = PaymentsStage(
@@ -29,35 +29,38 @@ struct PaymentsDecider: StageDecider {
     }
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
-        ledgers.restore(owned: owned, gained: gained, world, fromSnapshots: true)
-        for partition in seen.keys where !owned.contains(partition) { seen[partition] = nil }
-        for partition in gained { seen[partition] = ReplayGuard() }
+        ledgers.restore(owned: owned, gained: gained, world)
+        seen.restore(owned: owned, gained: gained)
     }
 
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) { ledgers.follow(owned: owned, world) }
 
     mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
-        stage.remember(
-            key: record.key, value: record.value, signature: record.signature, horizon: nil, now: world.date,
-            seen: &seen[partition, default: ReplayGuard()])
+        let stage = self.stage
+        seen.with(partition) { seen in
+            stage.remember(
+                key: record.key, value: record.value, signature: record.signature, horizon: nil, now: world.date,
+                seen: &seen)
+        }
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
-        stage.process(
-            key: record.key, value: record.value, signature: record.signature, ledger: &ledgers[partition],
-            directory: world.accounts, now: world.date, seen: &seen[partition, default: ReplayGuard()])
+        let stage = self.stage
+        return seen.with(partition) { seen in
+            ledgers.with(partition) { ledger in
+                stage.process(
+                    key: record.key, value: record.value, signature: record.signature, ledger: &ledger,
+                    directory: world.accounts, now: world.date, seen: &seen)
+            }
+        }
     }
 
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult {
         let cluster = world.cluster
-        var result = StageResult()
-        for partition in ledgers.partitions {
-            result.events +=
-                stage.sweep(ledger: &ledgers[partition], now: world.date) {
-                    owned.contains(cluster.partition(forKey: $0))
-                }.events
+        let stage = self.stage
+        return ledgers.withEach { ledger in
+            stage.sweep(ledger: &ledger, now: world.date) { owned.contains(cluster.partition(forKey: $0)) }
         }
-        return result
     }
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {

@@ -43,24 +43,24 @@ struct PipelineInvariants {
         var digest = Fingerprint.of([])
         var topics: [String: [EventEnvelope]] = [:]
         var deadLettered: Set<[UInt8]> = []
-        for topic in SimulatedWorld.Topic.outputs {
+        for topic in SimulatedWorld.outputs {
             for (partition, record) in world.cluster.records(of: topic) {
                 report.outputRecords += 1
                 digest = Fingerprint.of(Array(topic.utf8) + [UInt8(partition)], continuing: digest)
                 digest = Fingerprint.of(Array((record.key ?? "").utf8) + record.value, continuing: digest)
-                if topic == SimulatedWorld.Topic.deadLetter { deadLettered.insert(record.value) }
+                if topic == SimulatedWorld.topics.deadLetter { deadLettered.insert(record.value) }
                 if let event = try? EventEnvelope.decode(record.value) { topics[topic, default: []].append(event) }
             }
         }
         report.digest = String(digest, radix: 16)
-        report.deadLetters = world.cluster.records(of: SimulatedWorld.Topic.deadLetter).count
+        report.deadLetters = world.cluster.records(of: SimulatedWorld.topics.deadLetter).count
         report.hostileRecords = voice.hostile.count
-        let responses = topics[SimulatedWorld.Topic.responses] ?? []
-        let ledger = topics[SimulatedWorld.Topic.ledger] ?? []
+        let responses = topics[SimulatedWorld.topics.responses] ?? []
+        let ledger = topics[SimulatedWorld.topics.ledger] ?? []
         let audit = PipelineAudit.audit(
-            responses: responses, ledger: ledger, confirmations: topics[SimulatedWorld.Topic.confirmations] ?? [],
-            messages: topics[SimulatedWorld.Topic.messages] ?? [],
-            deadLetters: topics[SimulatedWorld.Topic.deadLetter] ?? [],
+            responses: responses, ledger: ledger, confirmations: topics[SimulatedWorld.topics.confirmations] ?? [],
+            messages: topics[SimulatedWorld.topics.messages] ?? [],
+            deadLetters: topics[SimulatedWorld.topics.deadLetter] ?? [],
             accounts: ledger.filter { (try? LedgerEvent.decode(from: $0).kind) == .accountOpened },
             bindingKey: SimulatedWorld.bindingKey)
         report.failures += audit.findings
@@ -75,11 +75,11 @@ struct PipelineInvariants {
         let notParked = voice.hostile.subtracting(deadLettered)
         if !notParked.isEmpty { report.failures.append("\(notParked.count) hostile records not dead-lettered") }
         let acted = Set(
-            (topics[SimulatedWorld.Topic.messages] ?? []).compactMap(\.intentID)
+            (topics[SimulatedWorld.topics.messages] ?? []).compactMap(\.intentID)
                 + ledger.compactMap(\.intentID)
         ).subtracting(voice.expected)
         if !acted.isEmpty { report.failures.append("acted on records it must refuse: \(acted.sorted().prefix(5))") }
-        checkAppState(responses + ledger + (topics[SimulatedWorld.Topic.messages] ?? []), ledger: ledger)
+        checkAppState(responses + ledger + (topics[SimulatedWorld.topics.messages] ?? []), ledger: ledger)
         report.held = report.failures.isEmpty
         return report
     }
@@ -101,10 +101,10 @@ struct PipelineInvariants {
         }
         for intent in unanswered.sorted().prefix(3) {
             // Where it got to, so a failing seed says where to look.
-            let seen = SimulatedWorld.Topic.outputs.map { topic in
+            let seen = SimulatedWorld.outputs.map { topic in
                 "\(topic): \((topics[topic] ?? []).filter { $0.intentID == intent }.map(\.type))"
             }
-            let requested = world.cluster.records(of: SimulatedWorld.Topic.requested).filter {
+            let requested = world.cluster.records(of: SimulatedWorld.topics.requested).filter {
                 (try? EventEnvelope.decode($0.record.value))?.intentID == intent
             }
             report.failures.append(

@@ -10,7 +10,7 @@ import StageRuntime
 /// worker's is, and learns a gained partition's turns from its replay memory.
 struct ResolveDecider: StageDecider {
     static let group = "intent-resolve"
-    static let input = SimulatedWorld.Topic.requested
+    static let input = SimulatedWorld.topics.requested
 
     static func policy(maximumBatch: Int) -> StageRuntimePolicy {
         StageRuntimePolicy(
@@ -38,18 +38,10 @@ struct ResolveDecider: StageDecider {
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
         let settings = world.settings
         let books = world.contactBooks
-        let output = stage.process(
+        return stage.process(
             key: record.key, value: record.value, signature: record.signature, now: world.date,
-            settings: { settings.settings(of: $0) }, contacts: { books[$0] ?? ContactBook(contacts: []) })
-        switch output {
-        case .prompt(let event): return StageResult(events: [(.prompts, event)])
-        case .resolved(let event): return StageResult(events: [(.resolved, event)])
-        case .ignored(let reason): return .ignored(reason)
-        case .rejected(let error): return .rejected(error)
-        case .refused(let error, let response):
-            var result = StageResult(events: [(.responses, response)])
-            result.rejected = error
-            return result
-        }
+            settings: { settings.settings(of: $0) }, contacts: { books[$0] ?? ContactBook(contacts: []) }
+        )
+        .stageResult
     }
 }

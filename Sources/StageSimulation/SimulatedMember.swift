@@ -13,7 +13,7 @@ struct SimulatedMember<Decider: StageDecider> {
     typealias Instant = ManualClock.Instant
 
     /// A delivery the cluster reports at `due`.
-    struct Pending {
+    struct Pending: Due {
         var ticket: StageTicket
         var due: Instant
         var succeeds: Bool
@@ -69,13 +69,7 @@ struct SimulatedMember<Decider: StageDecider> {
     /// Reports the deliveries due by now, then does what the runtime waits for.
     mutating func turn(_ world: inout SimulatedWorld) {
         let now = world.clock.now
-        var index = 0
-        while index < pending.count {
-            guard pending[index].due <= now else {
-                index += 1
-                continue
-            }
-            let delivery = pending.remove(at: index)
+        for delivery in pending.removeDue(by: now) {
             let actions =
                 delivery.succeeds
                 ? runtime.acknowledged(delivery.ticket, now: now) : runtime.failed(delivery.ticket, now: now)
@@ -185,7 +179,7 @@ struct SimulatedMember<Decider: StageDecider> {
     }
 
     /// How many records before the committed offset a gained partition's replay memory reads back.
-    static var replayMemoryDepth: Int64 { 32 }
+    static var replayMemoryDepth: Int64 { 16 }
 
     /// One fate per hand-over, as an idempotent producer fails what follows a failure too:
     /// the records land or not, and the acknowledgement reports success or failure later.
@@ -219,10 +213,10 @@ struct SimulatedMember<Decider: StageDecider> {
         func add(_ result: StageResult, of record: InMemoryCluster.Record?) {
             if result.rejected != nil, let record, !world.mutations.contains(.dropDeadLetters) {
                 batch.state.append(
-                    (SimulatedWorld.Topic.deadLetter, .init(key: record.key, value: record.value, signature: nil)))
+                    (SimulatedWorld.topics.deadLetter, .init(key: record.key, value: record.value, signature: nil)))
             }
             for (destination, event) in result.events {
-                let output = (SimulatedWorld.Topic.of(destination), world.record(of: event))
+                let output = (SimulatedWorld.topics.topic(for: destination), world.record(of: event))
                 if destination.isState { batch.state.append(output) } else { batch.notices.append(output) }
                 if destination == .ledger, world.mutations.contains(.duplicateLedgerEvents),
                     var copy = try? LedgerEvent.decode(from: event)
@@ -230,7 +224,7 @@ struct SimulatedMember<Decider: StageDecider> {
                     // Broken on purpose: the same decision recorded again under another id.
                     copy.id += "-again"
                     let envelope = copy.envelope(source: event.source, time: event.time)
-                    batch.state.append((SimulatedWorld.Topic.ledger, world.record(of: envelope)))
+                    batch.state.append((SimulatedWorld.topics.ledger, world.record(of: envelope)))
                 }
             }
         }

@@ -13,7 +13,7 @@ import StageRuntime
 /// each end with one final response, and the records that must be dead-lettered.
 struct SimulatedVoiceService {
     /// A record to append when the clock reaches `due`.
-    private struct Scheduled {
+    private struct Scheduled: Due {
         var due: ManualClock.Instant
         var topic: String
         var record: InMemoryCluster.Record
@@ -45,16 +45,7 @@ struct SimulatedVoiceService {
         let requests = world.confirmationRequests
         world.confirmationRequests = []
         for request in requests { answer(request, &world) }
-        let now = world.clock.now
-        var index = 0
-        while index < scheduled.count {
-            guard scheduled[index].due <= now else {
-                index += 1
-                continue
-            }
-            let due = scheduled.remove(at: index)
-            world.publish(due.record, to: due.topic)
-        }
+        for due in scheduled.removeDue(by: world.clock.now) { world.publish(due.record, to: due.topic) }
     }
 
     // MARK: Requests
@@ -66,14 +57,14 @@ struct SimulatedVoiceService {
             let garbage = (0..<(8 + Int(world.random.next() % 24))).map { _ in
                 UInt8(truncatingIfNeeded: world.random.next())
             }
-            parkHostile(.init(key: user, value: garbage, signature: nil), on: SimulatedWorld.Topic.requested, &world)
+            parkHostile(.init(key: user, value: garbage, signature: nil), on: SimulatedWorld.topics.requested, &world)
             return
         }
         let request = self.request(index, from: user, &world)
         if roll < 4 {
             // Unsigned: refused, never acted on.
             parkHostile(
-                .init(key: user, value: request.encoded(), signature: nil), on: SimulatedWorld.Topic.requested, &world)
+                .init(key: user, value: request.encoded(), signature: nil), on: SimulatedWorld.topics.requested, &world)
             return
         }
         if roll < 6 {
@@ -86,20 +77,20 @@ struct SimulatedVoiceService {
                 .init(
                     key: user, value: bytes,
                     signature: world.voiceKeys.signature(forCanonical: bytes, source: SimulatedWorld.voiceSource)),
-                on: SimulatedWorld.Topic.resolved, &world)
+                on: SimulatedWorld.topics.resolved, &world)
             return
         }
         let bytes = request.encoded()
         let record = InMemoryCluster.Record(
             key: user, value: bytes,
             signature: world.voiceKeys.signature(forCanonical: bytes, source: SimulatedWorld.voiceSource))
-        world.publish(record, to: SimulatedWorld.Topic.requested)
+        world.publish(record, to: SimulatedWorld.topics.requested)
         expected.insert(request.intentID ?? "")
         recent.append(record)
         if recent.count > 20 { recent.removeFirst() }
         // A producer's retry: a recent request again.
         if roll < 10, let earlier = recent.randomElement(using: &world.random) {
-            world.publish(earlier, to: SimulatedWorld.Topic.requested)
+            world.publish(earlier, to: SimulatedWorld.topics.requested)
         }
     }
 
@@ -169,6 +160,6 @@ struct SimulatedVoiceService {
     }
 
     private mutating func schedule(_ record: InMemoryCluster.Record, at due: ManualClock.Instant) {
-        scheduled.append(Scheduled(due: due, topic: SimulatedWorld.Topic.confirmations, record: record))
+        scheduled.append(Scheduled(due: due, topic: SimulatedWorld.topics.confirmations, record: record))
     }
 }

@@ -5,6 +5,7 @@ import IntentResolution
 import Intents
 import Messaging
 import Payments
+import PipelineTopics
 import StageRuntime
 
 /// Everything the simulated stages share and act on: the cluster and its topics, the
@@ -13,34 +14,12 @@ import StageRuntime
 /// state from them; decoding a topic again on every rebalance cost the most).
 struct SimulatedWorld {
     /// The pipeline's topics, as the workers name them by default.
-    enum Topic {
-        static let requested = "requested"
-        static let resolved = "resolved"
-        static let confirmed = "confirmed"
-        static let confirmations = "confirmations"
-        static let prompts = "prompts"
-        static let responses = "responses"
-        static let ledger = "ledger"
-        static let messages = "messages"
-        static let deadLetter = "dead-letter"
-
-        /// Where a stage's output for `destination` goes (an effect goes to the payee's
-        /// partition of the confirmations topic, as the payments worker sends it).
-        static func of(_ destination: Destination) -> String {
-            switch destination {
-            case .prompts: prompts
-            case .resolved: resolved
-            case .confirmed: confirmed
-            case .confirmations, .effects: confirmations
-            case .responses: responses
-            case .ledger: ledger
-            case .messages: messages
-            }
-        }
-
-        /// Every topic a stage writes to, in the order the digest reads them.
-        static let outputs = [resolved, confirmed, confirmations, prompts, responses, ledger, messages, deadLetter]
-    }
+    static let topics = PipelineTopics()
+    /// Every topic a stage writes to, in the order the digest reads them.
+    static let outputs = [
+        topics.resolved, topics.confirmed, topics.confirmations, topics.prompts, topics.responses, topics.ledger,
+        topics.messages, topics.deadLetter,
+    ]
 
     /// When the simulation's time begins (requests are dated from it).
     static let epoch = Date(timeIntervalSince1970: 1_795_000_000)
@@ -122,7 +101,7 @@ struct SimulatedWorld {
                 _ = accounts.apply(event)
                 publish(
                     record(of: event.envelope(source: PipelineSource.ledgerOperator, time: Self.epoch)),
-                    to: Topic.ledger)
+                    to: Self.topics.ledger)
             }
         }
     }
@@ -150,14 +129,14 @@ struct SimulatedWorld {
     mutating func publish(_ record: InMemoryCluster.Record, to topic: String) {
         let (partition, _) = cluster.append(record, to: topic)
         switch topic {
-        case Topic.ledger:
+        case Self.topics.ledger:
             let read = try? LedgerRecord.read(
                 key: record.key, value: record.value, signature: record.signature, keys: stageKeys)
             ledgerEvents[partition, default: []].append(read.map { ($0.event, $0.time) })
-        case Topic.messages:
+        case Self.topics.messages:
             let event = (try? EventEnvelope.decode(record.value)).flatMap { try? $0.decodeData(as: MessageEvent.self) }
             messageEvents[partition, default: []].append(event)
-        case Topic.prompts:
+        case Self.topics.prompts:
             if let event = try? EventEnvelope.decode(record.value), event.type == ConfirmationRequest.type {
                 confirmationRequests.append(event)
             }

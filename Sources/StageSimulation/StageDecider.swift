@@ -42,28 +42,3 @@ extension StageDecider {
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult { StageResult() }
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {}
 }
-
-/// How far each partition of a decoded state topic was applied: what a state follower
-/// keeps, so each record is applied once per restore.
-struct FollowedPositions {
-    private var positions: [Int32: Int] = [:]
-
-    /// Starts `partition` over from `position` (a restore: 0, or where its snapshot ends).
-    mutating func reset(_ partition: Int32, to position: Int = 0) { positions[partition] = position }
-    mutating func drop(_ partition: Int32) { positions[partition] = nil }
-
-    /// Applies the records of `log` appended to the owned partitions since last read.
-    mutating func follow<Event>(
-        _ log: [Int32: [Event?]], owned: Set<Int32>, _ apply: (Int32, Event) -> Void
-    ) {
-        for partition in owned.sorted() {
-            let events = log[partition] ?? []
-            let from = positions[partition] ?? 0
-            guard from < events.count else { continue }
-            for event in events[from...] {
-                if let event { apply(partition, event) }
-            }
-            positions[partition] = events.count
-        }
-    }
-}
