@@ -102,7 +102,8 @@ struct PipelineInvariants {
         for intent in unanswered.sorted().prefix(3) {
             // Where it got to, so a failing seed says where to look.
             let seen = SimulatedWorld.outputs.map { topic in
-                "\(topic): \((topics[topic] ?? []).filter { $0.intentID == intent }.map(\.type))"
+                // Ledger events by kind (a hold, a post, a void), the others by type.
+                "\(topic): \((topics[topic] ?? []).filter { $0.intentID == intent }.map { (try? LedgerEvent.decode(from: $0)).map { "\($0.kind.rawValue)(\($0.reason ?? ""))" } ?? $0.type })"
             }
             let requested = world.cluster.records(of: SimulatedWorld.topics.requested).filter {
                 (try? EventEnvelope.decode($0.record.value))?.intentID == intent
