@@ -158,7 +158,7 @@ let package = Package(
             name: "StageSimulation",
             dependencies: [
                 "StageRuntime", "PipelineAudit", "Intents", "IntentEvents", "Payments", "Confirmation",
-                "IntentResolution", "Messaging",
+                "IntentResolution", "ContactResolution", "Messaging", "AppState", "PipelineTopics",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,5 @@
 import Foundation
-import IntentEvents
+public import IntentEvents
 import Intents
 import Messaging
 import Payments
@@ -7,9 +7,10 @@ import Payments
 /// What one pipeline event changes in which users' app state: the pure part
 /// of the state service. Items are JSON objects merged field by field, so
 /// each event only says what it knows (a post says "posted", a hold said
-/// the amount and payee).
-enum AppStateUpdates {
-    enum Kind: String, CaseIterable {
+/// the amount and payee). Public for the pipeline simulation, which projects its
+/// topics through it to check the app state shows the ledger's balances.
+public enum AppStateUpdates {
+    public enum Kind: String, CaseIterable, Sendable {
         case message, payment, paymentRequest, intent, balance, contact, setting
 
         var plural: String {
@@ -29,18 +30,18 @@ enum AppStateUpdates {
     /// another user), only named on the server from the viewer's own contacts
     /// (``AppStateStore``'s counterparty names). `handle` is the account handle the
     /// viewer used themselves, if they started it: the name when no contact matches.
-    struct Counterparty: Hashable {
+    public struct Counterparty: Hashable, Sendable {
         var userID: String
         var handle: String?
     }
 
-    enum Update {
+    public enum Update: Sendable {
         case item(user: String, kind: Kind, id: String, body: [String: JSONValue], counterparty: Counterparty? = nil)
         /// Micro-unit deltas.
         case balance(user: String, currency: String, available: Int64, held: Int64)
     }
 
-    static func of(_ envelope: EventEnvelope) throws -> [Update] {
+    public static func of(_ envelope: EventEnvelope) throws -> [Update] {
         switch envelope.type {
         case IntentResponse.type: return try response(envelope)
         case LedgerEvent.type:

@@ -114,7 +114,7 @@ public struct ResolveWorker: Service {
                     }
                 }),
             process: { message in
-                let output = stage.withLock { stage in
+                stage.withLock { stage in
                     stage.process(
                         key: message.keyString, value: message.value, signature: message.signature,
                         settings: { user in
@@ -123,17 +123,7 @@ public struct ResolveWorker: Service {
                     ) { user in
                         directory.withValue(in: message.partition) { $0.book(for: user) }
                     }
-                }
-                switch output {
-                case .prompt(let event): return StageResult(events: [(.prompts, event)])
-                case .resolved(let event): return StageResult(events: [(.resolved, event)])
-                case .ignored(let reason): return .ignored(reason)
-                case .rejected(let error): return .rejected(error)
-                case .refused(let error, let response):
-                    // The dead letter first (state), then the final response that reports it.
-                    var result = StageResult(events: [(.responses, response)])
-                    result.rejected = error
-                    return result
+                    .stageResult
                 }
             })
     }

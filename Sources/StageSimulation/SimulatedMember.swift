@@ -1,18 +1,19 @@
 import Foundation
 import IntentEvents
 import Intents
-import Messaging
+import Payments
 import StageRuntime
 
-/// One member of the simulated handle stage's group: a ``StageRuntime`` and what a
-/// Kafka host would keep beside it (fetch positions, polled records, each batch's
-/// outputs, deliveries in flight, stored offsets, the message history of its
-/// partitions), executing the runtime's actions on the ``InMemoryCluster``.
-struct SimulatedMember {
+/// One member of a simulated stage's consumer group: a ``StageRuntime`` and what a
+/// Kafka host keeps beside it (fetch positions, polled records, each batch's outputs,
+/// deliveries in flight, stored offsets) and the stage's ``StageDecider``, executing the
+/// runtime's actions on the ``InMemoryCluster``. One type for every stage: only the
+/// decider differs, as only the `process` closure differs between the workers.
+struct SimulatedMember<Decider: StageDecider> {
     typealias Instant = ManualClock.Instant
 
     /// A delivery the cluster reports at `due`.
-    struct Pending {
+    struct Pending: Due {
         var ticket: StageTicket
         var due: Instant
         var succeeds: Bool
@@ -26,62 +27,63 @@ struct SimulatedMember {
 
     let name: String
     var runtime: StageRuntime<Instant>
-    var history = MessageHistory()
+    var decider: Decider
     var positions: [Int32: Int64] = [:]
-    var held: [InMemoryCluster.Record] = []
+    var held: [(partition: Int32, record: InMemoryCluster.Record)] = []
     var batches: [BatchID: Batch] = [:]
     var pending: [Pending] = []
     var stored: [Int32: Int64] = [:]
-    /// How far the messages topic's partitions were applied to the history.
-    private var followed: [Int32: Int] = [:]
     /// Shut down and finished: leaves the group.
     var left = false
     private var nextPartition = 0
 
-    init(name: String, policy: StageRuntimePolicy, now: Instant, seed: UInt64) {
+    init(name: String, policy: StageRuntimePolicy, seed: UInt64, _ world: SimulatedWorld) {
         self.name = name
-        runtime = StageRuntime(policy: policy, now: now, seed: seed)
+        runtime = StageRuntime(policy: policy, now: world.clock.now, seed: seed)
+        decider = Decider(world)
     }
 
     var isIdle: Bool { runtime.isIdle && !runtime.hasUncommitted && pending.isEmpty && held.isEmpty }
 
     /// The group's new generation gives this member `assignment`.
-    mutating func reassign(_ assignment: Set<Int32>, at now: Instant, _ simulation: inout MessagingSimulation) {
+    mutating func reassign(_ assignment: Set<Int32>, _ world: inout SimulatedWorld) {
         let revoked = runtime.owned.subtracting(assignment)
         let gained = assignment.subtracting(runtime.owned)
-        for partition in revoked { positions[partition] = nil }
-        if !revoked.isEmpty { execute(runtime.revoked(revoked, now: now), now, &simulation) }
-        if !gained.isEmpty { execute(runtime.assigned(gained, now: now), now, &simulation) }
+        // A revoked partition's fetch position and stored offset go with it, as librdkafka
+        // drops them: kept, a stale offset committed after regaining the partition would
+        // move its committed offset back behind what the next owner finished.
+        for partition in revoked {
+            positions[partition] = nil
+            stored[partition] = nil
+        }
+        let now = world.clock.now
+        if !revoked.isEmpty { execute(runtime.revoked(revoked, now: now), &world) }
+        if !gained.isEmpty { execute(runtime.assigned(gained, now: now), &world) }
     }
 
-    mutating func shutdown(at now: Instant, _ simulation: inout MessagingSimulation) {
+    mutating func shutdown(_ world: inout SimulatedWorld) {
         held = []
-        execute(runtime.shutdown(now: now), now, &simulation)
+        execute(runtime.shutdown(now: world.clock.now), &world)
     }
 
-    /// Reports the deliveries due by `now`, then does what the runtime waits for.
-    mutating func turn(at now: Instant, _ simulation: inout MessagingSimulation) {
-        var index = 0
-        while index < pending.count {
-            guard pending[index].due <= now else {
-                index += 1
-                continue
-            }
-            let delivery = pending.remove(at: index)
+    /// Reports the deliveries due by now, then does what the runtime waits for.
+    mutating func turn(_ world: inout SimulatedWorld) {
+        let now = world.clock.now
+        for delivery in pending.removeDue(by: now) {
             let actions =
                 delivery.succeeds
                 ? runtime.acknowledged(delivery.ticket, now: now) : runtime.failed(delivery.ticket, now: now)
-            execute(actions, now, &simulation)
+            execute(actions, &world)
         }
         switch runtime.next() {
         case .stopped, .acknowledgement:
             return
         case .timer(let due):
-            if due <= now { execute(runtime.timer(now: now), now, &simulation) }
+            if due <= now { execute(runtime.timer(now: now), &world) }
         case .poll(let maximum, _):
-            let polled = poll(maximum, simulation.cluster)
-            held += polled.map(\.record)
-            execute(runtime.polled(polled.map(\.position), now: now), now, &simulation)
+            let polled = poll(maximum, world.cluster)
+            held += polled.map { ($0.position.partition, $0.record) }
+            execute(runtime.polled(polled.map(\.position), now: now), &world)
         }
     }
 
@@ -97,7 +99,7 @@ struct SimulatedMember {
             let partition = partitions[(nextPartition + step) % partitions.count]
             let from = positions[partition] ?? 0
             let records = cluster.records(
-                of: MessagingSimulation.input, partition: partition, from: from, limit: maximum - polled.count)
+                of: Decider.input, partition: partition, from: from, limit: maximum - polled.count)
             for (offset, record) in zip(from..., records) {
                 polled.append((InputPosition(partition: partition, offset: offset), record))
             }
@@ -106,130 +108,130 @@ struct SimulatedMember {
         return polled
     }
 
-    private mutating func execute(_ actions: [StageAction], _ now: Instant, _ simulation: inout MessagingSimulation) {
+    private mutating func execute(_ actions: [StageAction], _ world: inout SimulatedWorld) {
+        let now = world.clock.now
         var queue = actions[...]
         while let action = queue.popFirst() {
             switch action {
             case .restore(let owned, let gained):
-                restore(owned, simulation)
-                for partition in gained {
-                    positions[partition] = simulation.cluster.committed(partition, group: MessagingSimulation.group)
-                }
-                for partition in positions.keys where !owned.contains(partition) { positions[partition] = nil }
-            case .claim, .readBack, .snapshot:
+                restore(owned, gained, world)
+            case .claim, .readBack:
                 break
+            case .snapshot(let owned, _):
+                decider.follow(owned: owned, world)
+                decider.snapshot(owned: owned, &world)
             case .decide(let id, let records, let tick):
-                let consumed = Array(held.prefix(records.count))
+                let consumed = held.prefix(records.count)
                 held.removeFirst(consumed.count)
-                follow(runtime.owned, simulation)
-                let batch = decide(consumed, tick: tick, now, simulation)
+                if world.mutations.contains(.commitAtDecision) {
+                    // Broken on purpose: a crash before the rounds land loses these records.
+                    var offsets: [Int32: Int64] = [:]
+                    for record in records {
+                        offsets[record.partition] = max(offsets[record.partition] ?? 0, record.offset + 1)
+                    }
+                    world.cluster.commit(offsets, group: Decider.group, member: name)
+                }
+                decider.follow(owned: runtime.owned, world)
+                let batch = decide(consumed, tick: tick, world)
                 if !batch.state.isEmpty || !batch.notices.isEmpty { batches[id] = batch }
                 queue += runtime.decided(id, state: !batch.state.isEmpty, notices: !batch.notices.isEmpty, now: now)
             case .publish(let round, let ids, _):
-                // One fate per hand-over, as an idempotent producer fails what follows a failure too.
-                let roll = simulation.faultsOn ? simulation.random.next() % 100 : 99
-                let lands = roll >= 4
-                let succeeds = roll >= 8
-                for id in ids {
-                    guard let batch = batches[id] else { continue }
-                    if lands {
-                        for (topic, record) in round == .state ? batch.state : batch.notices {
-                            simulation.publish(record, to: topic)
-                        }
-                    }
-                    if !succeeds { simulation.report.failedAcknowledgements += 1 }
-                    let delay = Duration.microseconds(Int64(200 + simulation.random.next() % 4000))
-                    pending.append(
-                        Pending(
-                            ticket: round == .state ? .state(id) : .notices(id), due: now.advanced(by: delay),
-                            succeeds: succeeds))
-                }
+                publish(round, ids, &world)
             case .storeOffsets(let id, let offsets):
-                stored.merge(offsets, uniquingKeysWith: max)
+                // Only for partitions still owned (a drained batch of a revoked one stores nothing).
+                stored.merge(offsets.filter { runtime.owned.contains($0.key) }, uniquingKeysWith: max)
                 batches[id] = nil
             case .commit:
-                if simulation.faultsOn && simulation.random.next() % 100 < 5 {
-                    simulation.report.failedAcknowledgements += 1
+                if world.fault(percent: 5) {
+                    world.report.failedAcknowledgements += 1
                     queue += runtime.failed(.commit, now: now)
                 } else {
-                    simulation.cluster.commit(stored, group: MessagingSimulation.group, member: name)
+                    world.cluster.commit(stored, group: Decider.group, member: name)
                     queue += runtime.acknowledged(.commit, now: now)
                 }
             case .stop(.finished):
                 left = true
             case .stop(.gaveUp(let ticket, let failingFor)):
-                simulation.report.failures.append("\(name) gave up on \(ticket) after \(failingFor)")
+                world.report.failures.append("\(name) gave up on \(ticket) after \(failingFor)")
                 left = true
             }
         }
     }
 
-    /// The message history of `owned`, restored from the messages topic (the state topic).
-    private mutating func restore(_ owned: Set<Int32>, _ simulation: MessagingSimulation) {
-        history = MessageHistory()
-        followed = [:]
-        follow(owned, simulation)
-    }
-
-    /// Applies what was written to the owned partitions of the messages topic since last
-    /// read, as the worker's follower does: another member that lost a partition may still
-    /// finish a round there after this one restored it. (Own records read back change
-    /// nothing: the history applies each event once.)
-    private mutating func follow(_ owned: Set<Int32>, _ simulation: MessagingSimulation) {
-        for partition in owned.sorted() {
-            let events = simulation.messageEvents[partition] ?? []
-            let from = followed[partition] ?? 0
-            guard from < events.count else { continue }
-            for event in events[from...] {
-                if let event { history.apply(event) }
+    /// The assignment applied: state restored for `gained`, fetch positions from the
+    /// committed offsets, and what was acted on there read back (the replay memory).
+    private mutating func restore(_ owned: Set<Int32>, _ gained: Set<Int32>, _ world: SimulatedWorld) {
+        decider.restore(owned: owned, gained: gained, world)
+        for partition in gained.sorted() {
+            let committed = world.cluster.committed(partition, group: Decider.group)
+            positions[partition] = committed
+            // Drained before the restore: anything stored for it is from an earlier ownership.
+            stored[partition] = nil
+            let from = max(0, committed - Self.replayMemoryDepth)
+            for record in world.cluster.records(
+                of: Decider.input, partition: partition, from: from, limit: Int(committed - from))
+            {
+                decider.remember(record, partition: partition, world)
             }
-            followed[partition] = events.count
+        }
+        for partition in positions.keys where !owned.contains(partition) { positions[partition] = nil }
+        decider.follow(owned: owned, world)
+    }
+
+    /// How many records before the committed offset a gained partition's replay memory reads back.
+    static var replayMemoryDepth: Int64 { 16 }
+
+    /// One fate per hand-over, as an idempotent producer fails what follows a failure too:
+    /// the records land or not, and the acknowledgement reports success or failure later.
+    private mutating func publish(_ round: PublishRound, _ ids: [BatchID], _ world: inout SimulatedWorld) {
+        let roll = world.faultsOn ? world.random.next() % 100 : 99
+        let lands = roll >= 4
+        let succeeds = roll >= 8
+        for id in ids {
+            guard let batch = batches[id] else { continue }
+            if lands {
+                for (topic, record) in round == .state ? batch.state : batch.notices {
+                    world.publish(record, to: topic)
+                }
+            }
+            if !succeeds { world.report.failedAcknowledgements += 1 }
+            let delay = Duration.microseconds(Int64(200 + world.random.next() % 4000))
+            pending.append(
+                Pending(
+                    ticket: round == .state ? .state(id) : .notices(id), due: world.clock.now.advanced(by: delay),
+                    succeeds: succeeds))
         }
     }
 
+    /// Decides the records (and the tick), each result's events signed into records by
+    /// round: a rejected record is dead-lettered with the state, as the worker does.
     private mutating func decide(
-        _ records: [InMemoryCluster.Record], tick: Bool, _ now: Instant, _ simulation: MessagingSimulation
+        _ records: ArraySlice<(partition: Int32, record: InMemoryCluster.Record)>, tick: Bool,
+        _ world: SimulatedWorld
     ) -> Batch {
-        let date = MessagingSimulation.epoch.addingTimeInterval(
-            Double(now.sinceStart.components.seconds) + Double(now.sinceStart.components.attoseconds) / 1e18)
         var batch = Batch()
-        var results: [(InMemoryCluster.Record?, StageResult)] = []
-        for record in records {
-            var unremembered: ReplayGuard?
-            results.append(
-                (
-                    record,
-                    simulation.stage.process(
-                        key: record.key, value: record.value, signature: record.signature, history: &history,
-                        now: date, seen: &unremembered)
-                ))
-        }
-        if tick {
-            let owned = runtime.owned
-            let cluster = simulation.cluster
-            results.append(
-                (
-                    nil,
-                    simulation.stage.tick(history: &history, now: date) {
-                        owned.contains(cluster.partition(forKey: $0))
-                    }
-                ))
-        }
-        for (record, result) in results {
-            if result.rejected != nil, let record {
+        func add(_ result: StageResult, of record: InMemoryCluster.Record?) {
+            if result.rejected != nil, let record, !world.mutations.contains(.dropDeadLetters) {
                 batch.state.append(
-                    (MessagingSimulation.deadLetter, .init(key: record.key, value: record.value, signature: nil)))
+                    (SimulatedWorld.topics.deadLetter, .init(key: record.key, value: record.value, signature: nil)))
             }
             for (destination, event) in result.events {
-                let output = InMemoryCluster.Record(
-                    key: event.userID, value: event.encoded(), signature: simulation.keys.signature(for: event))
-                if destination.isState {
-                    batch.state.append((MessagingSimulation.messages, output))
-                } else {
-                    batch.notices.append((MessagingSimulation.responses, output))
+                let output = (SimulatedWorld.topics.topic(for: destination), world.record(of: event))
+                if destination.isState { batch.state.append(output) } else { batch.notices.append(output) }
+                if destination == .ledger, world.mutations.contains(.duplicateLedgerEvents),
+                    var copy = try? LedgerEvent.decode(from: event)
+                {
+                    // Broken on purpose: the same decision recorded again under another id.
+                    copy.id += "-again"
+                    let envelope = copy.envelope(source: event.source, time: event.time)
+                    batch.state.append((SimulatedWorld.topics.ledger, world.record(of: envelope)))
                 }
             }
         }
+        for (partition, record) in records {
+            add(decider.decide(record, partition: partition, world), of: record)
+        }
+        if tick { add(decider.tick(owned: runtime.owned, world), of: nil) }
         return batch
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import StageRuntime
+
+/// The payments stage as the simulation runs it, the only place money moves:
+/// proposals, the users' answers and other members' effects in; ledger events (state),
+/// effects, confirmations' outcomes and responses out. Each owned partition's ledger
+/// is restored from the ledger topic on assignment (from the last snapshot on), and
+/// snapshotted now and then; a tick each second releases expired holds.
+struct PaymentsDecider: StageDecider {
+    static let group = "intent-payments"
+    static let input = SimulatedWorld.topics.confirmations
+
+    static func policy(maximumBatch: Int) -> StageRuntimePolicy {
+        StageRuntimePolicy(
+            maximumBatch: maximumBatch, commitInterval: .milliseconds(200), maximumBatchesInFlight: 4,
+            tickInterval: .seconds(1), snapshotInterval: .seconds(2), restoresOnAssignment: true)
+    }
+
+    private let stage: PaymentsStage
+    private var ledgers = PartitionedLedgers()
+    private var seen = FollowedState<ReplayGuard?>()
+
+    init(_ world: SimulatedWorld) {
+        stage = PaymentsStage(
+            bindingKey: SimulatedWorld.bindingKey, authenticator: world.voiceKeys, stages: world.stageKeys)
+    }
+
+    mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
+        ledgers.restore(owned: owned, gained: gained, world)
+        seen.restore(owned: owned, gained: gained)
+    }
+
+    mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) { ledgers.follow(owned: owned, world) }
+
+    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
+        let stage = self.stage
+        seen.with(partition) { seen in
+            stage.remember(
+                key: record.key, value: record.value, signature: record.signature, horizon: nil, now: world.date,
+                seen: &seen)
+        }
+    }
+
+    mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {
+        let stage = self.stage
+        return seen.with(partition) { seen in
+            ledgers.with(partition) { ledger in
+                stage.process(
+                    key: record.key, value: record.value, signature: record.signature, ledger: &ledger,
+                    directory: world.accounts, now: world.date, seen: &seen)
+            }
+        }
+    }
+
+    mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult {
+        let cluster = world.cluster
+        let stage = self.stage
+        return ledgers.withEach { ledger in
+            stage.sweep(ledger: &ledger, now: world.date) { owned.contains(cluster.partition(forKey: $0)) }
+        }
+    }
+
+    mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {
+        for (partition, snapshot) in ledgers.snapshots(owned: owned, world) {
+            world.ledgerSnapshots[partition] = snapshot
+            world.report.snapshots += 1
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import AppState
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import PipelineAudit
+
+/// What must hold at the end of a simulated run, read from the topics alone as an
+/// auditor reads them: the audit's rules (one final response per intent, one hold and
+/// one post-or-void per transfer, balances the sums of their entries, money neither
+/// created nor lost, every message sent once), and beside them: every intent the voice
+/// service asked with a valid signature answered, nothing left unconsumed by any stage,
+/// every hostile record dead-lettered and none acted on, and the app state's projection
+/// of the output topics showing the balances the ledger holds.
+struct PipelineInvariants {
+    private let world: SimulatedWorld
+    private let voice: SimulatedVoiceService
+    private var report: PipelineSimulation.Report
+
+    init(world: SimulatedWorld, voice: SimulatedVoiceService) {
+        self.world = world
+        self.voice = voice
+        report = world.report
+    }
+
+    /// Every stage consumed and committed its whole input.
+    mutating func checkCommitted<Resolve, Confirm, Payments, Handle>(
+        _ resolve: SimulatedGroup<Resolve>, _ confirm: SimulatedGroup<Confirm>,
+        _ payments: SimulatedGroup<Payments>, _ handle: SimulatedGroup<Handle>
+    ) {
+        let stages: [(String, [(partition: Int32, committed: Int64, end: Int64)])] = [
+            (Resolve.group, resolve.uncommitted(world)), (Confirm.group, confirm.uncommitted(world)),
+            (Payments.group, payments.uncommitted(world)), (Handle.group, handle.uncommitted(world)),
+        ]
+        for (group, partitions) in stages {
+            for (partition, committed, end) in partitions {
+                report.failures.append("\(group) partition \(partition): committed \(committed) of \(end) records")
+            }
+        }
+    }
+
+    mutating func check() -> PipelineSimulation.Report {
+        var digest = Fingerprint.of([])
+        var topics: [String: [EventEnvelope]] = [:]
+        var deadLettered: Set<[UInt8]> = []
+        for topic in SimulatedWorld.outputs {
+            for (partition, record) in world.cluster.records(of: topic) {
+                report.outputRecords += 1
+                digest = Fingerprint.of(Array(topic.utf8) + [UInt8(partition)], continuing: digest)
+                digest = Fingerprint.of(Array((record.key ?? "").utf8) + record.value, continuing: digest)
+                if topic == SimulatedWorld.topics.deadLetter { deadLettered.insert(record.value) }
+                if let event = try? EventEnvelope.decode(record.value) { topics[topic, default: []].append(event) }
+            }
+        }
+        report.digest = String(digest, radix: 16)
+        report.deadLetters = world.cluster.records(of: SimulatedWorld.topics.deadLetter).count
+        report.hostileRecords = voice.hostile.count
+        let responses = topics[SimulatedWorld.topics.responses] ?? []
+        let ledger = topics[SimulatedWorld.topics.ledger] ?? []
+        let audit = PipelineAudit.audit(
+            responses: responses, ledger: ledger, confirmations: topics[SimulatedWorld.topics.confirmations] ?? [],
+            messages: topics[SimulatedWorld.topics.messages] ?? [],
+            deadLetters: topics[SimulatedWorld.topics.deadLetter] ?? [],
+            accounts: ledger.filter { (try? LedgerEvent.decode(from: $0).kind) == .accountOpened },
+            bindingKey: SimulatedWorld.bindingKey)
+        report.failures += audit.findings
+        report.postedTransfers = audit.postedTransfers
+        report.voidedTransfers = audit.voidedTransfers
+        // Settled past every confirmation window: each hold was posted or released.
+        if audit.heldTransfers > 0 { report.failures.append("\(audit.heldTransfers) transfers still held at the end") }
+        for intent in audit.pendingIntents.sorted().prefix(5) {
+            report.failures.append("intent \(intent) still in progress (of \(audit.pendingIntents.count))")
+        }
+        checkAnswered(responses, topics)
+        let notParked = voice.hostile.subtracting(deadLettered)
+        if !notParked.isEmpty { report.failures.append("\(notParked.count) hostile records not dead-lettered") }
+        let acted = Set(
+            (topics[SimulatedWorld.topics.messages] ?? []).compactMap(\.intentID)
+                + ledger.compactMap(\.intentID)
+        ).subtracting(voice.expected)
+        if !acted.isEmpty { report.failures.append("acted on records it must refuse: \(acted.sorted().prefix(5))") }
+        checkAppState(responses + ledger + (topics[SimulatedWorld.topics.messages] ?? []), ledger: ledger)
+        report.held = report.failures.isEmpty
+        return report
+    }
+
+    /// Every intent asked with a valid signature has a final response.
+    private mutating func checkAnswered(_ responses: [EventEnvelope], _ topics: [String: [EventEnvelope]]) {
+        var final: Set<String> = []
+        for event in responses {
+            guard let intentID = event.intentID, let response = try? event.decodeData(as: IntentResponse.self),
+                response.code != .inProgress
+            else { continue }
+            final.insert(intentID)
+        }
+        report.finalResponses = final.count
+        let unanswered = voice.expected.subtracting(final)
+        if !unanswered.isEmpty {
+            report.failures.append(
+                "\(unanswered.count) intents never answered: \(unanswered.sorted().prefix(5))")
+        }
+        for intent in unanswered.sorted().prefix(3) {
+            // Where it got to, so a failing seed says where to look.
+            let seen = SimulatedWorld.outputs.map { topic in
+                // Ledger events by kind (a hold, a post, a void), the others by type.
+                "\(topic): \((topics[topic] ?? []).filter { $0.intentID == intent }.map { (try? LedgerEvent.decode(from: $0)).map { "\($0.kind.rawValue)(\($0.reason ?? ""))" } ?? $0.type })"
+            }
+            let requested = world.cluster.records(of: SimulatedWorld.topics.requested).filter {
+                (try? EventEnvelope.decode($0.record.value))?.intentID == intent
+            }
+            report.failures.append(
+                "intent \(intent): requested \(requested.count)x (partition \(requested.first?.partition ?? -1)); \(seen.joined(separator: "; "))"
+            )
+        }
+    }
+
+    /// The app state's projection (``AppStateUpdates``) of the output topics, each event
+    /// applied once as the store applies it, shows every user the ledger's balances.
+    private mutating func checkAppState(_ events: [EventEnvelope], ledger: [EventEnvelope]) {
+        var applied: Set<String> = []
+        var shown: [String: (available: Int64, held: Int64)] = [:]
+        for event in events where applied.insert(event.id).inserted {
+            for case .balance(let user, _, let available, let held) in (try? AppStateUpdates.of(event)) ?? [] {
+                shown[user, default: (0, 0)].available += available
+                shown[user, default: (0, 0)].held += held
+            }
+        }
+        var replayed = Ledger()
+        for envelope in ledger {
+            if let event = try? LedgerEvent.decode(from: envelope) {
+                _ = try? replayed.apply(event, at: Timestamp(envelope.time), checkingBalances: false)
+            }
+        }
+        var mismatches: [String] = []
+        for user in world.users {
+            let currency = SimulatedWorld.openingDeposit.currency
+            let available = replayed.balance(Ledger.available(user), currency).micros
+            let held = replayed.balance(Ledger.held(user), currency).micros
+            let app = shown[user] ?? (0, 0)
+            if app.available != available || app.held != held {
+                mismatches.append("\(user): app state \(app), ledger (\(available), \(held))")
+            }
+        }
+        if !mismatches.isEmpty {
+            report.failures.append("app state's balances differ from the ledger's: \(mismatches.prefix(3))")
+        }
+    }
+}
