@@ -156,9 +156,7 @@ public struct WorkerOptions: ParsableArguments {
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await Telemetry.$current.withValue(telemetry) {
-            try await RetryPolicy.$current.withValue(policy) {
-                try await serviceGroup.run()
-            }
+            try await serviceGroup.run()
         }
     }
 }

@@ -41,7 +41,7 @@ public struct HandleWorker: Service {
                                 producedBy: .only(PipelineSource.handle))
                             let event = try envelope.decodeData(as: MessageEvent.self)
                             history.withValue(in: message.partition) { $0.apply(event) }
-                        }, reject: reject, forget: history.forget)
+                        }, reject: reject, forget: history.forget, retry: configuration.retry)
                 ]
             },
             tick: { [stage] owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },

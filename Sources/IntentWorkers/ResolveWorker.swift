@@ -89,7 +89,7 @@ public struct ResolveWorker: Service {
                             Self.report(
                                 directory.withValue(in: message.partition) { $0.apply(record) }, of: message,
                                 metrics: metrics, logger: logger)
-                        }, reject: reject, forget: directory.forget),
+                        }, reject: reject, forget: directory.forget, retry: configuration.retry),
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
                         apply: { message throws(EventDecodingError) in
@@ -99,7 +99,7 @@ public struct ResolveWorker: Service {
                             Self.report(
                                 settings.withValue(in: message.partition) { $0.apply(record) }, of: message,
                                 metrics: metrics, logger: logger)
-                        }, reject: reject, forget: settings.forget),
+                        }, reject: reject, forget: settings.forget, retry: configuration.retry),
                 ]
             },
             // The turns admitted, read back from each partition this member gains: one tracker

@@ -111,7 +111,8 @@ public final class StageWorker: Service, Sendable {
         chains = configuration.chainSource.map { source in
             ChainStamper(
                 source: source, topics: topics.chained,
-                keys: configuration.keys, configuration: configuration.kafka, logger: logger)
+                keys: configuration.keys, configuration: configuration.kafka, retry: configuration.retry, logger: logger
+            )
         }
     }
 
@@ -644,7 +645,7 @@ public final class StageWorker: Service, Sendable {
             KafkaProducerMessage(
                 topic: configuration.topics.topic(for: destination), event: event, signedWith: configuration.keys)
         }
-        try await RetryPolicy.current.retrying("claim partitions", logger: logger) {
+        try await configuration.retry.retrying("claim partitions", logger: logger) {
             do {
                 try await producer.sendAll(try await self.chained(records))
             } catch {
@@ -823,7 +824,7 @@ public final class StageWorker: Service, Sendable {
         guard let replayMemory, !partitions.isEmpty else { return }
         let started = ContinuousClock.now
         let input = configuration.input
-        let count = try await RetryPolicy.current.retrying("restore the replay memory", logger: logger) {
+        let count = try await configuration.retry.retrying("restore the replay memory", logger: logger) {
             try await replayMemory.restore(
                 partitions, of: input,
                 committed: try await consumer.committed(
@@ -849,7 +850,7 @@ public final class StageWorker: Service, Sendable {
         let stateTopics = followers.filter(\.isPartitioned).flatMap {
             [$0.topic] + ($0.snapshots.map { [$0.store.topic] } ?? [])
         }
-        let counts = try await RetryPolicy.current.retrying("look up partition counts", logger: logger) {
+        let counts = try await configuration.retry.retrying("look up partition counts", logger: logger) {
             try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) { lookup in
                 var counts: [String: Int] = [input: try await lookup.partitions(of: input).count]
                 for topic in stateTopics {

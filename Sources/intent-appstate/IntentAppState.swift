@@ -96,7 +96,8 @@ struct IntentAppState: AsyncParsableCommand {
             let metrics = OperationsMetrics.process
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                keys: try Secrets.viewKeys(file: viewKeys), logger: logger, metrics: metrics.factory)
+                keys: try Secrets.viewKeys(file: viewKeys), retry: try worker.retryPolicy(), logger: logger,
+                metrics: metrics.factory)
             if !consumer.readsContacts {
                 logger.notice("no contacts service's view key (--view-keys): people are shown by user id, not by name")
             }
