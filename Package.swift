@@ -256,15 +256,29 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "Payments", "Messaging"],
             swiftSettings: swiftSettings
         ),
-        /// Options every executable shares: Kafka connection, logging, state directory.
+        /// Options every executable shares: Kafka connection, logging, keys, topics. Knows
+        /// nothing of the workers (their options are in WorkerCommandLine).
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution",
-                "IntentCrypto", "Telemetry", "OperationsEndpoint",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentEvents", "IntentResolution",
+                "IntentCrypto", "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The stage workers' command lines (options, environment, how each worker is built and
+        /// run with the operator endpoints): the worker executables run them without fault
+        /// hooks, the tests' fault host with its own.
+        .target(
+            name: "WorkerCommandLine",
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers", "Confirmation", "IntentEvents", "IntentResolution", "Kafka",
+                "Messaging", "OperationsEndpoint", "Payments", "PipelineTopics", "Telemetry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -299,12 +313,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "intent-resolve",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentResolution", "IntentWorkers", "Kafka",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         /// The resolve stage's per-record work in a loop, for profiling (no Kafka).
@@ -315,32 +324,24 @@ let package = Package(
         ),
         .executableTarget(
             name: "intent-confirm",
-            dependencies: [
-                "Confirmation", "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-payments",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments", "IntentCrypto",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-handle",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Messaging",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-appstate",
             dependencies: [
-                "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
+                "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "WorkerCommandLine",
+                "IntentCrypto",
                 "HTTPServing", "OperationsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -383,6 +384,22 @@ let package = Package(
             dependencies: ["CKafkaBaseline"]
         ),
 
+        /// The tests' stage host hooks (``StageHostHooks``): publish faults for in-process
+        /// workers, crash and stall points for worker processes. Production executables never link it.
+        .target(
+            name: "StageTestHost",
+            dependencies: ["IntentWorkers", "Kafka", "PipelineTopics"],
+            path: "Tests/StageTestHost",
+            swiftSettings: swiftSettings
+        ),
+        /// `intent-fault-host WORKER ...`: a stage worker's own command line run with the fault
+        /// hooks the environment asks for, for the process-level crash and fencing tests only.
+        .executableTarget(
+            name: "intent-fault-host",
+            dependencies: ["CommandLineSupport", "WorkerCommandLine", "StageTestHost"],
+            path: "Tests/FaultHost",
+            swiftSettings: swiftSettings
+        ),
         /// Helpers every integration test uses: a broker per test, unique names, client settings.
         .target(
             name: "BrokerTestSupport",
@@ -435,7 +452,7 @@ let package = Package(
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
                 "PipelineAudit", "Localization", "StageRuntime",
-                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint",
+                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint", "StageTestHost",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -471,7 +488,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineSupportTests",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers",
+                "CommandLineSupport", "WorkerCommandLine", "IntentWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -57,7 +57,8 @@ public struct ResolveWorker: Service {
 
     private let worker: StageWorker
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
+    public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let directory = PartitionedState { ContactDirectory() }
         let settings = PartitionedState { UserSettingsDirectory() }
         let stage = Mutex(
@@ -113,6 +114,7 @@ public struct ResolveWorker: Service {
                             settings: { user in settings.withValue(in: message.partition) { $0.settings(of: user) } })
                     }
                 }),
+            hooks: hooks,
             process: { message in
                 let output = stage.withLock { stage in
                     stage.process(

@@ -45,8 +45,6 @@ public final class StageWorker: Service, Sendable {
         public var batching: BatchPolicy = .standard
         /// How the loop rides out failed publishes and commits, and when it gives up.
         public var retry: RetryPolicy = .standard
-        /// Injected state-round failures (tests only; nil in production).
-        public var faults: PublishFaults?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -91,13 +89,17 @@ public final class StageWorker: Service, Sendable {
     private let followed = Mutex<[TopicFollower]>([])
     /// Links what this worker writes to the audited topics into its chains.
     private let chains: ChainStamper?
+    /// Where a test host injects faults into publishing (``StageHostHooks``); none in production.
+    private let hooks: any StageHostHooks
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
         tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, ownership: PartitionOwnership? = nil,
-        replayMemory: ReplayMemory? = nil, process: @escaping Process
+        replayMemory: ReplayMemory? = nil, hooks: any StageHostHooks = NoStageHostHooks(),
+        process: @escaping Process
     ) {
         self.name = name
+        self.hooks = hooks
         self.ownership = ownership
         self.replayMemory = replayMemory
         self.configuration = configuration
@@ -365,7 +367,7 @@ public final class StageWorker: Service, Sendable {
                 pipeline.written[id] = written
             }
             do {
-                try configuration.faults?.checkStateRound()
+                try hooks.stateRoundDelivered()
                 try await settle(results, batch.state, parked: batch.parked, host.producer)
             } catch {
                 try retried("publish a batch", error, &pipeline)
@@ -420,9 +422,7 @@ public final class StageWorker: Service, Sendable {
             case .publish(.state, let ids, resend: false):
                 for id in ids {
                     guard var batch = pipeline.batches[id] else { continue }
-                    if batch.state.contains(where: { $0.topic == configuration.topics.ledger }) {
-                        StallPoint.beforeStateRound()
-                    }
+                    hooks.beforeStateRound(batch.state, topics: configuration.topics)
                     batch.state = try await chained(batch.state)
                     announce(batch.state)
                     pipeline.batches[id] = batch
@@ -439,7 +439,7 @@ public final class StageWorker: Service, Sendable {
                     pipeline.written[id] = nil
                     if !failed {
                         do {
-                            try configuration.faults?.checkStateRound()
+                            try hooks.stateRoundDelivered()
                             try await send(batch.state, parked: batch.parked, host.producer)
                             queue += runtime.acknowledged(.state(id), now: .now)
                             continue
@@ -466,7 +466,7 @@ public final class StageWorker: Service, Sendable {
                         }
                         continue
                     }
-                    if !batch.state.isEmpty { CrashPoint.betweenPublishRounds() }
+                    if !batch.state.isEmpty { hooks.betweenPublishRounds() }
                     batch.notices = try await chained(batch.notices)
                     pipeline.batches[id] = batch
                     pipeline.deliveries[.notices(id)] = await host.producer.enqueue(batch: batch.notices)

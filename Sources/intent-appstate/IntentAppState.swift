@@ -5,11 +5,11 @@ import CommandLineSupport
 import Foundation
 import HTTPServing
 import IntentCrypto
-import IntentWorkers
 import Logging
 import OperationsEndpoint
 import PipelineTopics
 import ServiceLifecycle
+import WorkerCommandLine
 
 /// The app-state service's command line: the "parent app" side of the pipeline.
 @main
