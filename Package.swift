@@ -121,7 +121,7 @@ let package = Package(
         /// Confirm and payments stages, and the double-entry ledger; pure.
         .target(
             name: "Payments",
-            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution", "Localization"],
+            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// SiriKit's confirm stage, pure: the last check before an intent is done,
@@ -139,11 +139,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// The pipeline's topic names and how an event travels on them as a record
-        /// (key, content type, signature headers): all a producer or reader of the
-        /// topics needs, without the workers.
+        /// (key, content type, signature headers, dead letters), and reading a topic
+        /// whole: all a producer or reader of the topics needs, without the workers.
         .target(
             name: "PipelineTopics",
-            dependencies: ["Kafka", "IntentEvents", "Intents", "IntentResolution"],
+            dependencies: [
+                "Kafka", "IntentCrypto", "IntentEvents", "Intents", "IntentResolution",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         /// A stage's consume loop as a state machine (events in, actions out): no broker,
@@ -156,10 +159,7 @@ let package = Package(
         /// cluster, and a seeded simulation of the pipeline's stages checked by the audit.
         .target(
             name: "StageSimulation",
-            dependencies: [
-                "StageRuntime", "PipelineAudit", "Intents", "IntentEvents", "Payments", "Confirmation",
-                "IntentResolution", "Messaging",
-            ],
+            dependencies: ["StageRuntime", "PipelineAudit", "Intents", "IntentEvents", "Messaging"],
             swiftSettings: swiftSettings
         ),
         /// Kafka adapters of the stages: consume, call the pure stage, publish, commit.
@@ -167,12 +167,25 @@ let package = Package(
             name: "IntentWorkers",
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
-                "Messaging", "PipelineAudit", "Telemetry", "StageRuntime",
+                "Messaging", "Telemetry", "StageRuntime",
                 "IntentCrypto", "CMalloc",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The operator's tools over the topics, outside any consumer group: replaying the
+        /// resolve and confirm stages, the audit's readers (whole topics, one intent's
+        /// timeline), and progress on the terminal. Used by intentctl and intent-bench;
+        /// the workers never run it.
+        .target(
+            name: "PipelineTools",
+            dependencies: [
+                "Confirmation", "ContactResolution", "IntentEvents", "IntentResolution", "Intents", "Kafka", "Payments",
+                "PipelineAudit", "PipelineTopics",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -218,7 +231,7 @@ let package = Package(
         .target(
             name: "AppState",
             dependencies: [
-                "Intents", "IntentEvents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
+                "Intents", "IntentEvents", "IntentResolution", "Payments", "Messaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -291,7 +304,6 @@ let package = Package(
             name: "LocalBroker",
             dependencies: [
                 "LocalBrokerRecord", "IntentEvents",
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -304,7 +316,7 @@ let package = Package(
                 "PipelineTopics", "Kafka", "IntentEvents", "LocalBroker", "LocalBrokerRecord", "ContactResolution",
                 "CommandLineSupport",
                 "IntentWorkers",
-                "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit",
+                "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit", "PipelineTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -344,7 +356,6 @@ let package = Package(
                 "IntentCrypto",
                 "HTTPServing", "OperationsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -366,7 +377,7 @@ let package = Package(
                 "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "Confirmation", "ContactResolution",
                 "IntentCrypto", "StageCost",
                 "IntentEvents",
-                "IntentWorkers", "Intents", "Payments", "StageRuntime", "StageSimulation",
+                "IntentWorkers", "Intents", "Payments", "PipelineTools", "StageRuntime", "StageSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -410,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "OperationsTests",
             dependencies: [
-                "Kafka", "Telemetry", "OperationsEndpoint", "LocalBroker", "BrokerTestSupport",
+                "Kafka", "Telemetry", "BrokerTestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
@@ -451,7 +462,7 @@ let package = Package(
                 "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
-                "PipelineAudit", "Localization", "StageRuntime",
+                "PipelineAudit", "PipelineTools", "Localization", "StageRuntime",
                 "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint", "StageTestHost",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -11,6 +11,7 @@ import LocalBroker
 import Messaging
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import StageRuntime
 import Synchronization

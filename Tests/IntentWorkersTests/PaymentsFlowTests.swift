@@ -9,6 +9,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTools
 import PipelineTopics
 import StageTestHost
 import Testing

@@ -9,6 +9,7 @@ import Kafka
 import LocalBroker
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import Testing
 
