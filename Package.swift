@@ -488,7 +488,7 @@ let package = Package(
             dependencies: [
                 "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
                 "IntentResolution", "ContactResolution",
-                "LocalBroker", "BrokerTestSupport",
+                "LocalBroker", "BrokerTestSupport", "Kafka", "PipelineTopics", "OperationsEndpoint",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,17 +5,6 @@ public import IntentResolution
 import Intents
 public import Payments
 
-/// What applying a contact record did.
-public enum ContactApplication: Sendable, Hashable {
-    /// The user sees a change (the contact's item, or a name on a payment or request).
-    case changed
-    /// Applied, but nothing the user sees changed (the same contact again).
-    case unchanged
-    /// Ignored: the contact is already at `seen`, which `version` does not supersede
-    /// (``RecordVersion/supersedes(_:seen:)``): a replay of an older record or tombstone.
-    case stale(version: Int64, seen: Int64)
-}
-
 /// Names instead of user ids: the app shows "to 孙波", not "to sunbo", and never
 /// another user's account id. A user's contact is an item of kind `contact`
 /// (`{id, name}`); a deleted contact is a change `{id, deleted: true}`. Which
@@ -38,23 +27,12 @@ extension AppStateStore {
     @discardableResult
     public func apply(
         contact record: ContactRecord, at time: Date = Date(), position: ConsumerPosition? = nil
-    ) async throws -> ContactApplication {
-        defer { signal.changed() }
-        let at = EventTime.format(time)
-        return try await database.write { db in
-            try Self.advance(db, to: position.map { [$0] } ?? [])
+    ) async throws -> DirectoryApplication {
+        try await applyVersioned(
+            record.version, in: "contact_versions", keys: ["user_id": record.userID, "contact_id": record.contactID],
+            at: time, position: position
+        ) { db, at in
             let user = record.userID
-            let seen = try Int64.fetchOne(
-                db, sql: "SELECT version FROM contact_versions WHERE user_id = ? AND contact_id = ?",
-                arguments: [user, record.contactID])
-            guard RecordVersion.supersedes(record.version, seen: seen) else {
-                return .stale(version: record.version, seen: seen ?? RecordVersion.unversioned)
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO contact_versions (user_id, contact_id, version) VALUES (?, ?, ?)
-                    ON CONFLICT (user_id, contact_id) DO UPDATE SET version = excluded.version
-                    """, arguments: [user, record.contactID, record.version])
             let before = try String.fetchAll(
                 db, sql: "SELECT handle FROM contact_handles WHERE user_id = ? AND contact_id = ?",
                 arguments: [user, record.contactID])

@@ -74,6 +74,7 @@ public final class AppStateStore: Sendable {
             try migrateToVersionedContacts(db)
         }
         migrator.registerMigration(positionsMigration) { db in try createPositions(db) }
+        migrator.registerMigration(settingsMigration) { db in try createSettings(db) }
         return migrator
     }
 

@@ -10,11 +10,12 @@ import Payments
 /// the amount and payee).
 enum AppStateUpdates {
     enum Kind: String, CaseIterable {
-        case message, payment, paymentRequest, intent, balance, contact
+        case message, payment, paymentRequest, intent, balance, contact, setting
 
         var plural: String {
             switch self {
             case .contact: "contacts"
+            case .setting: "settings"
             case .message: "messages"
             case .payment: "payments"
             case .paymentRequest: "paymentRequests"

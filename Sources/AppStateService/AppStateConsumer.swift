@@ -12,8 +12,9 @@ import Telemetry
 import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
-/// events and messages, and (given a contacts service's view key) the users'
-/// contacts, for names, in one consumer group. Every record is checked by its
+/// events and messages, (given a contacts service's view key) the users'
+/// contacts, for names, and (given a settings service's view key) the users'
+/// settings, for the language each one's page is in, in one consumer group. Every record is checked by its
 /// view signature (``ViewKey``), never by the signature money readers check:
 /// this web-facing service holds view keys only. Where it has read to is kept in
 /// the database, in the same transaction as each record's effects
@@ -33,6 +34,9 @@ public final class AppStateConsumer: Service, Sendable {
     private let keys: EventAuthenticator
     /// The view keys of contacts services, if any; nil: contacts are not read, and the page shows user ids.
     private let contactKeys: EventAuthenticator?
+    /// The view keys of settings services, if any; nil: settings are not read, and the page
+    /// follows the browser's language.
+    private let settingsKeys: EventAuthenticator?
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let ignoredAccounts: IgnoredAccountRecords
@@ -54,6 +58,9 @@ public final class AppStateConsumer: Service, Sendable {
         // view key naming a person is refused as the wrong producer too).
         let contactSources = Set(keys.sources.filter { $0.hasPrefix(PipelineSource.contactsPrefix) })
         self.contactKeys = contactSources.isEmpty ? nil : keys.restricted(to: contactSources)
+        // Likewise settings: a forged language, signed by anyone but a settings service's view key, is refused.
+        let settingsSources = Set(keys.sources.filter { $0.hasPrefix(PipelineSource.settingsPrefix) })
+        self.settingsKeys = settingsSources.isEmpty ? nil : keys.restricted(to: settingsSources)
         self.store = store
         self.configuration = configuration
         self.topics = topics
@@ -97,12 +104,17 @@ public final class AppStateConsumer: Service, Sendable {
     /// Whether people are named from the users' contacts (a contacts service's view key was given).
     public var readsContacts: Bool { contactKeys != nil }
 
+    /// Whether each user's page is in the language of their settings (a settings service's view key was given).
+    public var readsSettings: Bool { settingsKeys != nil }
+
     /// The topics read: the contacts topic only with the keys to check it, and with it the
     /// compacted accounts topic, which a new subscription reads from the start: so a state
     /// database from before names existed learns every account opened, not only the next.
+    /// The settings topic only with a settings service's view key, likewise from its start.
     public var subscribedTopics: [String] {
         [topics.responses, topics.ledger, topics.messages]
             + (contactKeys == nil ? [] : [topics.contacts, topics.accounts])
+            + (settingsKeys == nil ? [] : [topics.settings])
     }
 
     /// Applies one record, storing the position after it with its effects; true if the user's state changed.
@@ -112,17 +124,17 @@ public final class AppStateConsumer: Service, Sendable {
         if message.topic == topics.contacts, let contactKeys {
             // Only a contacts service's record names people (a forged one could put a
             // trusted name on a stranger's account), and only if newer than the contact's.
-            switch try await store.apply(
-                contact: ContactRecord.decode(message, authenticator: contactKeys), position: position)
-            {
-            case .changed: return true
-            case .unchanged: return false
-            case .stale(let version, let seen):
-                StaleDirectoryRecord.report(
-                    topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
-                    key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
-                return false
-            }
+            return reported(
+                try await store.apply(
+                    contact: ContactRecord.decode(message, authenticator: contactKeys), position: position),
+                message)
+        }
+        if message.topic == topics.settings, let settingsKeys {
+            // Only a settings service's record sets the page's language, and only if newer than the user's.
+            return reported(
+                try await store.apply(
+                    settings: UserSettingsRecord.decode(message, authenticator: settingsKeys), position: position),
+                message)
         }
         if message.topic == topics.accounts {
             // Openings and closings only, under the directory's rules: one ignored is reported.
@@ -145,6 +157,20 @@ public final class AppStateConsumer: Service, Sendable {
         let applied = try await store.apply(event, position: position)
         if let tracer { trace(event, message, tracer, started: started) }
         return applied
+    }
+
+    /// Whether a directory record (a contact, a user's settings) changed what the user sees;
+    /// one ignored as older than what the store holds is counted and logged.
+    private func reported(_ application: DirectoryApplication, _ message: KafkaConsumerMessage) -> Bool {
+        switch application {
+        case .changed: return true
+        case .unchanged: return false
+        case .stale(let version, let seen):
+            StaleDirectoryRecord.report(
+                topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
+                key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
+            return false
+        }
     }
 
     /// Where each assigned partition is read from: the position stored in the database,

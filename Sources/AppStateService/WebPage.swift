@@ -8,9 +8,12 @@ import Localization
 /// payments and requests in time order, the person named as the user's
 /// contacts name them); then what the user asked and the answers. The page's
 /// own words come in English, Chinese or Russian, and times and amounts are
-/// formatted for the user's locale and zone (`?locale=` and `?tz=`, else the
-/// browser's). The assistant's answers are said in that language from their key and
-/// arguments, whatever language the request was in, and codes in words, never raw.
+/// formatted for the viewer's locale and zone: the language the user chose in the
+/// app's settings (the `setting` item `language`, which the app state keeps from the
+/// settings topic), else the client's (`?locale=`, else the browser's), and `?tz=`,
+/// else the browser's zone. The assistant's answers are said in that language from
+/// their key and arguments, whatever language the request was in, and codes in words,
+/// never raw.
 /// Open it as `/?user=USER#token=TOKEN` (`?token=` still works): the page keeps the
 /// token for the tab and takes it out of the address bar; without one, or with one the
 /// server refuses, it shows a sign-in form. `&wait=SECONDS` sets the long poll's
@@ -76,11 +79,12 @@ enum WebPage {
         let token = fragment.get("token") || query.get("token") || sessionStorage.getItem("token:" + user);
         if (token) sessionStorage.setItem("token:" + user, token);
         if (fragment.has("token") || query.has("token")) { query.delete("token"); history.replaceState(null, "", location.pathname + "?" + query); }
-        // Times and amounts in the user's locale and zone: ?locale= and ?tz= (an iOS client passes its own), else the browser's.
-        const locale = query.get("locale") || navigator.language || "en";
+        // The viewer's language: the one the user chose in the app's settings (served with the state as the
+        // setting "language", and followed as it changes), else the client's: ?locale= (an iOS client passes
+        // its own), else the browser's, else English. Times in ?tz=, else the browser's zone.
+        const clientLocale = query.get("locale") || navigator.language || "en";
         const zone = query.get("tz") || undefined;
-        document.documentElement.lang = locale;
-        const timeFormat = (() => { try { return new Intl.DateTimeFormat(locale, {dateStyle: "medium", timeStyle: "short", timeZone: zone}); } catch { return new Intl.DateTimeFormat("en", {dateStyle: "medium", timeStyle: "short"}); } })();
+        let locale, language, catalog, timeFormat, collator, liveWord;
         // The page's own words; {0} is a person's name. Terms are the API's words (kinds, codes, statuses) in the user's language.
         const words = {
           en: {hello: "Hello", asOf: "State as of change", live: "live", polling: "refreshes itself", once: "as loaded", balance: "Balance", balanceCaption: "Balance by currency", currency: "Currency", available: "Available", held: "Held", waiting: "Waiting", waitingCaption: "Payment requests waiting for an answer", request: "Request", amount: "Amount", time: "Time", conversations: "Conversations", conversationCaption: "Messages, payments and requests with {0}, in time order", what: "What", detail: "Detail", status: "Status", asked: "What you asked", askedCaption: "Intents and their answers", kind: "Kind", answer: "Answer", code: "Code", none: "none", paymentTo: "payment to {0}", paymentFrom: "payment from {0}", messageTo: "message to {0}", asksYou: "{0} asks you for", youAsk: "you ask {0} for", you: "you", someone: "someone", separator: " · ", semicolon: "; ", period: ".", signIn: "Sign in", signInHelp: "Enter the access token your app gave you.", token: "Access token", signInFailed: "That token was not accepted. Try again.", failed: "Could not load: {0}", terms: {sendPayment: "payment", requestPayment: "payment request", sendMessage: "message", searchForMessages: "message search", setMessageAttribute: "messages marked", ready: "ready", success: "done", failure: "didn't work", failureRequiringAppLaunch: "open the app", failureInsufficientFunds: "not enough money", failurePaymentsAmountBelowMinimum: "amount too small", failurePaymentsAmountAboveMaximum: "amount too large", failurePaymentsCurrencyUnsupported: "currency not supported", failureNoBankAccount: "no payment account", failureCredentialsUnverified: "details not verified", failureMessageServiceNotAvailable: "service unavailable", failurePaymentRequestNotPayable: "request no longer open", sent: "sent", received: "received", "awaiting confirmation": "awaiting confirmation", cancelled: "cancelled", pending: "pending", paid: "paid", declined: "declined", delivered: "delivered", sending: "sending", done: "done", inProgress: "in progress", declinedByUser: "you said no", confirmationExpired: "not confirmed in time", confirmationMismatch: "confirmation did not match", counterpartyNoAccount: "they cannot receive payments", payeeAccountChanged: "their account changed"}},
@@ -91,14 +95,12 @@ enum WebPage {
         // only: "constructor" or "__proto__" is a name like any other, not the object's machinery.
         function own(object, key){ return Object.hasOwn(object, key) ? object[key] : undefined; }
         function dictionary(){ return Object.create(null); }
-        const language = own(words, locale.split("-")[0].toLowerCase()) || words.en;
         function t(key, name){ return (own(language, key) ?? words.en[key]).replace("{0}", () => String(name ?? "")); }
         // A code, status or kind in words: the language's, else English; never the raw code.
         function term(s){ return own(language.terms, s) ?? own(words.en.terms, s) ?? ""; }
         // The assistant's sentences by key (the server's message catalogs), said in the viewer's language
         // from the answer's key and arguments, whatever language the request was in.
         const catalogs = /*CATALOGS*/{};
-        const catalog = own(catalogs, locale.split(/[-_]/)[0].toLowerCase()) || catalogs.en;
         function list(items, type){ try { return new Intl.ListFormat(locale, {type}).format(items.map(String)); } catch { return items.join(", "); } }
         function argument(value){
           if (value == null || typeof value !== "object") return "";
@@ -114,11 +116,26 @@ enum WebPage {
           if (sentence == null) return fallback ?? "";
           return sentence.replace(/\{(\w+)\}/g, (_, name) => argument(own(args || {}, name)));
         }
-        const collator = (() => { try { return new Intl.Collator(locale); } catch { return new Intl.Collator("en"); } })();
-        for (const element of document.querySelectorAll("[data-t]")) element.textContent = t(element.dataset.t);
-        const state = {balances: dictionary(), payments: dictionary(), paymentRequests: dictionary(), messages: dictionary(), intents: dictionary(), contacts: dictionary()};
+        // Everything said from here on is said in `tag`: the page's words, the assistant's sentences, times, amounts, order.
+        function useLocale(tag){
+          locale = tag;
+          document.documentElement.lang = locale;
+          const primary = locale.split(/[-_]/)[0].toLowerCase();
+          language = own(words, primary) || words.en;
+          catalog = own(catalogs, primary) || catalogs.en;
+          try { timeFormat = new Intl.DateTimeFormat(locale, {dateStyle: "medium", timeStyle: "short", timeZone: zone}); } catch { timeFormat = new Intl.DateTimeFormat("en", {dateStyle: "medium", timeStyle: "short"}); }
+          try { collator = new Intl.Collator(locale); } catch { collator = new Intl.Collator("en"); }
+          for (const element of document.querySelectorAll("[data-t]")) element.textContent = t(element.dataset.t);
+          if (liveWord) showLive(liveWord);
+        }
+        // How the page follows changes (live, polling, as loaded), in the viewer's words.
+        function showLive(key){ liveWord = key; document.getElementById("live").textContent = t(key); }
+        useLocale(clientLocale);
+        const state = {balances: dictionary(), payments: dictionary(), paymentRequests: dictionary(), messages: dictionary(), intents: dictionary(), contacts: dictionary(), settings: dictionary()};
         let cursor = 0;
-        const plural = {balance:"balances", payment:"payments", paymentRequest:"paymentRequests", message:"messages", intent:"intents", contact:"contacts"};
+        const plural = {balance:"balances", payment:"payments", paymentRequest:"paymentRequests", message:"messages", intent:"intents", contact:"contacts", setting:"settings"};
+        // The user's chosen language (a BCP 47 tag the server checked), else the client's.
+        function chosenLocale(){ const tag = state.settings.language?.locale; return typeof tag === "string" && tag ? tag : clientLocale; }
         function esc(s){return String(s ?? "").replace(/[&<>"']/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;"}[c]));}
         function when(text){ const date = new Date(text); return isNaN(date) ? (text ?? "") : timeFormat.format(date); }
         // "100.5 CNY" as the user's locale writes it ("¥100.50"); the decimal string is formatted exactly, never through a float.
@@ -166,6 +183,7 @@ enum WebPage {
             || "<p class=muted>" + esc(t("none")) + "</p>";
         }
         function render(){
+          if (chosenLocale() !== locale) useLocale(chosenLocale());
           document.getElementById("hello").textContent = t("hello");
           document.getElementById("as-of").textContent = t("asOf");
           document.getElementById("cursor").textContent = cursor;
@@ -186,7 +204,7 @@ enum WebPage {
           const snapshot = await api("/state");
           for (const key of Object.values(plural)) for (const item of snapshot[key] || []) state[key][item.id ?? item.currency] = item;
           cursor = snapshot.cursor;
-          document.getElementById("live").textContent = t("once");
+          showLive("once");
           render();
           document.body.setAttribute("data-loaded", "true");
           if (wait !== "0") live();
@@ -214,7 +232,7 @@ enum WebPage {
               await new Promise(r => setTimeout(r, 2000));
               continue;
             }
-            if (!opened) { opened = true; document.body.setAttribute("data-live", "events"); document.getElementById("live").textContent = t("live"); }
+            if (!opened) { opened = true; document.body.setAttribute("data-live", "events"); showLive("live"); }
             const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
             let buffer = "", busy = false;
             try {
@@ -239,7 +257,7 @@ enum WebPage {
         }
         async function poll(){
           document.body.setAttribute("data-live", "poll");
-          document.getElementById("live").textContent = t("polling");
+          showLive("polling");
           while (true) {
             try { apply(await api("/changes?since=" + cursor + "&wait=" + wait)); }
             catch (error) { document.getElementById("cursor").textContent = "error: " + error.message; await new Promise(r => setTimeout(r, 2000)); }

@@ -68,8 +68,8 @@ public enum Secrets {
 
     /// The app state's keys: view keys alone (``ViewKey``: `/views/SOURCE [KEYID] HEXKEY`
     /// lines, one per writer it shows; a file, a directory of files or the environment), as the keyring that checks view signatures. A key
-    /// any other reader trusts (a stage's, the ledger operator's, a voice or contacts
-    /// service's) stops the program: the web-facing service must hold none (SECURITY.md).
+    /// any other reader trusts (a stage's, the ledger operator's, a voice, contacts or
+    /// settings service's) stops the program: the web-facing service must hold none (SECURITY.md).
     public static func viewKeys(file: String?) throws -> EventAuthenticator {
         guard
             let keys = try keyFiles(
@@ -81,7 +81,7 @@ public enum Secrets {
         }
         if let foreign = keys.first(where: { ViewKey.viewedSource(of: $0.source).map(ViewKey.isShown) != true }) {
             throw ValidationError(
-                "The view keys list \(foreign.source), which is not a view key of a stage, the ledger operator or a contacts service (\(ViewKey.prefix)/workers/..., \(ViewKey.prefix)/operators/..., \(ViewKey.prefix)/contacts/...): the app state must not hold a key that other readers trust."
+                "The view keys list \(foreign.source), which is not a view key of a stage, the ledger operator, a contacts or a settings service (\(ViewKey.prefix)/workers/..., \(ViewKey.prefix)/operators/..., \(ViewKey.prefix)/contacts/..., \(ViewKey.prefix)/settings/...): the app state must not hold a key that other readers trust."
             )
         }
         return EventAuthenticator(keys: keys).viewing

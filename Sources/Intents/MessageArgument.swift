@@ -58,7 +58,9 @@ extension MessageArgument {
 
 extension MessageArgument: Codable {
     public init(from decoder: any Decoder) throws {
-        let json = try JSONValue(from: decoder)
+        // Through the container, not `JSONValue(from:)`: the pipeline's decoder hands over the
+        // value whole instead of trying each JSON type in turn (JSONValueDecoder).
+        let json = try decoder.singleValueContainer().decode(JSONValue.self)
         guard let argument = MessageArgument(json: json) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(

@@ -22,8 +22,10 @@ struct IntentAppState: AsyncParsableCommand {
         abstract: "Keep each user's app state from the pipeline and serve it over HTTP, with a web page.",
         discussion: """
             Consumes <prefix>intents.responses, <prefix>payments.ledger and <prefix>messages.history into \
-            SQLite (--database), idempotently, and, given a contacts service's view key, <prefix>contacts and \
-            <prefix>payments.accounts, so the page names people as each user's contacts do. It holds view keys only \
+            SQLite (--database), idempotently; given a contacts service's view key, <prefix>contacts and \
+            <prefix>payments.accounts, so the page names people as each user's contacts do; and, given a settings \
+            service's view key, <prefix>users.settings, so each user's page is in the language they chose (else \
+            the browser's). It holds view keys only \
             (--view-keys: /views/... lines, a second key of each writer it shows, which no other reader trusts), so \
             a compromise of this web-facing service cannot forge anything the workers act on. It serves: GET /health, \
             GET /api/users/USER/state, GET /api/users/USER/changes?since=CURSOR&wait=SECONDS (background \
@@ -52,7 +54,9 @@ struct IntentAppState: AsyncParsableCommand {
         @Option(
             help: ArgumentHelp(
                 "File with the view keys of the writers shown (lines \"/views/workers/payments [KEYID] HEXKEY\"; "
-                    + "with a /views/contacts/... key the contacts topic is read for names, else the page shows user ids). "
+                    + "with a /views/contacts/... key the contacts topic is read for names, else the page shows user ids; "
+                    + "with a /views/settings/... key the settings topic is read for each user's language, else the page "
+                    + "follows the browser's). "
                     + "Any other key is refused. Default: $INTENT_VIEW_KEYS_FILE, else $INTENT_VIEW_KEYS.",
                 valueName: "FILE"))
         var viewKeys: String?
@@ -100,6 +104,11 @@ struct IntentAppState: AsyncParsableCommand {
                 metrics: metrics.factory)
             if !consumer.readsContacts {
                 logger.notice("no contacts service's view key (--view-keys): people are shown by user id, not by name")
+            }
+            if !consumer.readsSettings {
+                logger.notice(
+                    "no settings service's view key (--view-keys): the page follows the browser's language, not the user's setting"
+                )
             }
             // /ready and /metrics are the operator's, on the operations port (--http-port) only.
             let router = AppStateHTTP.router(store: store, tokens: tokens)

@@ -38,7 +38,14 @@ struct PipelineBenchmark: AsyncParsableCommand {
             The last line is one JSON object: resolve_per_s, confirm_per_s, payments_per_s, handle_per_s, \
             relay_per_s, <worker>_ratio_to_relay, <worker>_cpu_s_per_1000, <worker>_startup_ms, \
             <worker>_rss_idle_mb, <worker>_rss_loaded_mb, message_p99_ms_at_<rate>, payment_p99_ms_at_<rate> \
-            (and p50, p999, max, achieved_per_s). Defaults: --records 100000, --rates 100,1000,5000, \
+            (and p50, p999, max, achieved_per_s).
+
+            Latency floor: after the latency runs, with the workers stopped, a chain of three raw C relays \
+            (librdkafka, the workers' producer and fetch settings, no signatures, state or commits) at each \
+            rate gives relay_p50_ms_at_<rate>, relay_p99_ms_at_<rate> and relay_p999_ms_at_<rate>, and one of \
+            four relays (a payment's hops: resolve, confirm, the voice service's answer, payments) gives \
+            relay4_*; message_p99_ratio_to_relay_at_<rate> and payment_p99_ratio_to_relay4_at_<rate> compare \
+            the pipeline with its floor. Defaults: --records 100000, --rates 100,1000,5000, \
             --seconds 5.
             """)
 
@@ -115,10 +122,11 @@ struct PipelineBenchmark: AsyncParsableCommand {
     ) async throws -> [(String, Double)] {
         let topics = PipelineTopics(prefix: "bench-\(UUID().uuidString.prefix(8)).")
         let relayTopic = topics.prefix + "relay"
+        let peerTopic = topics.prefix + "python-peer"
         let admin = try KafkaAdminClient(configuration: client, logger: logger)
         try await admin.createTopics(
             topics.specifications(partitions: partitions)
-                + [KafkaTopicSpecification(name: relayTopic, partitions: partitions)])
+                + [relayTopic, peerTopic].map { KafkaTopicSpecification(name: $0, partitions: partitions) })
         await admin.close()
         let launcher = try load.launcher(
             broker: broker.bootstrapServers, topics: topics, directory: directory.appendingPathComponent("throughput"),
@@ -162,21 +170,27 @@ struct PipelineBenchmark: AsyncParsableCommand {
             let phases: [(String, Phase)] = [
                 (
                     "resolve",
-                    Phase(inputs: total, first: [.resolved, .prompt], last: [.resolved, .prompt], expected: total)
+                    Phase(
+                        input: \.requested, inputs: total, first: [.resolved, .prompt], last: [.resolved, .prompt],
+                        expected: total)
                 ),
                 (
                     "confirm",
                     Phase(
-                        inputs: total, first: [.confirmed, .confirmationRequest, .response],
+                        input: \.resolved, inputs: total, first: [.confirmed, .confirmationRequest, .response],
                         last: [.confirmed, .confirmationRequest, .response], expected: total)
                 ),
                 (
                     "payments",
-                    Phase(inputs: 2 * payments, first: [.ledger, .response], last: [.response], expected: payments)
+                    Phase(
+                        input: \.confirmations, inputs: 2 * payments, first: [.ledger, .response], last: [.response],
+                        expected: payments)
                 ),
                 (
                     "handle",
-                    Phase(inputs: messages, first: [.message, .response], last: [.message], expected: messages)
+                    Phase(
+                        input: \.confirmed, inputs: messages, first: [.message, .response], last: [.message],
+                        expected: messages)
                 ),
             ]
             for (worker, phase) in phases {
@@ -194,6 +208,19 @@ struct PipelineBenchmark: AsyncParsableCommand {
                 report += measured.map { ("\(worker)_\($0.0)", $0.1) }
                 let perSecond = measured.first { $0.0 == "per_s" }?.1 ?? 0
                 report.append(("\(worker)_ratio_to_relay", perSecond / relayPerSecond))
+                // The same records again, through the stage a Python team would write.
+                let throughputDirectory = directory.appendingPathComponent("throughput")
+                let peer = try await PythonStagePeer.run(
+                    input: topics[keyPath: phase.input], output: peerTopic, bootstrap: broker.bootstrapServers,
+                    keyFiles: ["source-keys", "stage-keys"].map { throughputDirectory.appendingPathComponent($0) },
+                    logDirectory: throughputDirectory)
+                print(
+                    "\(worker) in Python (confluent-kafka): \(peer.records) records, \(Int(peer.per_s))/s, \(String(format: "%.3f", peer.cpu_s_per_1000)) CPU-s per 1,000"
+                )
+                report += [
+                    ("\(worker)_python_per_s", peer.per_s), ("\(worker)_python_cpu_s_per_1000", peer.cpu_s_per_1000),
+                    ("\(worker)_ratio_to_python", perSecond / max(peer.per_s, 0.001)),
+                ]
             }
             let dead = try tally.added([.deadLetter], since: [:])
             report.append(("dead_letters", Double(dead)))
@@ -210,6 +237,8 @@ struct PipelineBenchmark: AsyncParsableCommand {
 
     /// One worker's throughput phase: which output streams mark its first and last output.
     struct Phase {
+        /// The topic the worker reads (its Python peer reads the same).
+        var input: KeyPath<PipelineTopics, String>
         var inputs: Int
         var first: [OutputTally.Stream]
         var last: [OutputTally.Stream]
@@ -353,6 +382,23 @@ struct PipelineBenchmark: AsyncParsableCommand {
         for process in processes { await process.stop() }
         await probe.close()
         _ = await probing.value
+        // The floor under those figures, with the workers stopped: chains of raw C relays.
+        for rate in rates {
+            for (hops, kind, key) in [(3, "message", "relay"), (4, "payment", "relay4")] {
+                let chain = try await RelayChain.measure(
+                    hops: hops, rate: rate, seconds: seconds, partitions: partitions, client: client, logger: logger)
+                print(
+                    "\(hops) raw C relays at \(rate)/s offered: \(chain.read)/\(chain.offered) read, p50 \(format(chain.p50)) ms, p99 \(format(chain.p99)) ms, p99.9 \(format(chain.p999)) ms"
+                )
+                report += [
+                    ("\(key)_p50_ms_at_\(rate)", chain.p50), ("\(key)_p99_ms_at_\(rate)", chain.p99),
+                    ("\(key)_p999_ms_at_\(rate)", chain.p999),
+                ]
+                if let workers = report.first(where: { $0.0 == "\(kind)_p99_ms_at_\(rate)" })?.1, chain.p99 > 0 {
+                    report.append(("\(kind)_p99_ratio_to_\(key)_at_\(rate)", workers / chain.p99))
+                }
+            }
+        }
         return report
     }
 }

@@ -103,7 +103,9 @@ struct EventsCommand: AsyncParsableCommand {
                 (or --partition N) from --offset (beginning, end, N, or -N for the last N of each \
                 partition; default beginning). Stops after --count records; with --exit-at-end once every \
                 partition is read to where it ended when the command started (kcat -e); with --follow \
-                never (kcat's default); otherwise when --idle seconds pass without a new record.
+                never (kcat's default); otherwise when --idle seconds pass without a new record. Ctrl-C \
+                (SIGINT) or SIGTERM ends any read the same way: the records printed so far are complete, \
+                and it exits 0.
                 """)
         @Argument(help: "Topics to read.") var topics: [String]
         @Option(help: "Only this partition of each topic.") var partition: Int32?
@@ -135,6 +137,7 @@ struct EventsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            ReadInterruption.install()
             let logger = try logging.makeLogger(label: "intentctl.events")
             let configuration = try kafka.configuration()
             let topics = self.topics
@@ -189,6 +192,7 @@ struct EventsCommand: AsyncParsableCommand {
             var lastRecord = ContinuousClock.now
             var unread = unread
             func more() -> Bool {
+                if ReadInterruption.requested { return false }
                 if let count, printed >= count { return false }
                 if let unread { return !unread.isEmpty }
                 return follow || ContinuousClock.now - lastRecord < .seconds(idle)

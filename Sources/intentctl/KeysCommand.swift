@@ -17,9 +17,10 @@ struct KeysCommand: ParsableCommand {
                 Stages and operators (/workers/..., /operators/...) go in the stage keys \
                 (INTENT_STAGE_KEYS_FILE); voice services (/voice/... or any other source), contacts \
                 services (/contacts/...) and settings services (/settings/...) in the source keys \
-                (INTENT_SOURCE_KEYS_FILE). Each stage, the ledger operator and each contacts service also get a \
-                view key (a /views/... line): the writer signs with both, and the app state is given the \
-                /views/... lines alone (INTENT_VIEW_KEYS_FILE), which no worker trusts. Store the output as a secret (mode 0600), never in the repository. To rotate a source's key, \
+                (INTENT_SOURCE_KEYS_FILE). Each stage, the ledger operator and each contacts and settings service \
+                also get a view key (a /views/... line): the writer signs with both, and the app state is given \
+                the /views/... lines alone (INTENT_VIEW_KEYS_FILE), which no worker trusts: it names people from \
+                the contacts and shows each user's page in the language of their settings. Store the output as a secret (mode 0600), never in the repository. To rotate a source's key, \
                 append its new line after the old one in every worker's keys (both verify; the last \
                 one listed signs), roll the workers, then remove the old line and roll them again.
                 """)

@@ -21,7 +21,9 @@ func publish(_ records: [KafkaProducerMessage], kafka: KafkaOptions, logging: Lo
 /// Publishes a user's records signed as `source`, a service of the kind `prefix` names
 /// (`/contacts/`, `/settings/`): the key must be among the source keys, and each record
 /// goes to the user's partition of `topic`, where the resolve member for that user reads
-/// it. `records` makes them from the keys and the topic's partition count.
+/// it. `records` makes them from the keys and the topic's partition count. With the
+/// source's view key in the source keys too (``ViewKey``), each record is signed with both,
+/// and the app state shows it (names, the page's language); without one it says so.
 func publishSigned(
     to topic: String, as source: String, sourceKeys: SourceKeyOptions, kafka: KafkaOptions, logging: LoggingOptions,
     _ records: (EventAuthenticator, Int) -> [KafkaProducerMessage]
@@ -30,8 +32,14 @@ func publishSigned(
     guard keys.hasKey(for: source) else {
         throw ValidationError("The source keys have no key for \(source), which these records are signed with.")
     }
+    let logger = try logging.makeLogger(label: "intentctl.publish")
+    if ViewKey.isShown(source), !keys.hasViewKey(for: source) {
+        logger.warning(
+            "the source keys have no view key for this source: the workers read these records, the app state does not",
+            metadata: ["source": "\(source)", "add": "\(ViewKey.source(viewing: source)) KEYID HEXKEY"])
+    }
     let partitions = try await KafkaOffsetLookup.partitionCount(
-        of: topic, configuration: kafka.configuration(), logger: logging.makeLogger(label: "intentctl.publish"))
+        of: topic, configuration: kafka.configuration(), logger: logger)
     try await publish(records(keys, partitions), kafka: kafka, logging: logging)
 }
 

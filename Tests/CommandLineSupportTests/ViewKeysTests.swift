@@ -4,7 +4,7 @@ import IntentEvents
 import Testing
 
 /// The app state holds view keys alone (`--view-keys`): any key another reader trusts
-/// there (a stage's, the ledger operator's, a voice or contacts service's own) would let
+/// there (a stage's, the ledger operator's, a voice, contacts or settings service's own) would let
 /// a compromise of the web-facing service forge what the workers act on.
 @Suite("View keys (--view-keys)")
 struct ViewKeysTests {
@@ -20,13 +20,15 @@ struct ViewKeysTests {
     @Test("view keys of writers are read, each under the source it signs for; any other key is refused, naming it")
     func onlyViewKeys() throws {
         let hex = String(repeating: "c0", count: 32)
-        let good = try keyFile("/views/workers/payments \(hex)\n/views/contacts/phone \(hex)\n")
+        let good = try keyFile(
+            "/views/workers/payments \(hex)\n/views/contacts/phone \(hex)\n/views/settings/app \(hex)\n")
         defer { try? FileManager.default.removeItem(at: good.directory) }
         let keys = try Secrets.viewKeys(file: good.file.path)
-        #expect(keys.sources == ["/contacts/phone", "/workers/payments"])
+        #expect(keys.sources == ["/contacts/phone", "/settings/app", "/workers/payments"])
 
         for foreign in [
-            "/voice/assistant", "/workers/payments", "/operators/ledger", "/contacts/phone", "/views/voice/a",
+            "/voice/assistant", "/workers/payments", "/operators/ledger", "/contacts/phone", "/settings/app",
+            "/views/voice/a",
         ] {
             let bad = try keyFile("/views/workers/payments \(hex)\n\(foreign) \(hex)\n")
             defer { try? FileManager.default.removeItem(at: bad.directory) }

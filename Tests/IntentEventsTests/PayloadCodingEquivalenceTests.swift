@@ -72,6 +72,27 @@ struct PayloadCodingEquivalenceTests {
         }
     }
 
+    @Test("a value taken whole counts every member and element as read, once")
+    func wholeValuesAreRead() throws {
+        let arguments: JSONValue = .object([
+            "amount": .object(["number": .integer(3)]),
+            "names": .object(["names": .array([.string("a"), .string("b")])]),
+        ])
+        let whole = try JSONValueDecoder.decodeReadingEverything([String: MessageArgument].self, from: arguments)
+        #expect(whole.readEverything)
+        #expect(whole.value["names"] == .names(["a", "b"]))
+        // Read twice (the same member as a value and as an object): not everything exactly once.
+        struct Twice: Decodable {
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: AnyKey.self)
+                _ = try container.decode(JSONValue.self, forKey: AnyKey("names"))
+                _ = try container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("names"))
+                _ = try container.decode(JSONValue.self, forKey: AnyKey("amount"))
+            }
+        }
+        #expect(try !JSONValueDecoder.decodeReadingEverything(Twice.self, from: arguments).readEverything)
+    }
+
     @Test("payloads encode to the JSON value Foundation's text gives")
     func encoding() throws {
         for payload in Self.payloads { #expect(try JSONValueEncoder.encode(payload) == foundationValue(payload)) }
@@ -113,6 +134,20 @@ struct PayloadCodingEquivalenceTests {
             try compareDecoding([UInt64].self, .array([number]))
             try compareDecoding([Double].self, .array([number]))
             try compareDecoding([Float].self, .array([number]))
+        }
+        // Values taken whole (JSONValueDecoder hands a `JSONValue` over as it is): read as
+        // `JSONValue.init(from:)` reads them, a number an Int64 holds exactly as an integer.
+        let numbers: JSONValue = .object([
+            "a": .number(2.0), "b": .array([.number(1.5), .number(-0.0), .object(["c": .number(3.0)])]),
+            "d": .integer(4), "e": .array([.string("x"), .null, .bool(true)]),
+        ])
+        try compareDecoding([String: JSONValue].self, numbers)
+        try compareDecoding([JSONValue].self, .array([numbers, .number(1e300)]))
+        for argument: JSONValue in [
+            .object(["number": .number(2.0)]), .object(["number": .number(2.5)]), .object(["text": .string("x")]),
+            .object(["names": .array([.string("a"), .integer(1)])]),
+        ] {
+            try compareDecoding(MessageArgument.self, argument)
         }
         try compareDecoding([Date].self, .array([.integer(1), .number(0.25)]))
         try compareDecoding([Data].self, .array([.string("AQL/")]))

@@ -87,10 +87,13 @@ struct DeployManifestTests {
         #expect(!text.contains("defaultMode: 0444") && !text.contains("defaultMode: 0644"))
     }
 
-    @Test("the app state gets the contacts service's view key to name people, and no voice or contacts service's key")
+    @Test(
+        "the app state gets the contacts and settings services' view keys (names, the user's language), and no voice, contacts or settings service's key"
+    )
     func appStateContactsKeys() throws {
         let text = try manifest("intent-appstate.yaml")
         #expect(text.contains("secret: { name: contacts-view-keys, items: [{ key: view-keys, path: contacts }] }"))
+        #expect(text.contains("secret: { name: settings-view-keys, items: [{ key: view-keys, path: settings }] }"))
         #expect(!text.contains("payment-keys") && !text.contains("source-keys"), "a voice key could sign requests")
         #expect(!text.contains("contacts-keys"), "a contacts service's own key could rename people for resolve")
     }

@@ -66,15 +66,19 @@ struct OperatorHabitsTests {
     }
 
     @Test(
-        "keys generate makes a key for a voice, a contacts and a settings service, and the contacts service's view key")
+        "keys generate makes a key for a voice, a contacts and a settings service, and the contacts and settings services' view keys"
+    )
     func keysForEverySource() async throws {
         let (status, output) = try await Self.run(
             "intentctl",
             ["keys", "generate", "--source", "/voice/a", "--source", "/contacts/b", "--source", "/settings/c"])
         #expect(status == 0, "\(output)")
         let sources = output.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
-        // The app state names people by the contacts service's view signature (ViewKey).
-        #expect(Set(sources) == ["/voice/a", "/contacts/b", "/views/contacts/b", "/settings/c"], "\(output)")
+        // The app state names people by the contacts service's view signature, and puts each
+        // user's page in their language by the settings service's (ViewKey); no voice view key.
+        #expect(
+            Set(sources) == ["/voice/a", "/contacts/b", "/views/contacts/b", "/settings/c", "/views/settings/c"],
+            "\(output)")
     }
 
     @Test("a second broker start prints the running broker's address and exits 0; topics describe shows configuration")

@@ -36,4 +36,19 @@ int kb_consume(const char *bootstrap, const char *topic, const char *group, long
 int kb_relay(const char *bootstrap, const char *input, const char *output, const char *group, long long count,
              int linger_ms, int batch, int timeout_ms, kb_result *out, char *errstr, size_t errlen);
 
+/// The broker's own latency floor for a pipeline of `hops` stages: `hops` raw
+/// relays in threads of this process, relay i consuming topic "<prefix><i>"
+/// and producing the same key and value to "<prefix><i+1>" (topics created by
+/// the caller, `partitions` each), with the workers' settings: idempotence,
+/// acks=all, `linger_ms`, `fetch_wait_ms` (fetch.wait.max.ms); no signatures,
+/// no state, no commits. After a warm-up record has come through the chain,
+/// offers `rate` records per second for `seconds` to "<prefix>0" (keys
+/// "user-<i % 50>", 1 KiB values carrying the send time) and reads
+/// "<prefix><hops>": each record's publish-to-read time in milliseconds goes
+/// to `latencies_ms` (at most `capacity`), their number to `out->messages`.
+/// Gives up `drain_ms` after the last record was offered.
+int kb_relay_chain(const char *bootstrap, const char *topic_prefix, int hops, int partitions, int rate,
+                   double seconds, int linger_ms, int fetch_wait_ms, int drain_ms, double *latencies_ms,
+                   long long capacity, kb_result *out, char *errstr, size_t errlen);
+
 #endif
