@@ -61,8 +61,9 @@ tsan: setup ## The Kafka tests under ThreadSanitizer (librdkafka rebuilt with PO
 fuzz: setup ## Fuzz decoding, amounts and contact resolution (libFuzzer; FUZZ_RUNS, FUZZ_SECONDS)
 	SWIFT=$(SWIFT) bash scripts/fuzz.sh
 
-lint: ## Check formatting
+lint: ## Check formatting, and that every dependency Package.swift declares is imported
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources
+	python3 scripts/check_declared_imports.py .
 
 format: ## Format the code in place
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift Fuzz/Package.swift Fuzz/Sources

@@ -121,7 +121,7 @@ let package = Package(
         /// Confirm and payments stages, and the double-entry ledger; pure.
         .target(
             name: "Payments",
-            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "IntentResolution", "Localization"],
+            dependencies: ["Intents", "IntentEvents", "IntentCrypto", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// SiriKit's confirm stage, pure: the last check before an intent is done,
@@ -139,11 +139,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// The pipeline's topic names and how an event travels on them as a record
-        /// (key, content type, signature headers): all a producer or reader of the
-        /// topics needs, without the workers.
+        /// (key, content type, signature headers, dead letters), and reading a topic
+        /// whole: all a producer or reader of the topics needs, without the workers.
         .target(
             name: "PipelineTopics",
-            dependencies: ["Kafka", "IntentEvents", "Intents", "IntentResolution"],
+            dependencies: [
+                "Kafka", "IntentCrypto", "IntentEvents", "Intents", "IntentResolution",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         /// A stage's consume loop as a state machine (events in, actions out): no broker,
@@ -167,12 +170,25 @@ let package = Package(
             name: "IntentWorkers",
             dependencies: [
                 "Confirmation", "Kafka", "IntentEvents", "PipelineTopics", "Intents", "IntentResolution", "Payments",
-                "Messaging", "PipelineAudit", "Telemetry", "StageRuntime",
+                "Messaging", "Telemetry", "StageRuntime",
                 "IntentCrypto", "CMalloc",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The operator's tools over the topics, outside any consumer group: replaying the
+        /// resolve and confirm stages, the audit's readers (whole topics, one intent's
+        /// timeline), and progress on the terminal. Used by intentctl and intent-bench;
+        /// the workers never run it.
+        .target(
+            name: "PipelineTools",
+            dependencies: [
+                "Confirmation", "ContactResolution", "IntentEvents", "IntentResolution", "Intents", "Kafka", "Payments",
+                "PipelineAudit", "PipelineTopics",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -218,7 +234,7 @@ let package = Package(
         .target(
             name: "AppState",
             dependencies: [
-                "Intents", "IntentEvents", "IntentResolution", "Payments", "Messaging", "IntentCrypto",
+                "Intents", "IntentEvents", "IntentResolution", "Payments", "Messaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -256,15 +272,29 @@ let package = Package(
             dependencies: ["Intents", "IntentEvents", "Payments", "Messaging"],
             swiftSettings: swiftSettings
         ),
-        /// Options every executable shares: Kafka connection, logging, state directory.
+        /// Options every executable shares: Kafka connection, logging, keys, topics. Knows
+        /// nothing of the workers (their options are in WorkerCommandLine).
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentWorkers", "IntentEvents", "IntentResolution",
-                "IntentCrypto", "Telemetry", "OperationsEndpoint",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentEvents", "IntentResolution",
+                "IntentCrypto", "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The stage workers' command lines (options, environment, how each worker is built and
+        /// run with the operator endpoints): the worker executables run them without fault
+        /// hooks, the tests' fault host with its own.
+        .target(
+            name: "WorkerCommandLine",
+            dependencies: [
+                "CommandLineSupport", "IntentWorkers", "Confirmation", "IntentEvents", "IntentResolution", "Kafka",
+                "Messaging", "OperationsEndpoint", "Payments", "PipelineTopics", "Telemetry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -277,7 +307,6 @@ let package = Package(
             name: "LocalBroker",
             dependencies: [
                 "LocalBrokerRecord", "IntentEvents",
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -290,7 +319,7 @@ let package = Package(
                 "PipelineTopics", "Kafka", "IntentEvents", "LocalBroker", "LocalBrokerRecord", "ContactResolution",
                 "CommandLineSupport",
                 "IntentWorkers",
-                "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit",
+                "VoiceSimulator", "Payments", "Intents", "AppStateService", "PipelineAudit", "PipelineTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -299,12 +328,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "intent-resolve",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentResolution", "IntentWorkers", "Kafka",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         /// The resolve stage's per-record work in a loop, for profiling (no Kafka).
@@ -315,35 +339,26 @@ let package = Package(
         ),
         .executableTarget(
             name: "intent-confirm",
-            dependencies: [
-                "Confirmation", "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-payments",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Payments", "IntentCrypto",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-handle",
-            dependencies: [
-                "PipelineTopics", "CommandLineSupport", "IntentWorkers", "Messaging",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["CommandLineSupport", "WorkerCommandLine"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "intent-appstate",
             dependencies: [
-                "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "IntentWorkers", "IntentCrypto",
+                "PipelineTopics", "AppState", "AppStateService", "CommandLineSupport", "WorkerCommandLine",
+                "IntentCrypto",
                 "HTTPServing", "OperationsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -365,7 +380,7 @@ let package = Package(
                 "PipelineTopics", "Kafka", "LocalBroker", "CKafkaBaseline", "Confirmation", "ContactResolution",
                 "IntentCrypto", "StageCost",
                 "IntentEvents",
-                "IntentWorkers", "Intents", "Payments", "StageRuntime", "StageSimulation",
+                "IntentWorkers", "Intents", "Payments", "PipelineTools", "StageRuntime", "StageSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -383,6 +398,22 @@ let package = Package(
             dependencies: ["CKafkaBaseline"]
         ),
 
+        /// The tests' stage host hooks (``StageHostHooks``): publish faults for in-process
+        /// workers, crash and stall points for worker processes. Production executables never link it.
+        .target(
+            name: "StageTestHost",
+            dependencies: ["IntentWorkers", "Kafka", "PipelineTopics"],
+            path: "Tests/StageTestHost",
+            swiftSettings: swiftSettings
+        ),
+        /// `intent-fault-host WORKER ...`: a stage worker's own command line run with the fault
+        /// hooks the environment asks for, for the process-level crash and fencing tests only.
+        .executableTarget(
+            name: "intent-fault-host",
+            dependencies: ["CommandLineSupport", "WorkerCommandLine", "StageTestHost"],
+            path: "Tests/FaultHost",
+            swiftSettings: swiftSettings
+        ),
         /// Helpers every integration test uses: a broker per test, unique names, client settings.
         .target(
             name: "BrokerTestSupport",
@@ -393,7 +424,7 @@ let package = Package(
         .testTarget(
             name: "OperationsTests",
             dependencies: [
-                "Kafka", "Telemetry", "OperationsEndpoint", "LocalBroker", "BrokerTestSupport",
+                "Kafka", "Telemetry", "BrokerTestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
@@ -434,8 +465,8 @@ let package = Package(
                 "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
-                "PipelineAudit", "Localization", "StageRuntime",
-                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint",
+                "PipelineAudit", "PipelineTools", "Localization", "StageRuntime",
+                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint", "StageTestHost",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -471,7 +502,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineSupportTests",
             dependencies: [
-                "CommandLineSupport", "IntentWorkers",
+                "CommandLineSupport", "WorkerCommandLine", "IntentWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

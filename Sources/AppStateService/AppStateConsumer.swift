@@ -40,14 +40,17 @@ public final class AppStateConsumer: Service, Sendable {
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let ignoredAccounts: IgnoredAccountRecords
+    /// How long failed commits are retried before the service gives up (`--give-up-after`).
+    private let retry: RetryPolicy
 
     /// - Parameter metrics: Where records consumed, applied and refused are counted, and
     ///   librdkafka's statistics (lag) go (`/metrics`).
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
         keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10),
-        logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        retry: RetryPolicy = .standard, logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
+        self.retry = retry
         self.metrics = metrics
         ignoredAccounts = IgnoredAccountRecords(logger: logger, metrics: metrics)
         self.keys = keys
@@ -215,7 +218,7 @@ public final class AppStateConsumer: Service, Sendable {
         do {
             try consumer.subscribe(topics: subscribedTopics)
             // A failed commit leaves the offsets stored for a later iteration (see RetryPolicy).
-            var commits = GiveUpClock(policy: RetryPolicy.current)
+            var commits = GiveUpClock(policy: retry)
             var uncommitted = false
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let batch = try await consumer.poll(timeout: .milliseconds(200))

@@ -26,12 +26,35 @@ public enum CommandMain {
         } catch {
             Root.exit(withError: error)
         }
-        do {
+        await finish(Root.self) {
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
                 try command.run()
             }
+        }
+    }
+
+    /// As ``run(_:)`` for a command without subcommands, parsed from `arguments` and run
+    /// by `body` (a host that runs the command its own way: the tests' fault host).
+    public static func run<Command: ParsableCommand>(
+        _ command: Command.Type, arguments: [String], body: (Command) async throws -> Void
+    ) async -> Never {
+        let parsed: Command
+        do {
+            parsed = try Command.parse(arguments)
+        } catch {
+            Command.exit(withError: error)
+        }
+        await finish(Command.self) { try await body(parsed) }
+    }
+
+    /// Runs `body` and exits with the status its outcome calls for.
+    private static func finish<Root: ParsableCommand>(_ root: Root.Type, _ body: () async throws -> Void) async
+        -> Never
+    {
+        do {
+            try await body()
             Root.exit()
         } catch let error as ValidationError {
             FileHandle.standardError.write(Data("Error: \(error.message)\n".utf8))

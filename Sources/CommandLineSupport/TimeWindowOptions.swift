@@ -28,7 +28,7 @@ public struct TimeWindowOptions: ParsableArguments {
 
     static func time(_ text: String, option: String, now: Date) throws -> Date {
         if let date = EventTime.parse(text) { return date }
-        if let ago = WorkerOptions.parseDuration(text) {
+        if let ago = DurationText.parse(text) {
             return now.addingTimeInterval(-Double(ago.components.seconds) - Double(ago.components.attoseconds) / 1e18)
         }
         throw ValidationError(

@@ -31,13 +31,13 @@ final class ChainStamper: Sendable {
 
     init(
         source: String, topics: [String: String], keys: EventAuthenticator, configuration: KafkaConfiguration,
-        logger: Logger
+        retry: RetryPolicy, logger: Logger
     ) {
         self.source = source
         self.chained = topics
         self.keys = keys
         self.ownKeyIDs = Set(keys.allKeys.filter { $0.source == source }.map(\.id))
-        self.reader = ChainTipReader(configuration: configuration, keys: keys, logger: logger)
+        self.reader = ChainTipReader(configuration: configuration, keys: keys, retry: retry, logger: logger)
     }
 
     /// `records` with their links, each on an explicit partition (a user's, as the

@@ -18,18 +18,21 @@ final class ChainTipReader: Sendable {
     private let configuration: KafkaConfiguration
     private let logger: Logger
     private let keys: EventAuthenticator
+    /// How lookups ride out an outage (the worker's ``RetryPolicy``).
+    private let retry: RetryPolicy
     /// Records read back at most per search.
     static let scanLimit: Int64 = 200_000
     static let largestWindow: Int64 = 16_384
 
-    init(configuration: KafkaConfiguration, keys: EventAuthenticator, logger: Logger) {
+    init(configuration: KafkaConfiguration, keys: EventAuthenticator, retry: RetryPolicy, logger: Logger) {
         self.configuration = configuration
+        self.retry = retry
         self.keys = keys
         self.logger = logger
     }
 
     func partitionCount(of topic: String) async throws -> Int {
-        try await RetryPolicy.current.retrying("look up the partitions of \(topic)", logger: logger) {
+        try await retry.retrying("look up the partitions of \(topic)", logger: logger) {
             try await KafkaOffsetLookup.partitionCount(
                 of: topic, configuration: self.configuration, logger: self.logger)
         }
@@ -39,7 +42,7 @@ final class ChainTipReader: Sendable {
     /// has none there (or none in the last ``scanLimit`` records). `role` is the topic's name
     /// without the prefix, which links sign.
     func lastLink(of source: String, in place: KafkaTopicPartition, role: String) async throws -> String? {
-        try await RetryPolicy.current.retrying("find the chain's end on \(place)", logger: logger) {
+        try await retry.retrying("find the chain's end on \(place)", logger: logger) {
             try await self.search(source, place, role)
         }
     }

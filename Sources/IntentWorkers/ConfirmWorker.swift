@@ -22,7 +22,8 @@ public struct ConfirmWorker: Service {
 
     private let worker: StageWorker
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
+    public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         var stage = configuration.stage
         stage.freshness = .stageEvents
@@ -41,6 +42,7 @@ public struct ConfirmWorker: Service {
                     key: message.keyString, value: message.value, signature: message.signature, now: Date(),
                     seen: &seen)
             },
+            hooks: hooks,
             process: { [stage] message in
                 seen.withValue(in: message.partition) { seen in
                     state.withLedger(in: message.partition) { ledger, directory in

@@ -17,7 +17,8 @@ public struct HandleWorker: Service {
 
     private let worker: StageWorker
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
+    public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let history = PartitionedState { MessageHistory() }
         var stage = configuration.stage
         stage.freshness = .stageEvents
@@ -41,7 +42,7 @@ public struct HandleWorker: Service {
                                 producedBy: .only(PipelineSource.handle))
                             let event = try envelope.decodeData(as: MessageEvent.self)
                             history.withValue(in: message.partition) { $0.apply(event) }
-                        }, reject: reject, forget: history.forget)
+                        }, reject: reject, forget: history.forget, retry: configuration.retry)
                 ]
             },
             tick: { [stage] owns in .merged(history.withEachValue { stage.tick(history: &$0, owns: owns) }) },
@@ -50,6 +51,7 @@ public struct HandleWorker: Service {
                     key: message.keyString, value: message.value, signature: message.signature, now: Date(),
                     seen: &seen)
             },
+            hooks: hooks,
             process: { [stage] message in
                 seen.withValue(in: message.partition) { seen in
                     history.withValue(in: message.partition) {

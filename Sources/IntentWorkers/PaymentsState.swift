@@ -46,10 +46,12 @@ final class PaymentsState: Sendable {
                 snapshots: snapshots(
                     configuration: configuration.kafka, topics: configuration.topics, keys: configuration.keys,
                     trust: trust, writes: writesSnapshots, interval: configuration.snapshotInterval),
-                fetchWait: readsBack ? .milliseconds(10) : TopicFollower.fetchWait, reject: reject),
+                fetchWait: readsBack ? .milliseconds(10) : TopicFollower.fetchWait, retry: configuration.retry,
+                reject: reject),
             try directoryFollower(
                 configuration: configuration.kafka, topic: configuration.topics.accounts,
-                keys: trust.verifying(configuration.keys), trust: trust, logger: logger, reject: reject),
+                keys: trust.verifying(configuration.keys), trust: trust, retry: configuration.retry, logger: logger,
+                reject: reject),
         ]
     }
 
@@ -149,7 +151,7 @@ final class PaymentsState: Sendable {
     /// (``LedgerRecord``) dead-lettered.
     private func ledgerFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, trust: RecordTrust,
-        logger: Logger, snapshots: StateSnapshots?, fetchWait: Duration,
+        logger: Logger, snapshots: StateSnapshots?, fetchWait: Duration, retry: RetryPolicy,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         try TopicFollower(
@@ -188,7 +190,7 @@ final class PaymentsState: Sendable {
                 if self.isFenced(message.partition) {
                     self.overtaken.withLock { _ = $0.insert(message.partition) }
                 }
-            })
+            }, retry: retry)
     }
 
     /// Follows the whole accounts topic: account openings and closings signed by the
@@ -196,7 +198,8 @@ final class PaymentsState: Sendable {
     /// (a replayed version, a handle another account holds) is logged and counted.
     private func directoryFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, trust: RecordTrust,
-        logger: Logger, reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
+        retry: RetryPolicy, logger: Logger,
+        reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
         let ignored = IgnoredAccountRecords(logger: logger, metrics: Telemetry.current.metrics)
         return try TopicFollower(
@@ -210,6 +213,6 @@ final class PaymentsState: Sendable {
                         reason: refusal.reason, detail: refusal.description, event: event.id, user: event.userID,
                         kind: event.kind.rawValue)
                 }
-            }, reject: reject)
+            }, reject: reject, retry: retry)
     }
 }

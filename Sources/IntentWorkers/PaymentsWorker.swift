@@ -22,7 +22,8 @@ public struct PaymentsWorker: Service {
 
     private let worker: StageWorker
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
+    public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
         let stage = configuration.stage
         // What each owned partition's proposals were acted on (replays answer nothing again),
@@ -49,6 +50,7 @@ public struct PaymentsWorker: Service {
                     key: message.keyString, value: message.value, signature: message.signature,
                     horizon: configuration.idempotencyHorizon, seen: &seen)
             },
+            hooks: hooks,
             process: { message in
                 let signature = message.signature
                 return seen.withValue(in: message.partition) { seen in

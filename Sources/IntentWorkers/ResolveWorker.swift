@@ -57,7 +57,8 @@ public struct ResolveWorker: Service {
 
     private let worker: StageWorker
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
+    public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let directory = PartitionedState { ContactDirectory() }
         let settings = PartitionedState { UserSettingsDirectory() }
         let stage = Mutex(
@@ -89,7 +90,7 @@ public struct ResolveWorker: Service {
                             Self.report(
                                 directory.withValue(in: message.partition) { $0.apply(record) }, of: message,
                                 metrics: metrics, logger: logger)
-                        }, reject: reject, forget: directory.forget),
+                        }, reject: reject, forget: directory.forget, retry: configuration.retry),
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
                         apply: { message throws(EventDecodingError) in
@@ -99,7 +100,7 @@ public struct ResolveWorker: Service {
                             Self.report(
                                 settings.withValue(in: message.partition) { $0.apply(record) }, of: message,
                                 metrics: metrics, logger: logger)
-                        }, reject: reject, forget: settings.forget),
+                        }, reject: reject, forget: settings.forget, retry: configuration.retry),
                 ]
             },
             // The turns admitted, read back from each partition this member gains: one tracker
@@ -113,6 +114,7 @@ public struct ResolveWorker: Service {
                             settings: { user in settings.withValue(in: message.partition) { $0.settings(of: user) } })
                     }
                 }),
+            hooks: hooks,
             process: { message in
                 stage.withLock { stage in
                     stage.process(

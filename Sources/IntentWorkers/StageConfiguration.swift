@@ -23,8 +23,6 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var batching: BatchPolicy = .standard
     /// See ``StageWorker/Configuration/retry``.
     public var retry: RetryPolicy = .standard
-    /// See ``StageWorker/Configuration/faults``.
-    public var faults: PublishFaults?
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
@@ -48,7 +46,6 @@ extension StageConfiguration {
         configuration.chainSource = source
         configuration.batching = batching
         configuration.retry = retry
-        configuration.faults = faults
         return configuration
     }
 }

@@ -45,8 +45,6 @@ public final class StageWorker: Service, Sendable {
         public var batching: BatchPolicy = .standard
         /// How the loop rides out failed publishes and commits, and when it gives up.
         public var retry: RetryPolicy = .standard
-        /// Injected state-round failures (tests only; nil in production).
-        public var faults: PublishFaults?
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -91,13 +89,17 @@ public final class StageWorker: Service, Sendable {
     private let followed = Mutex<[TopicFollower]>([])
     /// Links what this worker writes to the audited topics into its chains.
     private let chains: ChainStamper?
+    /// Where a test host injects faults into publishing (``StageHostHooks``); none in production.
+    private let hooks: any StageHostHooks
 
     public init(
         name: String, configuration: Configuration, logger: Logger, followers: @escaping Followers = { _ in [] },
         tick: Tick? = nil, moneyMoved: MoneyMoved? = nil, ownership: PartitionOwnership? = nil,
-        replayMemory: ReplayMemory? = nil, process: @escaping Process
+        replayMemory: ReplayMemory? = nil, hooks: any StageHostHooks = NoStageHostHooks(),
+        process: @escaping Process
     ) {
         self.name = name
+        self.hooks = hooks
         self.ownership = ownership
         self.replayMemory = replayMemory
         self.configuration = configuration
@@ -111,7 +113,8 @@ public final class StageWorker: Service, Sendable {
         chains = configuration.chainSource.map { source in
             ChainStamper(
                 source: source, topics: topics.chained,
-                keys: configuration.keys, configuration: configuration.kafka, logger: logger)
+                keys: configuration.keys, configuration: configuration.kafka, retry: configuration.retry, logger: logger
+            )
         }
     }
 
@@ -364,7 +367,7 @@ public final class StageWorker: Service, Sendable {
                 pipeline.written[id] = written
             }
             do {
-                try configuration.faults?.checkStateRound()
+                try hooks.stateRoundDelivered()
                 try await settle(results, batch.state, parked: batch.parked, host.producer)
             } catch {
                 try retried("publish a batch", error, &pipeline)
@@ -419,9 +422,7 @@ public final class StageWorker: Service, Sendable {
             case .publish(.state, let ids, resend: false):
                 for id in ids {
                     guard var batch = pipeline.batches[id] else { continue }
-                    if batch.state.contains(where: { $0.topic == configuration.topics.ledger }) {
-                        StallPoint.beforeStateRound()
-                    }
+                    hooks.beforeStateRound(batch.state, topics: configuration.topics)
                     batch.state = try await chained(batch.state)
                     announce(batch.state)
                     pipeline.batches[id] = batch
@@ -438,7 +439,7 @@ public final class StageWorker: Service, Sendable {
                     pipeline.written[id] = nil
                     if !failed {
                         do {
-                            try configuration.faults?.checkStateRound()
+                            try hooks.stateRoundDelivered()
                             try await send(batch.state, parked: batch.parked, host.producer)
                             queue += runtime.acknowledged(.state(id), now: .now)
                             continue
@@ -465,7 +466,7 @@ public final class StageWorker: Service, Sendable {
                         }
                         continue
                     }
-                    if !batch.state.isEmpty { CrashPoint.betweenPublishRounds() }
+                    if !batch.state.isEmpty { hooks.betweenPublishRounds() }
                     batch.notices = try await chained(batch.notices)
                     pipeline.batches[id] = batch
                     pipeline.deliveries[.notices(id)] = await host.producer.enqueue(batch: batch.notices)
@@ -644,7 +645,7 @@ public final class StageWorker: Service, Sendable {
             KafkaProducerMessage(
                 topic: configuration.topics.topic(for: destination), event: event, signedWith: configuration.keys)
         }
-        try await RetryPolicy.current.retrying("claim partitions", logger: logger) {
+        try await configuration.retry.retrying("claim partitions", logger: logger) {
             do {
                 try await producer.sendAll(try await self.chained(records))
             } catch {
@@ -823,7 +824,7 @@ public final class StageWorker: Service, Sendable {
         guard let replayMemory, !partitions.isEmpty else { return }
         let started = ContinuousClock.now
         let input = configuration.input
-        let count = try await RetryPolicy.current.retrying("restore the replay memory", logger: logger) {
+        let count = try await configuration.retry.retrying("restore the replay memory", logger: logger) {
             try await replayMemory.restore(
                 partitions, of: input,
                 committed: try await consumer.committed(
@@ -849,7 +850,7 @@ public final class StageWorker: Service, Sendable {
         let stateTopics = followers.filter(\.isPartitioned).flatMap {
             [$0.topic] + ($0.snapshots.map { [$0.store.topic] } ?? [])
         }
-        let counts = try await RetryPolicy.current.retrying("look up partition counts", logger: logger) {
+        let counts = try await configuration.retry.retrying("look up partition counts", logger: logger) {
             try await KafkaOffsetLookup.with(configuration: configuration.kafka, logger: logger) { lookup in
                 var counts: [String: Int] = [input: try await lookup.partitions(of: input).count]
                 for topic in stateTopics {

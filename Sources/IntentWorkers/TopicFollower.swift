@@ -43,6 +43,8 @@ public final class TopicFollower: Sendable {
     /// with the records applied (the payments worker checks its claim still held there).
     private let passedOver: (@Sendable (KafkaConsumerMessage) -> Void)?
     private let logger: Logger
+    /// How end-offset lookups ride out an outage (the worker's ``RetryPolicy``).
+    private let retry: RetryPolicy
     private let state = Mutex(State())
 
     private struct State {
@@ -78,13 +80,16 @@ public final class TopicFollower: Sendable {
     ///   - reject: Parks an unreadable record (the dead-letter topic).
     ///   - forget: For partitioned state: drops what was applied from a partition the
     ///     worker no longer owns. Nil follows every partition (a global table).
+    ///   - retry: How lookups ride out an outage: a worker passes its own policy (`--give-up-after`).
     public init(
         configuration: KafkaConfiguration, topic: String, logger: Logger,
         apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
         forget: (@Sendable (Int32) -> Void)? = nil, snapshots: StateSnapshots? = nil,
-        fetchWait: Duration = TopicFollower.fetchWait, passedOver: (@Sendable (KafkaConsumerMessage) -> Void)? = nil
+        fetchWait: Duration = TopicFollower.fetchWait, passedOver: (@Sendable (KafkaConsumerMessage) -> Void)? = nil,
+        retry: RetryPolicy = .standard
     ) throws(KafkaError) {
+        self.retry = retry
         self.passedOver = passedOver
         precondition(snapshots == nil || forget != nil, "snapshots are of partitioned state")
         self.configuration = configuration
@@ -403,7 +408,7 @@ public final class TopicFollower: Sendable {
     /// (some brokers report the last batch's base offset instead).
     /// Retried through outages (a broker restarting answers lookups with time-outs for a while).
     private func endOffsets() async throws -> [KafkaTopicPartition: Int64] {
-        try await RetryPolicy.current.retrying("look up the end of \(topic)", logger: logger) {
+        try await retry.retrying("look up the end of \(topic)", logger: logger) {
             try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) { [topic] in
                 try await $0.bounds(of: topic).mapValues(\.high)
             }

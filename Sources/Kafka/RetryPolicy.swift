@@ -12,6 +12,10 @@ public import Logging
 /// configuration, a consumer that failed fatally, and a producer whose fatal
 /// error replacing its instance (see ``KafkaProducer``) did not cure
 /// ``replacementAttempts`` times in a row.
+///
+/// A value passed down explicitly (the worker's configuration, a follower's and
+/// the chain reader's initializers), never read from the task: what a worker
+/// does in an outage is visible where it is built.
 public struct RetryPolicy: Sendable, Hashable {
     public var initialDelay: Duration
     public var maximumDelay: Duration
@@ -35,13 +39,6 @@ public struct RetryPolicy: Sendable, Hashable {
     /// enough that a cluster that is really gone is reported by the process
     /// supervisor within minutes.
     public static let standard = RetryPolicy()
-
-    /// The policy of the worker this task runs for. Bound once by the worker
-    /// runner (the `--give-up-after` flag), read by everything that talks to
-    /// the cluster on the worker's behalf (offset lookups, followers, the
-    /// stage loop), so the setting does not have to be threaded through every
-    /// stage's configuration.
-    @TaskLocal public static var current = RetryPolicy.standard
 
     /// What to do about a failure.
     public enum Verdict: Sendable, Hashable {

@@ -5,6 +5,12 @@ public import CoreMetrics
 /// Prometheus registry behind `/metrics`) and read by the worker loop through
 /// ``current``, so the stages' configurations do not carry it and tests can
 /// give each worker its own registry.
+///
+/// Instrumentation, not configuration: nothing a worker decides, publishes,
+/// commits or retries depends on it (policies such as ``Kafka/RetryPolicy`` are
+/// initializer arguments). It only says where observations go, which is why it
+/// travels with the task like swift-distributed-tracing's `ServiceContext` and
+/// swift-log's metadata: a worker run without it behaves the same, unobserved.
 public struct Telemetry: Sendable {
     public var health: WorkerHealth
     public var metrics: any MetricsFactory
@@ -26,5 +32,6 @@ public struct Telemetry: Sendable {
     }
 
     /// The process's telemetry; the default discards metrics and is never asked about health.
+    /// A task-local (see the type's comment: instrumentation, not configuration).
     @TaskLocal public static var current = Telemetry(metrics: NOOPMetricsHandler.instance)
 }

@@ -5,11 +5,11 @@ import CommandLineSupport
 import Foundation
 import HTTPServing
 import IntentCrypto
-import IntentWorkers
 import Logging
 import OperationsEndpoint
 import PipelineTopics
 import ServiceLifecycle
+import WorkerCommandLine
 
 /// The app-state service's command line: the "parent app" side of the pipeline.
 @main
@@ -100,7 +100,8 @@ struct IntentAppState: AsyncParsableCommand {
             let metrics = OperationsMetrics.process
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
-                keys: try Secrets.viewKeys(file: viewKeys), logger: logger, metrics: metrics.factory)
+                keys: try Secrets.viewKeys(file: viewKeys), retry: try worker.retryPolicy(), logger: logger,
+                metrics: metrics.factory)
             if !consumer.readsContacts {
                 logger.notice("no contacts service's view key (--view-keys): people are shown by user id, not by name")
             }

@@ -6,12 +6,12 @@ import Foundation
 import IntentCrypto
 import IntentEvents
 import IntentResolution
-import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTools
 import PipelineTopics
 
 /// `intent-bench audit`: how fast an auditor reads back history. The audit

@@ -1,10 +1,10 @@
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Intents
 import Kafka
 import Logging
 import Payments
+import PipelineTools
 import PipelineTopics
 
 /// A ledger as the payments stage would have written it, for the restart and

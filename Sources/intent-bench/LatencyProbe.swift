@@ -1,6 +1,5 @@
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Intents
 import Kafka
 import Logging

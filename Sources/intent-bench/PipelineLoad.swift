@@ -3,11 +3,11 @@ import Foundation
 import IntentCrypto
 import IntentEvents
 import IntentResolution
-import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
 import Payments
+import PipelineTools
 import PipelineTopics
 
 /// The benchmark's users, keys and signed records, built the way production

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker

@@ -2,9 +2,9 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 
 /// Replays the pipeline's topics and checks every intent's lifecycle.

@@ -4,8 +4,8 @@ import ContactResolution
 import Foundation
 import IntentEvents
 import IntentResolution
-import IntentWorkers
 import Kafka
+import PipelineTools
 
 struct ContactsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Kafka
 import PipelineTopics
 

@@ -2,10 +2,10 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Intents
 import Kafka
 import Payments
+import PipelineTools
 import PipelineTopics
 
 /// Operator tools for the payments ledger: accounts and deposits (the

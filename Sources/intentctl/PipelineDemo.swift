@@ -12,6 +12,7 @@ import LocalBroker
 import Logging
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import ServiceLifecycle
 import Synchronization

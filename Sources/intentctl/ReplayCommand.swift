@@ -4,10 +4,10 @@ import Confirmation
 import Foundation
 import IntentCrypto
 import IntentEvents
-import IntentWorkers
 import Kafka
 import Logging
 import Payments
+import PipelineTools
 import PipelineTopics
 
 /// Re-derives past decisions with this build's logic.

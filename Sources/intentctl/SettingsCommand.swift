@@ -3,9 +3,9 @@ import CommandLineSupport
 import Foundation
 import IntentEvents
 import IntentResolution
-import IntentWorkers
 import Kafka
 import Localization
+import PipelineTools
 
 /// `intentctl settings set`: what the app's settings service publishes when a user
 /// picks the language the assistant answers in.

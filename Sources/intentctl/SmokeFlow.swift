@@ -1,7 +1,6 @@
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
 import Kafka
 import Logging
 import ServiceLifecycle

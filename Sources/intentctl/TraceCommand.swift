@@ -1,7 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
-import IntentWorkers
 import PipelineAudit
 
 /// One intent's timeline across every pipeline topic, for an operator asking

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import IntentWorkers
 import Testing
+import WorkerCommandLine
 
 @Suite("Worker batching options")
 struct BatchOptionsTests {

@@ -2,7 +2,7 @@ import ContactResolution
 import IntentResolution
 import Testing
 
-@testable import IntentWorkers
+@testable import PipelineTools
 
 /// `intentctl replay resolve` rebuilds each user's contact book as the resolve worker
 /// held it: a replayed older record, which the worker ignored, made no book.

@@ -11,6 +11,7 @@ import LocalBroker
 import Messaging
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import StageRuntime
 import Synchronization
@@ -235,9 +236,12 @@ final class WorkerProcesses: Sendable {
         let extra = selfCrashes(of: worker) == 0 ? firstStart.withLock { $0[worker] } ?? [:] : [:]
         // "payments#2": a second instance of intent-payments, in the same group.
         let executable = String(worker.prefix { $0 != "#" })
-        let process = try launcher.launch(
-            executable, logFile: directory.appendingPathComponent("\(worker)-\(count).log"),
-            extraEnvironment: extra)
+        // With a crash point armed, the worker's own command line runs in the tests' fault host.
+        let logFile = directory.appendingPathComponent("\(worker)-\(count).log")
+        let process =
+            extra.isEmpty
+            ? try launcher.launch(executable, logFile: logFile)
+            : try launcher.launch("fault-host", arguments: [executable], logFile: logFile, extraEnvironment: extra)
         running.withLock { $0[worker] = process }
         // Like an orchestrator: a worker that exits by itself (the crash point) is started again.
         Task {

@@ -10,6 +10,7 @@ import Kafka
 import Messaging
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import Telemetry
 import Testing

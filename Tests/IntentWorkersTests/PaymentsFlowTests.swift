@@ -9,7 +9,9 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTools
 import PipelineTopics
+import StageTestHost
 import Testing
 
 /// Resolve, confirm and payments workers together on a local broker: a
@@ -85,12 +87,11 @@ struct PaymentsFlowTests {
 extension PipelineHarness {
     /// A confirm worker on this harness's topics, with the payment tests' binding key (ones).
     func confirmWorker(logger: Logger = testLogger, faults: PublishFaults? = nil) -> ConfirmWorker {
-        var configuration = ConfirmWorker.Configuration(
+        let configuration = ConfirmWorker.Configuration(
             kafka: clientConfiguration(broker), topics: topics, groupID: uniqueName("confirm"),
             stage: ConfirmStage(bindingKey: BindingKey(Array(repeating: 1, count: 32)), authenticator: testStageKeys),
             keys: testStageKeys, sessionTimeout: .seconds(6))
-        configuration.faults = faults
-        return ConfirmWorker(configuration: configuration, logger: logger)
+        return ConfirmWorker(configuration: configuration, logger: logger, hooks: faults ?? NoStageHostHooks())
     }
 
     /// Accounts: Alice (u1) with 1,000 CNY, Bob with none; Alice's contact for Bob has his handle.

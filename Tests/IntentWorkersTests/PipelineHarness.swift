@@ -9,6 +9,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Logging
+import PipelineTools
 import PipelineTopics
 import ServiceLifecycle
 import Synchronization

@@ -8,6 +8,7 @@ import LocalBroker
 import Logging
 import Payments
 import PipelineTopics
+import StageTestHost
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import IntentEvents
 import IntentWorkers
 import Intents
 import Payments
+import PipelineTools
 import Testing
 
 /// `intentctl replay confirm` on a real broker: each payment decision is taken

@@ -5,6 +5,7 @@ import IntentEvents
 import IntentResolution
 import IntentWorkers
 import Intents
+import PipelineTools
 import Testing
 
 /// `intentctl replay resolve` on a real broker: decisions are re-derived with the

@@ -6,6 +6,7 @@ import Intents
 import Kafka
 import LocalBroker
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import StageRuntime
 import Testing

@@ -9,6 +9,7 @@ import Kafka
 import LocalBroker
 import Payments
 import PipelineAudit
+import PipelineTools
 import PipelineTopics
 import Testing
 
@@ -52,8 +53,10 @@ struct StalledMemberTests {
                 try launcher.launch("confirm", arguments: ["--confirmation-window", "20"], logFile: log("confirm")),
                 try launcher.launch("handle", logFile: log("handle")),
             ]
+            // The stalling member is the payments worker's own command line in the tests' fault host.
             let stalled = try launcher.launch(
-                "payments", logFile: log("payments-1"), extraEnvironment: ["INTENT_STALL_BEFORE_LEDGER_ROUND": "2"])
+                "fault-host", arguments: ["payments"], logFile: log("payments-1"),
+                extraEnvironment: ["INTENT_STALL_BEFORE_LEDGER_ROUND": "2"])
             defer { Task { for worker in workers + [stalled] { await worker.stop() } } }
             // Ready: the member holds the partition (so its first decision comes at once).
             try await Self.await("the first payments member holds the partition", timeout: .seconds(120)) {

@@ -10,6 +10,8 @@ import Kafka
 import LocalBroker
 import Localization
 import Payments
+import PipelineTools
+import PipelineTopics
 import Synchronization
 import Testing
 import VoiceSimulator

@@ -1,6 +1,5 @@
 public import IntentEvents
 public import Kafka
-import PipelineTopics
 
 /// Dead-letter records. The original key and value travel unchanged (nothing
 /// is lost, even bytes that are not UTF-8); why and where from travel in

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import CommandLineSupport
 import Foundation
 public import IntentWorkers
 
@@ -23,14 +24,14 @@ public struct LedgerStateOptions: ParsableArguments {
     public func apply<Stage>(to configuration: inout StageConfiguration<Stage>) throws {
         let environment = ProcessInfo.processInfo.environment
         if let text = idempotencyHorizon ?? environment["INTENT_IDEMPOTENCY_HORIZON"] {
-            guard let value = WorkerOptions.parseDuration(text), value >= .seconds(600) else {
+            guard let value = DurationText.parse(text), value >= .seconds(600) else {
                 throw ValidationError(
                     "Invalid idempotency horizon \(text): use hours (24h) or minutes (90m), at least 10 minutes.")
             }
             configuration.idempotencyHorizon = value
         }
         if let text = snapshotInterval ?? environment["INTENT_SNAPSHOT_INTERVAL"] {
-            guard let value = WorkerOptions.parseDuration(text), value >= .seconds(1) else {
+            guard let value = DurationText.parse(text), value >= .seconds(1) else {
                 throw ValidationError(
                     "Invalid snapshot interval \(text): use seconds (30s) or minutes (5m), at least 1s.")
             }

@@ -1,9 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
 import IntentResolution
-import IntentWorkers
+public import IntentWorkers
 import Kafka
 import Logging
 import PipelineTopics
@@ -11,12 +11,10 @@ import ServiceLifecycle
 
 /// The resolve worker's command line: configuration only; the work is in
 /// `ResolveWorker` (IntentWorkers).
-@main
-struct IntentResolve: AsyncParsableCommand {
-    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
-    static func main() async { await CommandMain.run(Self.self) }
+public struct IntentResolve: WorkerCommand {
+    public init() {}
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "intent-resolve",
         abstract: "Resolve intents: match people, check amounts, ask the user when needed.",
         discussion: """
@@ -71,7 +69,7 @@ struct IntentResolve: AsyncParsableCommand {
         return binding
     }
 
-    func run() async throws {
+    public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
         let topics = worker.topicOptions.topics
@@ -87,7 +85,7 @@ struct IntentResolve: AsyncParsableCommand {
             keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window(),
             voiceBinding: voiceBinding)
         try worker.applyPolicies(to: &configuration)
-        let resolve = ResolveWorker(configuration: configuration, logger: logger)
+        let resolve = ResolveWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
             client: client, logger: logger)

@@ -2,15 +2,18 @@ import Foundation
 import Synchronization
 
 /// A fault-injection switch for the process-level tests, read once from an environment
-/// variable (a whole number N): counts the times its point is reached and says which
-/// time this is. Unset, reaching the point costs one load. Never set in production.
+/// variable (a whole number N) by the fault host (`intent-fault-host`, never a production
+/// executable): counts the times its point is reached and says which time this is.
 final class FaultSwitch: Sendable {
     private let target: Int?
     private let reached = Atomic<Int>(0)
 
-    init(_ variable: String) {
-        target = ProcessInfo.processInfo.environment[variable].flatMap(Int.init)
+    init(_ variable: String, environment: [String: String]) {
+        target = environment[variable].flatMap(Int.init)
     }
+
+    /// Whether the variable was set.
+    var isOn: Bool { target != nil }
 
     /// The configured N and how many times the point was reached, this time included;
     /// nil when the switch is off.

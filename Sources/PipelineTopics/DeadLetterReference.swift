@@ -1,7 +1,6 @@
 import IntentCrypto
 public import IntentEvents
 public import Kafka
-import PipelineTopics
 
 /// A dead letter that points at the original instead of copying it, for a
 /// record too large to copy (or one the producer or broker refuses to take

@@ -1,18 +1,16 @@
-import ArgumentParser
+public import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
+public import IntentWorkers
 import Payments
 import PipelineTopics
 
 /// The payments worker's command line; the work is in `PaymentsWorker`.
-@main
-struct IntentPayments: AsyncParsableCommand {
-    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
-    static func main() async { await CommandMain.run(Self.self) }
+public struct IntentPayments: WorkerCommand {
+    public init() {}
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "intent-payments",
         abstract: "Move money, only with the user's explicit, matching confirmation, and never twice.",
         discussion: """
@@ -44,7 +42,7 @@ struct IntentPayments: AsyncParsableCommand {
     @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var state: LedgerStateOptions
 
-    func run() async throws {
+    public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
         let client = try kafka.configuration(clientID: "intent-payments")
         let topics = worker.topicOptions.topics
@@ -55,7 +53,7 @@ struct IntentPayments: AsyncParsableCommand {
             kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
         try worker.applyPolicies(to: &configuration)
-        let payments = PaymentsWorker(configuration: configuration, logger: logger)
+        let payments = PaymentsWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             payments,
             needs: [

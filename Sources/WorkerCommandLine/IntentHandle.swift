@@ -1,18 +1,16 @@
-import ArgumentParser
+public import ArgumentParser
 import CommandLineSupport
 import Foundation
 import IntentEvents
-import IntentWorkers
+public import IntentWorkers
 import Messaging
 import PipelineTopics
 
 /// The handle worker's command line; the work is in `HandleWorker`.
-@main
-struct IntentHandle: AsyncParsableCommand {
-    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
-    static func main() async { await CommandMain.run(Self.self) }
+public struct IntentHandle: WorkerCommand {
+    public init() {}
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "intent-handle",
         abstract: "Handle confirmed messaging intents: send, search, mark.",
         discussion: """
@@ -36,7 +34,7 @@ struct IntentHandle: AsyncParsableCommand {
             "A messaging service that takes a while, as NAME=SECONDS. Repeatable.", valueName: "NAME=SECONDS"))
     var slowServices: [String] = []
 
-    func run() async throws {
+    public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-handle")
         let client = try kafka.configuration(clientID: "intent-handle")
         let topics = worker.topicOptions.topics
@@ -57,7 +55,7 @@ struct IntentHandle: AsyncParsableCommand {
             kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
             stage: HandleStage(authenticator: keys, slowServices: slow), keys: keys)
         try worker.applyPolicies(to: &configuration)
-        let handle = HandleWorker(configuration: configuration, logger: logger)
+        let handle = HandleWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             handle, needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,
             logger: logger)

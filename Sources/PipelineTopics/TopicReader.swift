@@ -63,26 +63,6 @@ public enum TopicReader {
         }
     }
 
-    /// The records written from `from` (nil: the beginning) until `to` (nil: now), found
-    /// by ``offsets(of:at:configuration:logger:)``, each handed to `body` after `progress` counts it.
-    public static func forEachRecord(
-        of topic: String, from: Date?, to: Date?, configuration: KafkaConfiguration, logger: Logger,
-        progress: ReplayProgress? = nil, _ body: (KafkaConsumerMessage) throws -> Void
-    ) async throws {
-        func offsets(at time: Date?) async throws -> [KafkaTopicPartition: Int64]? {
-            guard let time else { return nil }
-            return try await Self.offsets(of: topic, at: time, configuration: configuration, logger: logger)
-                .mapValues(\.offset.offset)
-        }
-        try await forEachRecord(
-            of: topic, between: try await offsets(at: from), and: try await offsets(at: to),
-            configuration: configuration, logger: logger
-        ) { message in
-            progress?.advance()
-            try body(message)
-        }
-    }
-
     /// The records from offsets `start` (nil: each partition's beginning) up to `end`
     /// (nil: each partition's end now), in partition order; with `only`, of those partitions only.
     public static func forEachRecord(

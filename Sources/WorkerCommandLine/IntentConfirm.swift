@@ -1,19 +1,17 @@
-import ArgumentParser
+public import ArgumentParser
 import CommandLineSupport
 import Confirmation
 import Foundation
 import IntentEvents
-import IntentWorkers
+public import IntentWorkers
 import Payments
 import PipelineTopics
 
 /// The confirm worker's command line; the work is in `ConfirmWorker`.
-@main
-struct IntentConfirm: AsyncParsableCommand {
-    /// Usage errors exit 64 with the usage; errors while running exit 1 without it (``CommandMain``).
-    static func main() async { await CommandMain.run(Self.self) }
+public struct IntentConfirm: WorkerCommand {
+    public init() {}
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "intent-confirm",
         abstract: "Confirm resolved intents: final checks and the proposed response.",
         discussion: """
@@ -50,7 +48,7 @@ struct IntentConfirm: AsyncParsableCommand {
     @Option(help: "Seconds the user has to confirm a payment, counted from the intent's time (at most 600).")
     var confirmationWindow = 120
 
-    func run() async throws {
+    public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-confirm")
         let client = try kafka.configuration(clientID: "intent-confirm")
         let topics = worker.topicOptions.topics
@@ -71,7 +69,7 @@ struct IntentConfirm: AsyncParsableCommand {
             kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
         try worker.applyPolicies(to: &configuration)
-        let confirm = ConfirmWorker(configuration: configuration, logger: logger)
+        let confirm = ConfirmWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             confirm,
             needs: [

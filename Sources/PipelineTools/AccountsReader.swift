@@ -2,6 +2,7 @@ public import IntentEvents
 public import Kafka
 public import Logging
 public import Payments
+import PipelineTopics
 
 /// The accounts directory as every worker holds it now: the accounts topic read whole,
 /// in its one order, taking only what the ledger operator signed (``AccountRecord``),

@@ -1,6 +1,7 @@
 import Foundation
 public import Kafka
 public import Logging
+import PipelineTopics
 import Synchronization
 
 /// Progress of a long read on standard error (records, rate, time left), at
