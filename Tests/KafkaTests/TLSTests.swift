@@ -5,7 +5,7 @@ import Kafka
 import LocalBroker
 import Testing
 
-@Suite("TLS")
+@Suite("TLS", .longHeavyTest)
 struct TLSTests {
     /// Writes a freshly generated certificate and key to a private directory.
     func writeCertificate() throws -> (certificate: String, key: String) {
