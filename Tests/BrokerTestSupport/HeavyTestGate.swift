@@ -2,6 +2,10 @@ public import Foundation
 import LocalBroker
 public import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// How many heavy tests run at once: tests that start a local broker, worker
 /// processes, Python or Chromium. Swift Testing starts every test of a run at
 /// the same time, and on the project's 2-core machines 50-odd brokers with their
@@ -16,15 +20,23 @@ public import Testing
 /// any other way. A slot is held per task tree: helpers nested inside a slot
 /// (workers inside ``withBroker(_:_:)``, their child tasks) do not take another.
 ///
+/// A test marked ``Testing/Trait/longHeavyTest`` (tens of seconds: load runs with
+/// kills, a broker outage) goes ahead of the other waiting tests: the longest
+/// first, so the run does not end with one long test alone in the gate
+/// (docs/test-suite-time.md measured a 40 s tail from that).
+///
 /// The width is `INTENT_TEST_HEAVY_SLOTS`, else ``defaultWidth``. Waiting counts
 /// towards a test's `.timeLimit`, which Swift Testing measures from the test's
 /// start: a heavy suite's limit is ``Testing/Trait/heavyTimeLimit(minutes:)``,
 /// its own budget plus the wait. A wait of a minute or more is reported on
 /// standard error, next to a time limit it may have caused.
 public actor HeavyTestGate {
-    /// Three: each heavy test mostly waits on its processes, so three keep two
-    /// cores busy without queueing runnable threads far beyond them.
-    public static let defaultWidth = 3
+    /// Five: each heavy test mostly waits (group joins, timeouts, its processes'
+    /// start-up). Measured one at a time, the heavy tests held their slot 681 s
+    /// and their processes used 124 s of CPU (docs/test-suite-time.md): a fifth of
+    /// a core each, so five keep two cores busy without queueing runnable threads
+    /// far beyond them, where three left the cores idle half the run.
+    public static let defaultWidth = 5
 
     /// The gate every test of this process shares.
     public static let shared = HeavyTestGate(
@@ -38,7 +50,7 @@ public actor HeavyTestGate {
 
     public let width: Int
     private var inUse = 0
-    private var waiting: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var waiting: [(id: Int, ahead: Bool, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextID = 0
 
     public init(width: Int) {
@@ -46,22 +58,29 @@ public actor HeavyTestGate {
     }
 
     /// Runs `body` holding a slot; waits for one first unless this task holds one already.
-    /// A cancelled wait (a test's time limit ran out) throws `CancellationError`.
-    public nonisolated func withSlot<Result>(_ body: () async throws -> Result) async throws -> Result {
+    /// An `ahead` test waits behind other `ahead` tests only (by default: a test marked
+    /// ``Testing/Trait/longHeavyTest``). A cancelled wait (a test's time limit ran out)
+    /// throws `CancellationError`.
+    public nonisolated func withSlot<Result>(
+        ahead: Bool = LongHeavyTestTrait.isCurrent, _ body: () async throws -> Result
+    ) async throws -> Result {
         if isHeldByCurrentTask { return try await body() }
         let asked = ContinuousClock.now
-        try await acquire()
+        try await acquire(ahead: ahead)
         let waited = ContinuousClock.now - asked
         if waited >= .seconds(60) {
             FileHandle.standardError.write(Data("heavy-test gate: waited \(waited) for one of \(width) slots\n".utf8))
         }
+        let hold = self === Self.shared ? SlotTiming.begin() : nil
         do {
             let result = try await Self.$held.withValue(Self.held.union([ObjectIdentifier(self)])) {
                 try await body()
             }
+            hold?.end(waited: waited, failed: false)
             await release()
             return result
         } catch {
+            hold?.end(waited: waited, failed: true)
             await release()
             throw error
         }
@@ -70,7 +89,7 @@ public actor HeavyTestGate {
     /// Slots taken now, and tests waiting for one: for tests of the gate itself.
     public var occupancy: (inUse: Int, waiting: Int) { (inUse, waiting.count) }
 
-    private func acquire() async throws {
+    private func acquire(ahead: Bool) async throws {
         if inUse < width && waiting.isEmpty {
             inUse += 1
             return
@@ -81,8 +100,11 @@ public actor HeavyTestGate {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
+                } else if ahead {
+                    let behind = waiting.firstIndex { !$0.ahead } ?? waiting.endIndex
+                    waiting.insert((id, true, continuation), at: behind)
                 } else {
-                    waiting.append((id, continuation))
+                    waiting.append((id, false, continuation))
                 }
             }
         } onCancel: {
@@ -105,6 +127,64 @@ public actor HeavyTestGate {
     }
 }
 
+/// One slot's hold, logged when `INTENT_TEST_HEAVY_LOG` names a file: how
+/// docs/test-suite-time.md measured each heavy test's own time and CPU, since a
+/// test's "passed after" time includes its wait at the gate. One tab-separated
+/// line per slot: wall seconds held, seconds waited, CPU seconds of the child
+/// processes reaped meanwhile (brokers, workers, Python, Chromium: exact only
+/// with `INTENT_TEST_HEAVY_SLOTS=1`, since reaped children are per process), CPU
+/// seconds of the test process meanwhile (light tests included), the outcome
+/// and the test's name.
+struct SlotTiming {
+    static let logPath = ProcessInfo.processInfo.environment["INTENT_TEST_HEAVY_LOG"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+    private static let lock = NSLock()
+
+    let name: String
+    let started: ContinuousClock.Instant
+    let children: Double
+    let own: Double
+
+    /// Starts timing a slot, or nil when nothing is logged.
+    static func begin() -> SlotTiming? {
+        guard logPath != nil else { return nil }
+        let test = Test.current.map { "\($0.id)" } ?? "(no test)"
+        return SlotTiming(
+            name: test, started: .now, children: cpuSeconds(RUSAGE_CHILDREN), own: cpuSeconds(RUSAGE_SELF))
+    }
+
+    func end(waited: Duration, failed: Bool) {
+        guard let path = Self.logPath else { return }
+        func seconds(_ duration: Duration) -> String {
+            String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
+        let line = [
+            seconds(ContinuousClock.now - started), seconds(waited),
+            String(format: "%.2f", Self.cpuSeconds(RUSAGE_CHILDREN) - children),
+            String(format: "%.2f", Self.cpuSeconds(RUSAGE_SELF) - own), failed ? "failed" : "ok", name,
+        ].joined(separator: "\t")
+        Self.lock.withLock {
+            guard let file = FileHandle(forWritingAtPath: path) ?? create(path) else { return }
+            defer { try? file.close() }
+            _ = try? file.seekToEnd()
+            try? file.write(contentsOf: Data((line + "\n").utf8))
+        }
+    }
+
+    private func create(_ path: String) -> FileHandle? {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
+    }
+
+    private static func cpuSeconds(_ who: __rusage_who) -> Double {
+        var usage = rusage()
+        getrusage(who.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
 /// Runs `body` holding a slot of ``HeavyTestGate/shared``: for a test that starts
 /// something heavy without one of the helpers that take a slot themselves.
 public func withHeavySlot<Result>(_ body: () async throws -> Result) async throws -> Result {
@@ -122,10 +202,28 @@ public func runProcess(
     }
 }
 
+/// Marks a heavy test (or every test of a suite) that holds its slot far longer than
+/// most, so ``HeavyTestGate`` lets it in ahead of the others (longest first).
+public struct LongHeavyTestTrait: SuiteTrait, TestTrait {
+    public var isRecursive: Bool { true }
+
+    /// Whether the running test carries this trait (itself or from its suite).
+    public static var isCurrent: Bool {
+        Test.current?.traits.contains { $0 is LongHeavyTestTrait } ?? false
+    }
+}
+
+extension Trait where Self == LongHeavyTestTrait {
+    /// A heavy test of tens of seconds: it goes ahead at ``HeavyTestGate``.
+    public static var longHeavyTest: Self { LongHeavyTestTrait() }
+}
+
 extension Trait where Self == TimeLimitTrait {
     /// How long a heavy test may wait for its slot: the heavy tests queued before it. A whole
     /// run's heavy tests take about 11 minutes one after another on the project's 2-core
-    /// machines, so at three at a time the last one in the queue starts within 4; 10 minutes
+    /// machines (docs/test-suite-time.md), so at five at a time the last one in the queue
+    /// starts within 3, and within 11 if the gate were one wide (`INTENT_TEST_HEAVY_SLOTS=1`,
+    /// how each test's own time is measured); 10 minutes
     /// leaves room for a machine that is slower or busier still (and the watchdog of
     /// scripts/run-tests.sh stops a hung run at 20 minutes anyway).
     public static var heavyQueueAllowanceMinutes: Int { 10 }

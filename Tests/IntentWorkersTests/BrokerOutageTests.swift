@@ -22,7 +22,7 @@ import Testing
 /// neither the records up to the high watermark it reports nor an end of
 /// partition, which no client can ride out (docs/reliability.md, durable restart), so that
 /// variant is not reliable on the local broker.
-@Suite("Broker outages are ridden out", .heavyTimeLimit(minutes: 5))
+@Suite("Broker outages are ridden out", .heavyTimeLimit(minutes: 5), .longHeavyTest)
 struct BrokerOutageTests {
     static let intentCount = 300
     static let outage = Duration.seconds(15)

@@ -20,7 +20,7 @@ import Testing
 /// Exactly-once effects on a real broker with every worker as its own OS
 /// process: thousands of intents (half of them payments) while every worker
 /// type is killed with SIGKILL at seeded moments and restarted.
-@Suite("Exactly-once effects while workers are killed", .heavyTimeLimit(minutes: 20))
+@Suite("Exactly-once effects while workers are killed", .heavyTimeLimit(minutes: 20), .longHeavyTest)
 struct CrashRecoveryTests {
     static let intentCount = Int(ProcessInfo.processInfo.environment["INTENT_CRASH_TEST_INTENTS"] ?? "") ?? 2000
     static let users = (0..<20).map { "user-\($0)" }

@@ -15,7 +15,7 @@ import Testing
 /// intent has its final response, the audit holds) and nothing is repeated
 /// (no event id appears twice on any topic the workers write: a graceful stop
 /// commits what it published, so its successor redoes nothing).
-@Suite("Graceful shutdown under load", .heavyTimeLimit(minutes: 20))
+@Suite("Graceful shutdown under load", .heavyTimeLimit(minutes: 20), .longHeavyTest)
 struct GracefulShutdownTests {
     static let workers = ["payments", "handle", "resolve", "confirm"]
 
@@ -56,6 +56,8 @@ struct GracefulShutdownTests {
             for termination in terminations {
                 #expect(
                     termination.status == 0, "\(termination.worker) exited \(String(describing: termination.status))")
+                // The bound is the product's promise (the Deployment's grace period, 30 s), not a
+                // guess: measured exits take 0.2-1.7 s (docs/test-suite-time.md), over 15x inside it.
                 #expect(termination.elapsed < grace[termination.worker]!, "\(termination.worker)")
             }
             // The stops must land while there is work in flight, not after it.

@@ -41,6 +41,11 @@ struct HeavyTestGateTests {
         }
     }
 
+    /// The order bodies took their slot in.
+    final class Order: Sendable {
+        let names = Mutex<[String]>([])
+    }
+
     /// Yields until `gate` has `count` tests waiting: the gate's own state, with no event to await.
     static func waitForWaiting(_ count: Int, at gate: HeavyTestGate) async {
         while await gate.occupancy.waiting < count { await Task.yield() }
@@ -99,6 +104,39 @@ struct HeavyTestGateTests {
         #expect(await gate.occupancy == (1, 0))
         bodies.releaseAll()
         try await holder.value
+        #expect(await gate.occupancy == (0, 0))
+    }
+
+    @Test("a long test waits behind other long tests only: the longest start first, so none ends the run alone")
+    func longTestsGoAhead() async throws {
+        let gate = HeavyTestGate(width: 1)
+        let bodies = Bodies()
+        let order = Order()
+        var started = bodies.startedEvents.makeAsyncIterator()
+        let holder = Task { try await gate.withSlot(ahead: false) { await bodies.body() } }
+        _ = await started.next()
+        // Queued in this order while the slot is held: short, long, short, long.
+        var waiters: [Task<Void, any Error>] = []
+        for (index, (name, ahead)) in [("short 1", false), ("long 1", true), ("short 2", false), ("long 2", true)]
+            .enumerated()
+        {
+            waiters.append(
+                Task {
+                    try await gate.withSlot(ahead: ahead) {
+                        order.names.withLock { $0.append(name) }
+                        await bodies.body()
+                    }
+                })
+            await Self.waitForWaiting(index + 1, at: gate)
+        }
+        for _ in 0..<5 {
+            bodies.releaseAll()
+            if order.names.withLock({ $0.count }) < 4 { _ = await started.next() }
+        }
+        bodies.releaseAll()
+        try await holder.value
+        for waiter in waiters { try await waiter.value }
+        #expect(order.names.withLock { $0 } == ["long 1", "long 2", "short 1", "short 2"])
         #expect(await gate.occupancy == (0, 0))
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// against the local broker, and answers the kubelet's probes and Prometheus'
 /// scrape, then stops with exit 0 on SIGTERM within its grace period
 /// (scripts/manifest_smoke.py does the kubelet's part).
-@Suite("Manifests start", .heavyTimeLimit(minutes: 10))
+@Suite("Manifests start", .heavyTimeLimit(minutes: 10), .longHeavyTest)
 struct ManifestSmokeTests {
     struct WorkerResult: Decodable {
         var worker: String

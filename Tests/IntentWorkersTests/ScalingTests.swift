@@ -14,7 +14,7 @@ import Testing
 /// Instances added and removed under load, and killed, with every worker as
 /// its own process (issue 11, point 4): partitioned state moves with its
 /// partitions, and nothing is lost or done twice.
-@Suite("Scaling out and in under load", .heavyTimeLimit(minutes: 20))
+@Suite("Scaling out and in under load", .heavyTimeLimit(minutes: 20), .longHeavyTest)
 struct ScalingTests {
     @Test("payments 1 → 3 → 1 and handle 1 → 2 with a kill -9 of every worker: the audit holds")
     func scaleUnderLoad() async throws {

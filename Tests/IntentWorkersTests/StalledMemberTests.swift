@@ -19,7 +19,7 @@ import Testing
 /// stops itself (SIGSTOP) with a post decided and not yet written, a second member
 /// takes its partitions over and decides the payment its own way (it starts once the
 /// user's time to confirm has run out, so it voids), and the first is resumed.
-@Suite("A stalled payments member cannot decide", .heavyTimeLimit(minutes: 10))
+@Suite("A stalled payments member cannot decide", .heavyTimeLimit(minutes: 10), .longHeavyTest)
 struct StalledMemberTests {
     static let payer = "user-3"
     static let payee = "user-7"

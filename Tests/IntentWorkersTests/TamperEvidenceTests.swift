@@ -17,7 +17,8 @@ import Testing
 /// one ledger record modified, forged, deleted, replayed or moved. `intentctl
 /// audit` with the stages' keys must exit 1 with exactly that finding; the
 /// untouched copy exits 0.
-@Suite("Tamper evidence: signatures and hash chains, against a local broker", .heavyTimeLimit(minutes: 5))
+@Suite(
+    "Tamper evidence: signatures and hash chains, against a local broker", .heavyTimeLimit(minutes: 5), .longHeavyTest)
 struct TamperEvidenceTests {
     /// One tampering of the payer's ledger partition: the records of the payments
     /// stage's chain there, in order (at least three), become what the closure returns.

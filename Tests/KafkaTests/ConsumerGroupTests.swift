@@ -118,7 +118,9 @@ func runMember(_ name: String, _ consumer: KafkaConsumer, _ log: ProcessingLog) 
 
 @Suite("Consumer groups")
 struct ConsumerGroupTests {
-    @Test("members share partitions; a joining member rebalances with nothing lost and no committed work redone")
+    @Test(
+        "members share partitions; a joining member rebalances with nothing lost and no committed work redone",
+        .longHeavyTest)
     func rebalanceWithoutLossOrDuplicates() async throws {
         try await withBroker { broker in
             let topic = uniqueName("group")

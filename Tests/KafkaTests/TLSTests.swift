@@ -5,7 +5,7 @@ import Kafka
 import LocalBroker
 import Testing
 
-@Suite("TLS")
+@Suite("TLS", .longHeavyTest)
 struct TLSTests {
     /// Writes a freshly generated certificate and key to a private directory.
     func writeCertificate() throws -> (certificate: String, key: String) {
@@ -51,11 +51,17 @@ struct TLSTests {
         let files = try writeCertificate()
         let otherCA = try writeCertificate()
         try await withBroker(LocalBroker.Options(tls: files)) { broker in
+            // A refused client fails at its request timeout: 3 s instead of the tests' 10 s, the
+            // two refusals took 20 s of the heavy queue (docs/test-suite-time.md).
+            func refusing(_ security: KafkaSecurity) -> KafkaConfiguration {
+                var configuration = clientConfiguration(broker, security: security)
+                configuration.requestTimeout = .seconds(3)
+                return configuration
+            }
             let untrusted = try KafkaAdminClient(
-                configuration: clientConfiguration(broker, security: .tls(KafkaTLS(caLocation: otherCA.certificate))),
-                logger: testLogger)
+                configuration: refusing(.tls(KafkaTLS(caLocation: otherCA.certificate))), logger: testLogger)
             await #expect(throws: KafkaError.self) { try await untrusted.checkConnectivity() }
-            let plaintext = try KafkaAdminClient(configuration: clientConfiguration(broker), logger: testLogger)
+            let plaintext = try KafkaAdminClient(configuration: refusing(.plaintext), logger: testLogger)
             await #expect(throws: KafkaError.self) { try await plaintext.checkConnectivity() }
             await untrusted.close()
             await plaintext.close()
