@@ -52,16 +52,13 @@ extension LedgerEvent {
             case "reason": try setOnce(&event.reason, value.readString())
             case "decidedBy": try setOnce(&event.decidedBy, value.readString())
             case "amount": try setOnce(&event.amount, CurrencyAmount.read(from: &value))
-            case "expiresAt": try setOnce(&event.expiresAt, readTimestamp(&value))
-            case "decidedAt": try setOnce(&event.decidedAt, readTimestamp(&value))
+            case "expiresAt": try setOnce(&event.expiresAt, Timestamp.read(from: &value))
+            case "decidedAt": try setOnce(&event.decidedAt, Timestamp.read(from: &value))
             case "verified": try setOnce(&event.verified, value.readBool())
             case "accountVersion":
                 guard let version = Int(exactly: try value.readInteger()) else { throw JSONRefusal() }
                 try setOnce(&event.accountVersion, version)
-            case "handles":
-                var parsed: [String] = []
-                try value.readArray { (item) throws(JSONRefusal) in parsed.append(try item.readString()) }
-                try setOnce(&event.handles, parsed)
+            case "handles": try setOnce(&event.handles, readStrings(&value))
             default: throw JSONRefusal()
             }
         }
@@ -71,12 +68,6 @@ extension LedgerEvent {
         event.userID = userID
         event.entries = entries
         return event
-    }
-
-    /// An RFC 3339 time, as the event's `Codable` times are written.
-    private static func readTimestamp(_ reader: inout some JSONReading) throws(JSONRefusal) -> Timestamp {
-        guard let time = EventTime.parse(try reader.readString()) else { throw JSONRefusal() }
-        return Timestamp(time)
     }
 }
 
