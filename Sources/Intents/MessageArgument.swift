@@ -24,28 +24,12 @@ public enum MessageArgument: Sendable, Hashable {
         }
     }
 
-    /// Nil for anything but one of the four shapes.
+    /// Nil for anything but one of the four shapes (read as ``read(from:)`` reads them).
     public init?(json: JSONValue) {
-        guard case .object(let members) = json, members.count == 1, let (kind, value) = members.first else {
-            return nil
-        }
-        switch (kind, value) {
-        case ("text", .string(let text)): self = .text(text)
-        case ("amount", let amount):
-            guard let amount = CurrencyAmount(json: amount) else { return nil }
-            self = .amount(amount)
-        case ("number", .integer(let number)):
-            guard let number = Int(exactly: number) else { return nil }
-            self = .number(number)
-        case ("names", .array(let items)), ("choices", .array(let items)):
-            var names: [String] = []
-            for item in items {
-                guard case .string(let name) = item else { return nil }
-                names.append(name)
-            }
-            self = kind == "names" ? .names(names) : .choices(names)
-        default: return nil
-        }
+        guard
+            let argument = JSONValueReader.read(json, { (reader) throws(JSONRefusal) in try Self.read(from: &reader) })
+        else { return nil }
+        self = argument
     }
 }
 

@@ -1,28 +1,23 @@
 public import IntentEvents
 import Intents
 
-extension LedgerEvent {
+extension LedgerEvent: DirectlyReadPayload {
     /// The event of a ledger record's data. Every follower of the ledger and every
-    /// audit reads each ledger record, so this reads it directly (``read(from:)``):
-    /// from the record's bytes when the envelope kept them, else from the parsed JSON,
-    /// rather than through `Codable`'s containers, which cost the audit a third of its
-    /// time. Anything unexpected takes the `Codable` path, whose error is the one
-    /// reported: both accept exactly the same data (`LedgerEventDecodingTests`).
+    /// audit reads each ledger record, so it is read directly (``read(from:)``, through
+    /// ``EventEnvelope/decodeData(as:)``'s ``DirectlyReadPayload`` path): from the record's
+    /// bytes when the envelope kept them, else from the parsed JSON, rather than through
+    /// `Codable`'s containers, which cost the audit a third of its time. Anything unexpected
+    /// takes the `Codable` path, whose error is the one reported: both accept exactly the
+    /// same data (`LedgerEventDecodingTests`).
     public static func decode(from envelope: EventEnvelope) throws(EventDecodingError) -> LedgerEvent {
-        if let event = envelope.readData(
-            { (reader: inout JSONBytesReader) throws(JSONRefusal) in try read(from: &reader) },
-            { (reader: inout JSONValueReader) throws(JSONRefusal) in try read(from: &reader) })
-        {
-            return event
-        }
-        return try envelope.decodeData(as: LedgerEvent.self)
+        try envelope.decodeData(as: LedgerEvent.self)
     }
 
     /// Reads the data as strict decoding of the synthesized `Codable` conformance does
     /// (required `id`, `kind`, `userID` and `entries`, the rest optional; unknown fields
     /// and `null` refused, since strict decoding finds `null` in no re-encoding); refuses
     /// anything else, and a repeated key.
-    static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> LedgerEvent {
+    public static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> LedgerEvent {
         var id: String?
         var kind: Kind?
         var userID: String?

@@ -1,8 +1,9 @@
 import Foundation
-import IntentEvents
 import Intents
 import Payments
 import Testing
+
+@testable import IntentEvents
 
 /// `LedgerEvent.decode(from:)` reads the parsed JSON directly; it must accept
 /// exactly what the strict `Codable` decoding accepts, and decode it to the same event.
@@ -25,7 +26,8 @@ struct LedgerEventDecodingTests {
             let envelope = Self.envelope(try Self.json(event))
             let direct = try LedgerEvent.decode(from: envelope)
             #expect(direct == event)
-            #expect(direct == (try envelope.decodeData(as: LedgerEvent.self)))
+            // Against the strict Codable path itself (decodeData takes the direct reader first).
+            #expect(direct == (try EventEnvelope.decodeDataByReencoding(envelope.data, as: LedgerEvent.self)))
         }
     }
 
@@ -74,7 +76,9 @@ struct LedgerEventDecodingTests {
         ]
         for (name, data) in malformed {
             let envelope = Self.envelope(data)
-            #expect(throws: EventDecodingError.self, "\(name)") { try envelope.decodeData(as: LedgerEvent.self) }
+            #expect(throws: EventDecodingError.self, "\(name)") {
+                try EventEnvelope.decodeDataByReencoding(envelope.data, as: LedgerEvent.self)
+            }
             #expect(throws: EventDecodingError.self, "\(name)") { try LedgerEvent.decode(from: envelope) }
         }
     }
