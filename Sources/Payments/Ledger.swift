@@ -241,18 +241,25 @@ public struct Ledger: Sendable {
     /// Marks every expiry this ledger holds as unanswered: a snapshot says what was decided,
     /// not whether its answer went out.
     mutating func markExpiriesUnanswered() {
-        for transfer in transfers.values
-        where transfer.status == .voided
-            && transfer.decidedBy == Self.expiryID(userID: transfer.payer, intentID: transfer.intentID)
-        {
-            if let decidedAt = transfer.decidedAt {
-                unansweredExpiries[ProposalKey(userID: transfer.payer, intentID: transfer.intentID)] = decidedAt
-            }
+        for transfer in transfers.values where transfer.status == .voided {
+            markIfExpiry(
+                ProposalKey(userID: transfer.payer, intentID: transfer.intentID), reason: transfer.voidReason,
+                decidedBy: transfer.decidedBy, decidedAt: transfer.decidedAt)
         }
-        for (key, closed) in closedProposals
-        where closed.decidedBy == Self.expiryID(userID: key.userID, intentID: key.intentID) {
-            if let decidedAt = closed.decidedAt { unansweredExpiries[key] = decidedAt }
+        for (key, closed) in closedProposals {
+            markIfExpiry(key, reason: closed.reason, decidedBy: closed.decidedBy, decidedAt: closed.decidedAt)
         }
+    }
+
+    /// Marks the intent's end as an unanswered expiry when the sweep decided it (its reason,
+    /// then the derived expiry event: the id is derived only for the sweep's own reason).
+    private mutating func markIfExpiry(
+        _ key: ProposalKey, reason: String?, decidedBy: String?, decidedAt: Timestamp?
+    ) {
+        guard reason == Self.expiryReason, let decidedAt,
+            decidedBy == Self.expiryID(userID: key.userID, intentID: key.intentID)
+        else { return }
+        unansweredExpiries[key] = decidedAt
     }
 
     /// Holds that are still open after their expiry, for the sweep.
@@ -536,10 +543,10 @@ public struct Ledger: Sendable {
             guard LedgerEntry.same(event.entries, as: expected) else {
                 throw .transferMismatch(event: event.id, transfer: id)
             }
-            if !posting, decision.decidedBy == Self.expiryID(userID: transfer.payer, intentID: transfer.intentID),
-                let decidedAt = decision.decidedAt
-            {
-                unansweredExpiries[ProposalKey(userID: transfer.payer, intentID: transfer.intentID)] = decidedAt
+            if !posting {
+                markIfExpiry(
+                    ProposalKey(userID: transfer.payer, intentID: transfer.intentID), reason: decision.reason,
+                    decidedBy: decision.decidedBy, decidedAt: decision.decidedAt)
             }
             var decided = transfer
             decided.status = posting ? .posted : .voided
@@ -584,14 +591,10 @@ public struct Ledger: Sendable {
         case .ownerClaimed(let claim):
             ownership.take(claim)
         case .proposalClosed(let closing):
-            if let intentID = closing.intentID,
-                closing.decidedBy == Self.expiryID(userID: event.userID, intentID: intentID),
-                let decidedAt = closing.decidedAt
-            {
-                unansweredExpiries[ProposalKey(userID: event.userID, intentID: intentID)] = decidedAt
-            }
             if let intentID = closing.intentID {
-                closedProposals[ProposalKey(userID: event.userID, intentID: intentID)] = ClosedProposal(
+                let key = ProposalKey(userID: event.userID, intentID: intentID)
+                markIfExpiry(key, reason: closing.reason, decidedBy: closing.decidedBy, decidedAt: closing.decidedAt)
+                closedProposals[key] = ClosedProposal(
                     reason: closing.reason ?? "closed", decidedBy: closing.decidedBy, decidedAt: closing.decidedAt)
             }
             if let id = closing.requestID, requests[id]?.status == .proposed {
