@@ -25,24 +25,18 @@ struct MoneyAttackTests {
 
     /// Every attack of issue 16 through one broker and one pipeline (one set of group joins):
     /// each input is refused with its reason and moves no money, the honest payments beside
-    /// them go through, and the audit of the topics finds nothing but the forgeries. Dead
-    /// letters come from several stages and partitions, so each step compares all of them so
-    /// far, in any order. The stage logic's variants run on the simulated pipeline
+    /// them go through, and the audit of the topics finds nothing but the forgeries (each step
+    /// checks the dead letters so far: ``DeadLetterTally``). The stage logic's variants run on
+    /// the simulated pipeline
     /// (`MoneyAttackSimulationTests`, the hostile input of `PipelineSimulationTests`).
     @Test("swapped handles, forged stage events and ledger records, view keys, stale requests and stray answers")
     func attacksThroughOnePipeline() async throws {
         try await withMoneyPipeline { pipeline in
-            var reasons: [String] = []
-            func expectDeadLetters(_ added: [String]) async throws -> [KafkaConsumerMessage] {
-                reasons += added
-                let letters = try await pipeline.deadLetters(count: reasons.count)
-                #expect(letters.map { $0.header(DeadLetter.reasonHeader) ?? "none" }.sorted() == reasons.sorted())
-                return letters
-            }
-            try await Self.payeeHandleSwap(pipeline, expectDeadLetters)
-            try await Self.freshnessAndOrdering(pipeline, expectDeadLetters)
-            try await Self.forgedStageEvents(pipeline, expectDeadLetters)
-            try await Self.appStateKeys(pipeline, expectDeadLetters)
+            var letters = DeadLetterTally(pipeline)
+            try await Self.payeeHandleSwap(pipeline, &letters)
+            try await Self.freshnessAndOrdering(pipeline, &letters)
+            try await Self.forgedStageEvents(pipeline, &letters)
+            try await Self.appStateKeys(pipeline, &letters)
 
             // Everything Alice has left (1,000 - 200 swapped-then-honest - 10 held early - 10 twice):
             // nothing was reserved or deposited by a forgery; one yuan more is refused by the payments
@@ -91,12 +85,9 @@ struct MoneyAttackTests {
             .decodeData(as: ConfirmationRequest.self)
     }
 
-    /// What one step of the consolidated test waits for: the dead letters so far, `added` now.
-    typealias DeadLetters = ([String]) async throws -> [KafkaConsumerMessage]
-
     /// A swapped payee handle is refused at resolve, contact updates giving 孙波 Mallory's handle
     /// are dead-lettered, and the honest request names and pays 孙波's own account (200 CNY).
-    static func payeeHandleSwap(_ pipeline: PipelineHarness, _ deadLetters: DeadLetters) async throws {
+    static func payeeHandleSwap(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
         // 孙波 asks for 200 CNY to "his" account, but the handle is Mallory's.
         try await pipeline.requestSigned(
             pipeline.signed(
@@ -128,7 +119,7 @@ struct MoneyAttackTests {
                 partitions: PipelineHarness.partitions,
                 source: "/voice/test",
                 signedWith: MoneyAttackTests.voice))
-        _ = try await deadLetters(["unauthenticated", "wrong_producer"])
+        try await deadLetters.expect(["unauthenticated", "wrong_producer"])
 
         // The honest request: the prompt names 孙波's own account, and that account is paid.
         let request = try await pay(pipeline, "honest", "200")
@@ -139,11 +130,11 @@ struct MoneyAttackTests {
 
     /// Stale and pre-dated requests are dead-lettered; an answer before its proposal decides
     /// nothing ("early" stays held); answers in any order give "twice" one final response.
-    static func freshnessAndOrdering(_ pipeline: PipelineHarness, _ deadLetters: DeadLetters) async throws {
+    static func freshnessAndOrdering(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
         let message = Intent.sendMessage(SendMessageIntent(recipients: [Person(spoken: "孙波")], content: "hi"))
         try await pipeline.requestSigned(pipeline.signed("yesterday", message, at: Date() - 86_400))
         try await pipeline.requestSigned(pipeline.signed("tomorrow", message, at: Date() + 86_400))
-        let letters = try await deadLetters(["stale", "stale"])
+        let letters = try await deadLetters.expect(["stale", "stale"])
         #expect(
             letters.filter { $0.header(DeadLetter.reasonHeader) == "stale" }.allSatisfy {
                 $0.header(DeadLetter.fieldHeader) == "$.time"
@@ -159,7 +150,7 @@ struct MoneyAttackTests {
                 binding: ConfirmationBinding(
                     digest: String(repeating: "00", count: 32), expiresAt: Timestamp(Date()))))
         try await pipeline.publish(early, to: pipeline.topics.confirmations, signedWith: Self.voice)
-        _ = try await deadLetters(["not_pending"])
+        try await deadLetters.expect(["not_pending"])
         _ = try await pay(pipeline, "early", "10")
 
         // A real payment answered twice (a redelivery) and then again with another answer.
@@ -170,7 +161,7 @@ struct MoneyAttackTests {
         // An answer to nothing, after them on Alice's partition of the same topic: once it is
         // dead-lettered, the payments worker has passed every record above.
         try await pipeline.answer("probe", request.binding, .confirmed, wait: false)
-        _ = try await deadLetters(["not_pending"])
+        try await deadLetters.expect(["not_pending"])
     }
 
     /// Proposals straight onto the payments stage's topic (unsigned, signed by a key that is not
@@ -178,7 +169,7 @@ struct MoneyAttackTests {
     /// written with the operator's key (operators may only open accounts and deposit): each parked
     /// with its reason (the two ledger records by both followers: confirm and payments each read the
     /// ledger, and not by the payments stage itself).
-    static func forgedStageEvents(_ pipeline: PipelineHarness, _ deadLetters: DeadLetters) async throws {
+    static func forgedStageEvents(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
         let confirmations = pipeline.topics.confirmations
         try await pipeline.publish(proposal("forged-unsigned", source: PipelineSource.confirm), to: confirmations)
         let impostor = EventAuthenticator(keys: [PipelineSource.confirm: Array(repeating: 0x66, count: 32)])
@@ -199,7 +190,7 @@ struct MoneyAttackTests {
         try await pipeline.publish(
             hold.envelope(source: PipelineSource.ledgerOperator, time: Date()), to: pipeline.topics.ledger,
             signedWith: testStageKeys)
-        _ = try await deadLetters(
+        try await deadLetters.expect(
             Array(repeating: "unauthenticated", count: 4) + Array(repeating: "wrong_producer", count: 3))
     }
 
@@ -209,7 +200,7 @@ struct MoneyAttackTests {
     /// stage, the contact by resolve). The confirm stage reads the ledger by view signatures, like
     /// the app state: it takes the deposit, and its view is wrong; that moves nothing (the last
     /// payment of the consolidated test).
-    static func appStateKeys(_ pipeline: PipelineHarness, _ deadLetters: DeadLetters) async throws {
+    static func appStateKeys(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
         let stolen = testViewKeys
         func forged(_ event: EventEnvelope, to topic: String) -> KafkaProducerMessage {
             var record = KafkaProducerMessage(topic: topic, event: event, signedWith: stolen)
@@ -229,7 +220,7 @@ struct MoneyAttackTests {
         contactRecord.key = ContactRecord.key(userID: "alice", contactID: "sunbo")
         contactRecord.partition = KafkaPartitioner.partition(forKey: "alice", partitions: PipelineHarness.partitions)
         _ = try await pipeline.send(contactRecord)
-        _ = try await deadLetters(Array(repeating: "unauthenticated", count: 3))
+        try await deadLetters.expect(Array(repeating: "unauthenticated", count: 3))
     }
 
     /// A proposal of 900 CNY from Alice to 孙波 expiring in 2099, as the confirm stage would write
