@@ -513,6 +513,14 @@ let package = Package(
             dependencies: ["StageRuntime", "StageSimulation"],
             swiftSettings: swiftSettings
         ),
+        /// Stage logic on the simulated pipeline, scripted: what broker tests checked with worker
+        /// processes and wall-clock waits (publish ordering, snapshot restore, scaling, crash
+        /// recovery, replays), on the in-memory cluster with the real stages.
+        .testTarget(
+            name: "StageSimulationTests",
+            dependencies: ["StageSimulation", "IntentEvents", "Intents", "Payments"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "IntentCryptoTests",
             dependencies: ["IntentCrypto"],

@@ -78,8 +78,13 @@ public struct PipelineSimulation {
         simulation.handle.join(&simulation.world)
         simulation.runWithFaults()
         simulation.runQuietly()
-        var invariants = PipelineInvariants(world: simulation.world, voice: simulation.voice)
-        invariants.checkCommitted(simulation.resolve, simulation.confirm, simulation.payments, simulation.handle)
+        return simulation.checked()
+    }
+
+    /// The invariants checked over the run so far: every stage committed its input, and the audit's rules.
+    func checked() -> Report {
+        var invariants = PipelineInvariants(world: world, voice: voice)
+        invariants.checkCommitted(resolve, confirm, payments, handle)
         return invariants.check()
     }
 
@@ -100,7 +105,8 @@ public struct PipelineSimulation {
 
     /// No more faults: every member runs until everything is consumed and answered, and
     /// stays so for longer than a confirmation window, the slow service's delay and a tick.
-    private mutating func runQuietly() {
+    /// `beforeEachStep` lets a scripted scenario act first (answer its own intents).
+    mutating func runQuietly(beforeEachStep: (inout SimulatedWorld) -> Void = { _ in }) {
         world.faultsOn = false
         var idleRounds = 0
         var stagesSettled = false
@@ -109,6 +115,7 @@ public struct PipelineSimulation {
             // With the stages settled, time runs faster: what is left are late answers,
             // expiries, the slow service, ticks.
             world.clock.advance(by: stagesSettled ? .milliseconds(250) : .milliseconds(1))
+            beforeEachStep(&world)
             voice.step(1, of: 1, &world)
             resolve.turnAll(&world)
             confirm.turnAll(&world)

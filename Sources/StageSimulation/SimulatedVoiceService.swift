@@ -20,8 +20,9 @@ struct SimulatedVoiceService {
     }
 
     let intents: Int
-    /// Intents requested with a valid signature: each must end with one final response.
-    private(set) var expected: Set<String> = []
+    /// Intents requested with a valid signature: each must end with one final response
+    /// (a scripted scenario adds the intents it asks itself).
+    var expected: Set<String> = []
     /// Hostile records' values: each must be dead-lettered.
     private(set) var hostile: Set<[UInt8]> = []
     private(set) var spoken = 0

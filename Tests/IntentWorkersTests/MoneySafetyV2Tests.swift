@@ -24,36 +24,32 @@ struct MoneySafetyV2Tests {
         "/voice/other": Array(repeating: UInt8(0x34), count: 32),
     ])
 
-    @Test("another voice service cannot answer, decline or continue an intent it did not ask for")
-    func foreignVoiceService() async throws {
+    /// This suite's attacks that share one set-up (two voice services, the binding optional)
+    /// through one broker and one pipeline (one set of group joins), one step each, then the
+    /// balances, the final responses and a clean audit; the binding required has its own
+    /// pipeline (`userBoundToVoiceService`).
+    @Test("a foreign voice service, a pre-written ledger id, a request paid twice, answers after the end")
+    func attacksThroughOnePipeline() async throws {
         try await withTwoVoicePipeline { pipeline in
-            let (asked, binding) = try await pipeline.askToPay("pay", "100")
-            #expect(RequestSource.of(asked) == "/voice/test", "the question names the service that asked")
-
-            // The other service read the question from the shared prompts topic and answers it,
-            // with the right binding: first yes, then no. Neither counts.
-            try await pipeline.answer("pay", binding, .confirmed, from: "/voice/other")
-            try await pipeline.answer("pay", binding, .declined, from: "/voice/other")
-            // And it continues an intent the first service started (turn 2 of a question).
-            let incomplete = Intent.sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波")))
-            try await pipeline.request("turns", incomplete, from: "/voice/test")
-            _ = try await pipeline.event(for: "turns", type: IntentResolutionReport.promptType)
-            let pay = Intent.sendPayment(
-                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
-            try await pipeline.request("turns", pay, turn: 2, from: "/voice/other")
-            let letters = try await pipeline.deadLetters(count: 3)
-            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == Array(repeating: "wrong_producer", count: 3))
-            #expect(letters.allSatisfy { $0.header(DeadLetter.fieldHeader) == "$.source" })
-
-            // The hold is untouched: the asking service's own answer still pays, once.
-            let paid = try await pipeline.answer("pay", binding, .confirmed, from: "/voice/test", wait: true)
-            #expect(paid?.code == .success)
+            var letters = DeadLetterTally(pipeline)
+            try await Self.foreignVoiceService(pipeline, &letters)
+            try await Self.prewrittenLedgerID(pipeline)
+            try await Self.requestPaidOnce(pipeline)
+            try await Self.answerAfterTheEnd(pipeline, &letters)
             try await pipeline.settlePayments()
-            #expect(pipeline.outputs(for: "turns").allSatisfy { $0.type != IntentResolutionReport.resolvedType })
             try await pipeline.stopWorker()
+
+            #expect(pipeline.outputs(for: "turns").allSatisfy { $0.type != IntentResolutionReport.resolvedType })
+            for intent in ["too-much", "declined"] {
+                let finals = try await pipeline.finalResponses(for: intent)
+                #expect(finals.count == 1, "\(intent): \(finals.map(\.id))")
+            }
             let ledger = try await pipeline.rebuildLedger()
-            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("100", "CNY")))
-            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("900", "CNY")))
+            // 100 paid by the asking service's answer, 30 for the request (once); no credit for the
+            // post refused for its pre-written id, whose 1 CNY deposit stays Alice's.
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("130", "CNY")))
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("871", "CNY")))
+            #expect(ledger.transfer(forIntent: "pay-second", of: "alice") == nil, "nothing held for the second")
             try await pipeline.expectCleanRun()
         }
     }
@@ -96,139 +92,139 @@ struct MoneySafetyV2Tests {
         }
     }
 
-    @Test("a deposit written ahead under the id of a coming post: the post is refused, no credit leaves")
-    func prewrittenLedgerID() async throws {
-        try await withTwoVoicePipeline { pipeline in
-            // The ids a payment's events will have are predictable from the user and the intent
-            // id: with the ledger operator's key, 1 CNY to Alice under the id the post will have,
-            // written before she even asks.
-            let transferID = Ledger.transferID(userID: "alice", intentID: "ahead")
-            for record in KafkaProducerMessage.ledgerOperator(
-                [
-                    LedgerEvent.deposit(
-                        id: EventID.derived("ledger", "post", transferID), userID: "alice", amount: money("1", "CNY"))
-                ],
-                topics: pipeline.topics, signedWith: testStageKeys)
-            {
-                _ = try await pipeline.send(record)
-            }
-            let (_, binding) = try await pipeline.askToPay("ahead", "100")
-            let answered = try await pipeline.answer("ahead", binding, .confirmed, from: "/voice/test", wait: true)
-            #expect(answered?.code == .failure)
-            #expect(answered?.reason?.contains("idReused") == true, "\(String(describing: answered?.reason))")
-            try await pipeline.settlePayments()
-            try await pipeline.stopWorker()
-            let ledger = try await pipeline.rebuildLedger()
-            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money.zero("CNY"), "no credit for a post not made")
-            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1001", "CNY")))
-        }
+    /// Another voice service cannot answer, decline or continue an intent it did not ask for:
+    /// its answers and its turn are dead-lettered, and the asking service's answer pays, once.
+    static func foreignVoiceService(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
+        let (asked, binding) = try await pipeline.askToPay("pay", "100")
+        #expect(RequestSource.of(asked) == "/voice/test", "the question names the service that asked")
+
+        // The other service read the question from the shared prompts topic and answers it,
+        // with the right binding: first yes, then no. Neither counts.
+        try await pipeline.answer("pay", binding, .confirmed, from: "/voice/other")
+        try await pipeline.answer("pay", binding, .declined, from: "/voice/other")
+        // And it continues an intent the first service started (turn 2 of a question).
+        let incomplete = Intent.sendPayment(SendPaymentIntent(payee: Person(spoken: "孙波")))
+        try await pipeline.request("turns", incomplete, from: "/voice/test")
+        _ = try await pipeline.event(for: "turns", type: IntentResolutionReport.promptType)
+        let pay = Intent.sendPayment(
+            SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("100", "CNY")))
+        try await pipeline.request("turns", pay, turn: 2, from: "/voice/other")
+        // The suite's first step: these are all the dead letters so far.
+        let letters = try await deadLetters.expect(Array(repeating: "wrong_producer", count: 3))
+        #expect(letters.allSatisfy { $0.header(DeadLetter.fieldHeader) == "$.source" })
+
+        // The hold is untouched: the asking service's own answer still pays, once.
+        let paid = try await pipeline.answer("pay", binding, .confirmed, from: "/voice/test", wait: true)
+        #expect(paid?.code == .success)
     }
 
-    @Test("one payment request, two payments of it confirmed together: one posts, the other has its own code")
-    func requestPaidOnce() async throws {
-        try await withTwoVoicePipeline { pipeline in
-            // 孙波 asks Alice for 30 CNY and confirms the request.
-            let ask = Intent.requestPayment(
-                RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
-            try await pipeline.request("ask", ask, user: "sunbo", from: "/voice/test")
-            let question = try await pipeline.event(for: "ask", type: ConfirmationRequest.type)
-            let created = try await pipeline.answer(
-                "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
-                from: "/voice/test", wait: true)
-            let requestID = try #require(created?.paymentRequestID)
-            // Pending on Alice's side once her member has recorded the request's effect.
-            try await pipeline.waitForLedgerEvent {
-                $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
-            }
+    /// A deposit written ahead under the id of a coming post: the post is refused, no credit leaves.
+    static func prewrittenLedgerID(_ pipeline: PipelineHarness) async throws {
+        // The ids a payment's events will have are predictable from the user and the intent
+        // id: with the ledger operator's key, 1 CNY to Alice under the id the post will have,
+        // written before she even asks.
+        let transferID = Ledger.transferID(userID: "alice", intentID: "ahead")
+        for record in KafkaProducerMessage.ledgerOperator(
+            [
+                LedgerEvent.deposit(
+                    id: EventID.derived("ledger", "post", transferID), userID: "alice", amount: money("1", "CNY"))
+            ],
+            topics: pipeline.topics, signedWith: testStageKeys)
+        {
+            _ = try await pipeline.send(record)
+        }
+        let (_, binding) = try await pipeline.askToPay("ahead", "100")
+        let answered = try await pipeline.answer("ahead", binding, .confirmed, from: "/voice/test", wait: true)
+        #expect(answered?.code == .failure)
+        #expect(answered?.reason?.contains("idReused") == true, "\(String(describing: answered?.reason))")
+    }
 
-            // Alice pays it twice, one intent right after the other, and confirms every question
-            // she is asked at once. The confirm stage reads Alice's ledger as it follows it, so
-            // until it has read the request's arrival it refuses a payment of it (as the
-            // user would hear it): she asks again, as a user would.
-            let payIt = Intent.sendPayment(
-                SendPaymentIntent(
-                    payee: Person(spoken: "孙波"), currencyAmount: money("30", "CNY"), paymentRequestID: requestID))
-            var asked: (intentID: String, question: EventEnvelope)?
-            for attempt in 1...30 where asked == nil {
-                try await pipeline.request("pay-\(attempt)", payIt, from: "/voice/test")
-                let outcome = try await pipeline.event(
-                    for: "pay-\(attempt)", anyOf: [ConfirmationRequest.type, IntentResponse.type])
-                if outcome.type == ConfirmationRequest.type {
-                    asked = ("pay-\(attempt)", outcome)
-                } else {
-                    #expect(try outcome.decodeData(as: IntentResponse.self).reason == "paymentRequestNotPending")
-                }
+    /// One payment request, two payments of it confirmed together: one posts, the other has its own code.
+    static func requestPaidOnce(_ pipeline: PipelineHarness) async throws {
+        // 孙波 asks Alice for 30 CNY and confirms the request.
+        let ask = Intent.requestPayment(
+            RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
+        try await pipeline.request("ask", ask, user: "sunbo", from: "/voice/test")
+        let question = try await pipeline.event(for: "ask", type: ConfirmationRequest.type)
+        let created = try await pipeline.answer(
+            "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
+            from: "/voice/test", wait: true)
+        let requestID = try #require(created?.paymentRequestID)
+        // Pending on Alice's side once her member has recorded the request's effect.
+        try await pipeline.waitForLedgerEvent {
+            $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
+        }
+
+        // Alice pays it twice, one intent right after the other, and confirms every question
+        // she is asked at once. The confirm stage reads Alice's ledger as it follows it, so
+        // until it has read the request's arrival it refuses a payment of it (as the
+        // user would hear it): she asks again, as a user would.
+        let payIt = Intent.sendPayment(
+            SendPaymentIntent(
+                payee: Person(spoken: "孙波"), currencyAmount: money("30", "CNY"), paymentRequestID: requestID))
+        var asked: (intentID: String, question: EventEnvelope)?
+        for attempt in 1...30 where asked == nil {
+            try await pipeline.request("pay-\(attempt)", payIt, from: "/voice/test")
+            let outcome = try await pipeline.event(
+                for: "pay-\(attempt)", anyOf: [ConfirmationRequest.type, IntentResponse.type])
+            if outcome.type == ConfirmationRequest.type {
+                asked = ("pay-\(attempt)", outcome)
+            } else {
+                #expect(try outcome.decodeData(as: IntentResponse.self).reason == "paymentRequestNotPending")
             }
-            let (firstID, first) = try #require(asked, "confirm never saw the request pending")
-            try await pipeline.request("pay-second", payIt, from: "/voice/test")
-            // The second is refused at confirm (the request is reserved) or, if confirm had not yet
-            // seen the first hold, asked and refused at the payments stage's hold.
-            let second = try await pipeline.event(
-                for: "pay-second", anyOf: [ConfirmationRequest.type, IntentResponse.type])
+        }
+        let (firstID, first) = try #require(asked, "confirm never saw the request pending")
+        try await pipeline.request("pay-second", payIt, from: "/voice/test")
+        // The second is refused at confirm (the request is reserved) or, if confirm had not yet
+        // seen the first hold, asked and refused at the payments stage's hold.
+        let second = try await pipeline.event(
+            for: "pay-second", anyOf: [ConfirmationRequest.type, IntentResponse.type])
+        try await pipeline.answer(
+            firstID, try first.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test")
+        if second.type == ConfirmationRequest.type {
             try await pipeline.answer(
-                firstID, try first.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test")
-            if second.type == ConfirmationRequest.type {
-                try await pipeline.answer(
-                    "pay-second", try second.decodeData(as: ConfirmationRequest.self).binding, .confirmed,
-                    from: "/voice/test")
-            }
-            let one = try await pipeline.event(for: firstID, type: IntentResponse.type).decodeData(
-                as: IntentResponse.self)
-            let two = try await pipeline.event(for: "pay-second", type: IntentResponse.type).decodeData(
-                as: IntentResponse.self)
-            #expect(one.code == .success)
-            #expect(two.code == .failurePaymentRequestNotPayable)
-            try await pipeline.settlePayments()
-            try await pipeline.stopWorker()
-            let ledger = try await pipeline.rebuildLedger()
-            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("30", "CNY")), "paid once")
-            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("970", "CNY")))
-            #expect(ledger.transfer(forIntent: "pay-second", of: "alice") == nil, "nothing held for the second")
-            try await pipeline.expectCleanRun()
+                "pay-second", try second.decodeData(as: ConfirmationRequest.self).binding, .confirmed,
+                from: "/voice/test")
         }
+        let one = try await pipeline.event(for: firstID, type: IntentResponse.type).decodeData(
+            as: IntentResponse.self)
+        let two = try await pipeline.event(for: "pay-second", type: IntentResponse.type).decodeData(
+            as: IntentResponse.self)
+        #expect(one.code == .success)
+        #expect(two.code == .failurePaymentRequestNotPayable)
     }
 
-    @Test("an answer to an intent that already ended gets no second final response")
-    func answerAfterTheEnd() async throws {
-        try await withTwoVoicePipeline { pipeline in
-            // Ended at confirm: more than Alice has.
-            let tooMuch = Intent.sendPayment(
-                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("5000", "CNY")))
-            try await pipeline.request("too-much", tooMuch, from: "/voice/test")
-            let refused = try await pipeline.event(for: "too-much", type: IntentResponse.type)
-            #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
-            // Ended at payments: declined, then answered again with yes under another id.
-            let pay = Intent.sendPayment(
-                SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("10", "CNY")))
-            try await pipeline.request("declined", pay, from: "/voice/test")
-            let binding = try await pipeline.event(for: "declined", type: ConfirmationRequest.type)
-                .decodeData(as: ConfirmationRequest.self).binding
-            let no = try await pipeline.answer("declined", binding, .declined, from: "/voice/test", wait: true)
-            #expect(no?.reason == "declinedByUser")
+    /// An answer to an intent that already ended (at confirm, or at payments under another answer
+    /// id) gets no second final response (checked at the end of the consolidated test).
+    static func answerAfterTheEnd(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
+        // Ended at confirm: more than Alice has.
+        let tooMuch = Intent.sendPayment(
+            SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("5000", "CNY")))
+        try await pipeline.request("too-much", tooMuch, from: "/voice/test")
+        let refused = try await pipeline.event(for: "too-much", type: IntentResponse.type)
+        #expect(try refused.decodeData(as: IntentResponse.self).code == .failureInsufficientFunds)
+        // Ended at payments: declined, then answered again with yes under another id.
+        let pay = Intent.sendPayment(
+            SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("10", "CNY")))
+        try await pipeline.request("declined", pay, from: "/voice/test")
+        let binding = try await pipeline.event(for: "declined", type: ConfirmationRequest.type)
+            .decodeData(as: ConfirmationRequest.self).binding
+        let no = try await pipeline.answer("declined", binding, .declined, from: "/voice/test", wait: true)
+        #expect(no?.reason == "declinedByUser")
 
-            let made = ConfirmationBinding(digest: String(repeating: "ab", count: 32), expiresAt: binding.expiresAt)
-            try await pipeline.answer("too-much", made, .confirmed, from: "/voice/test")
-            let letters = try await pipeline.deadLetters(count: 1)
-            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["not_pending"])
-            try await pipeline.answer("declined", binding, .confirmed, from: "/voice/test", id: "changed-my-mind")
-            // Something answered after both, on Alice's partition: once it is answered, the
-            // payments worker has passed the answers above.
-            try await pipeline.request("probe", pay, from: "/voice/test")
-            let probe = try await pipeline.event(for: "probe", type: ConfirmationRequest.type)
-            _ = try await pipeline.answer(
-                "probe", try probe.decodeData(as: ConfirmationRequest.self).binding, .declined, from: "/voice/test",
-                wait: true)
-            try await pipeline.stopWorker()
-
-            for intent in ["too-much", "declined"] {
-                let finals = try await pipeline.finalResponses(for: intent)
-                #expect(finals.count == 1, "\(intent): \(finals.map(\.id))")
-            }
-            let ledger = try await pipeline.rebuildLedger()
-            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("1000", "CNY")))
-            try await pipeline.expectCleanRun()
-        }
+        let made = ConfirmationBinding(digest: String(repeating: "ab", count: 32), expiresAt: binding.expiresAt)
+        try await pipeline.answer("too-much", made, .confirmed, from: "/voice/test")
+        try await deadLetters.expect(["not_pending"])
+        try await pipeline.answer("declined", binding, .confirmed, from: "/voice/test", id: "changed-my-mind")
+        // Something answered after both, on Alice's partition: once it is answered, the
+        // payments worker has passed the answers above.
+        try await pipeline.request("probe", pay, from: "/voice/test")
+        let probe = try await pipeline.event(for: "probe", type: ConfirmationRequest.type)
+        _ = try await pipeline.answer(
+            "probe", try probe.decodeData(as: ConfirmationRequest.self).binding, .declined, from: "/voice/test",
+            wait: true)
     }
+
 }
 
 /// The money pipeline (``withMoneyPipeline(voice:_:)``) taking two voice services' keys.
