@@ -9,13 +9,25 @@
 /// `DirectReadingEquivalenceTests` holds every conforming type to it, intact and damaged.
 public protocol DirectlyReadPayload: Codable {
     static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> Self
+
+    /// ``read(from:)`` over bytes. Conforming types take the default implementation, which
+    /// is compiled where the type is known: the reader is specialized for bytes there,
+    /// rather than run generically (a witness-table call and run-time metadata per value read).
+    static func readBytes(_ reader: inout JSONBytesReader) throws(JSONRefusal) -> Self
+}
+
+extension DirectlyReadPayload {
+    @inlinable
+    public static func readBytes(_ reader: inout JSONBytesReader) throws(JSONRefusal) -> Self {
+        try read(from: &reader)
+    }
 }
 
 extension EventEnvelope {
     /// `data` read by `Payload`'s direct reader; nil when it refuses.
     func readDirectly<Payload: DirectlyReadPayload>(_ type: Payload.Type) -> Payload? {
         readData(
-            { (reader: inout JSONBytesReader) throws(JSONRefusal) in try Payload.read(from: &reader) },
+            { (reader: inout JSONBytesReader) throws(JSONRefusal) in try Payload.readBytes(&reader) },
             { (reader: inout JSONValueReader) throws(JSONRefusal) in try Payload.read(from: &reader) })
     }
 }

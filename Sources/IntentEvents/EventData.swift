@@ -9,18 +9,24 @@ enum EventData: Sendable, Hashable {
     /// Canonical JSON of a value; always parses.
     case canonical([UInt8])
     /// A received value's bytes as written, checked by the parser but not built
-    /// (``EventEnvelope/decode(_:maximumBytes:deferringData:)``); always parses.
-    case received([UInt8])
+    /// (``EventEnvelope/decode(_:maximumBytes:deferringData:)``); always parses. A slice
+    /// of the record's bytes: keeping it copies nothing.
+    case received(ArraySlice<UInt8>)
 
     var value: JSONValue {
         switch self {
         case .value(let value): return value
-        case .canonical(let bytes), .received(let bytes):
-            do {
-                return try JSONParser.parse(bytes)
-            } catch {
-                preconditionFailure("checked payload bytes do not parse: \(error)")
-            }
+        case .canonical(let bytes): return Self.parse(bytes[...])
+        case .received(let bytes): return Self.parse(bytes)
+        }
+    }
+
+    /// Bytes the parser checked (or canonical JSON) as a value.
+    private static func parse(_ bytes: ArraySlice<UInt8>) -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            preconditionFailure("checked payload bytes do not parse: \(error)")
         }
     }
 

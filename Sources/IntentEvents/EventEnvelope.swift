@@ -67,11 +67,6 @@ public struct EventEnvelope: Sendable, Hashable {
         case specversion, id, source, type, time, subject, datacontenttype, dataschema
         case userid, conversationid, intentid, causationid, data
 
-        static let ordered = allCases
-
-        /// Where a decoded event's attribute is kept (its place in ``ordered``).
-        var position: Int { Self.ordered.firstIndex(of: self)! }
-
         /// The attribute a member's name is, among those of its length: `init(rawValue:)`
         /// compares it with every name in turn, which was a tenth of reading an envelope.
         static func named(_ name: String) -> Attribute? {
@@ -176,37 +171,30 @@ public struct EventEnvelope: Sendable, Hashable {
     /// oversized input, invalid JSON, missing or unknown attributes, wrong
     /// types, empty identifiers, another spec version, or an unparseable time.
     ///
-    /// `deferringData`: `data` is checked as JSON (what is refused is the same) but kept as
-    /// its bytes, for a reader that decodes them straight into its types (``readData(_:_:)``)
-    /// rather than build a tree it would read once: an auditor reading the ledger. Reading
-    /// ``data`` then parses them each time.
+    /// `deferringData` (the default): `data` is checked as JSON (what is refused is the same)
+    /// but kept as its bytes (a slice of `bytes`, not a copy), for a reader that decodes them
+    /// straight into its types (``readData(_:_:)``, ``decodeData(as:)``) rather than build a
+    /// tree it would read once. Reading ``data`` then parses them each time; `false` builds
+    /// the tree once, for a reader that looks into `data` more than once.
     public static func decode(
-        _ bytes: some Collection<UInt8>, maximumBytes: Int = defaultMaximumBytes, deferringData: Bool = false
+        _ bytes: [UInt8], maximumBytes: Int = defaultMaximumBytes, deferringData: Bool = true
     ) throws(EventDecodingError) -> EventEnvelope {
         guard bytes.count <= maximumBytes else {
             throw EventDecodingError(.oversized, "event is \(bytes.count) bytes; the limit is \(maximumBytes)")
         }
-        let topLevel: JSONParser.TopLevel
-        var deferred: [UInt8]?
-        do {
-            if deferringData {
-                (topLevel, deferred) = try JSONParser.parseTopLevel(bytes, deferring: Attribute.data.rawValue)
-            } else {
-                topLevel = try JSONParser.parseTopLevel(bytes)
+        let read = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParser.Failure) in try JSONParser.readEnvelope(buffer, deferringData: deferringData)
             }
-        } catch {
-            throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
         }
-        let attributes: [JSONValue?]
-        let extensions: ExtensionAttributes
-        switch topLevel {
-        case .value(let value): throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
-        case .members(let members):
-            let named = Self.attributes(members)
-            attributes = named.values
-            extensions = try ExtensionAttributes(validating: named.others)
+        let members: EnvelopeMembers
+        switch read {
+        case .failure(let error): throw EventDecodingError(.unparseable, "not valid JSON: \(error)")
+        case .success(.value(let value)):
+            throw EventDecodingError(.unparseable, "expected a JSON object, got \(value.typeName)")
+        case .success(.members(let read)): members = read
         }
-        let reader = AttributeReader(attributes: attributes)
+        let extensions = try ExtensionAttributes(validating: members.others)
+        let reader = AttributeReader(attributes: members)
         let specVersion = try reader.string(.specversion)
         guard specVersion == Self.specVersion else {
             throw EventDecodingError(
@@ -221,9 +209,9 @@ public struct EventEnvelope: Sendable, Hashable {
             throw EventDecodingError(.schemaInvalid, field: "$.time", "not an RFC 3339 timestamp: \(timeText)")
         }
         let body: EventData
-        if let deferred {
-            body = .received(deferred)
-        } else if let data = attributes[Attribute.data.position] {
+        if let deferred = members.deferredData {
+            body = .received(bytes[deferred])
+        } else if let data = members[.data] {
             body = .value(data)
         } else {
             throw EventDecodingError(.schemaInvalid, field: "$.data", "required attribute missing")
@@ -254,6 +242,16 @@ public struct EventEnvelope: Sendable, Hashable {
         return envelope
     }
 
+    /// ``decode(_:maximumBytes:deferringData:)`` for bytes of another collection (copied once).
+    public static func decode(
+        _ bytes: some Collection<UInt8>, maximumBytes: Int = defaultMaximumBytes, deferringData: Bool = true
+    ) throws(EventDecodingError) -> EventEnvelope {
+        guard bytes.count <= maximumBytes else {
+            throw EventDecodingError(.oversized, "event is \(bytes.count) bytes; the limit is \(maximumBytes)")
+        }
+        return try decode(Array(bytes), maximumBytes: maximumBytes, deferringData: deferringData)
+    }
+
     /// `data` decoded by a ``JSONReading`` decoder: from its bytes when the envelope holds
     /// them (decoded with deferred data, or built from a payload), else from its JSON value;
     /// nil when the decoder refuses it. Two closures, so each reads a concrete reader.
@@ -262,29 +260,10 @@ public struct EventEnvelope: Sendable, Hashable {
         _ fromValue: (inout JSONValueReader) throws(JSONRefusal) -> T
     ) -> T? {
         switch body {
-        case .received(let bytes), .canonical(let bytes): JSONBytesReader.read(bytes, fromBytes)
+        case .received(let bytes): JSONBytesReader.read(bytes, fromBytes)
+        case .canonical(let bytes): JSONBytesReader.read(bytes[...], fromBytes)
         case .value(let value): JSONValueReader.read(value, fromValue)
         }
-    }
-
-    /// A top-level object's members by attribute (``Attribute/position``), a
-    /// repeated one keeping its first value as the parser's objects do, and
-    /// the other members (extension attributes, once validated) in the order
-    /// written: what looking them up in the object's dictionary gave, without
-    /// hashing every name.
-    static func attributes(_ members: [(key: String, value: JSONValue)]) -> (
-        values: [JSONValue?], others: [(key: String, value: JSONValue)]
-    ) {
-        var values = [JSONValue?](repeating: nil, count: Attribute.ordered.count)
-        var others: [(key: String, value: JSONValue)] = []
-        for (key, value) in members {
-            if let attribute = Attribute.named(key) {
-                if values[attribute.position] == nil { values[attribute.position] = value }
-            } else {
-                others.append((key, value))
-            }
-        }
-        return (values, others)
     }
 
     /// Decodes `data` as a typed payload, strictly: a missing, mistyped or
@@ -303,6 +282,18 @@ public struct EventEnvelope: Sendable, Hashable {
             // The same value the path below returns (``DirectlyReadPayload``), without its containers.
             return payload as! Payload
         }
+        return try decodeDataByCodable(as: type)
+    }
+
+    /// ``decodeData(as:)`` for a payload known to read itself directly (what the stages
+    /// read per record): the same value or error, without a dynamic cast to find its reader.
+    public func decodeData<Payload: DirectlyReadPayload>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
+        if let payload = readDirectly(type) { return payload }
+        return try decodeDataByCodable(as: type)
+    }
+
+    /// Strict `Codable` decoding of `data` (see ``decodeData(as:)``).
+    private func decodeDataByCodable<Payload: Codable>(as type: Payload.Type) throws(EventDecodingError) -> Payload {
         let data = self.data
         let decoded: (value: Payload, readEverything: Bool)
         do {
@@ -369,12 +360,11 @@ public struct EventEnvelope: Sendable, Hashable {
 
 /// Reads envelope attributes with precise errors.
 private struct AttributeReader {
-    /// By ``EventEnvelope/Attribute/position``.
-    let attributes: [JSONValue?]
+    let attributes: EnvelopeMembers
     static let maximumIdentifierLength = 256
 
     func optionalString(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
-        switch attributes[attribute.position] {
+        switch attributes[attribute] {
         case .none, .null?: return nil
         case .string(let value)?: return value
         case let other?:

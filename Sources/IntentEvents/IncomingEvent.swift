@@ -5,13 +5,37 @@
 public enum IncomingEvent {
     public static func decode(
         key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes,
-        deferringData: Bool = false
+        deferringData: Bool = true
+    ) throws(EventDecodingError) -> EventEnvelope {
+        try decode(key: key, value: value, maximumBytes: maximumBytes, deferringData: deferringData) {
+            types.contains($0)
+        } carried: {
+            types.sorted()
+        }
+    }
+
+    /// ``decode(key:value:types:maximumBytes:deferringData:)`` for a topic of one type: what
+    /// a stage reads per record, so no set of types is built (and hashed) for each.
+    public static func decode(
+        key: String?, value: [UInt8]?, type: String, maximumBytes: Int = EventEnvelope.defaultMaximumBytes,
+        deferringData: Bool = true
+    ) throws(EventDecodingError) -> EventEnvelope {
+        try decode(key: key, value: value, maximumBytes: maximumBytes, deferringData: deferringData) {
+            $0 == type
+        } carried: {
+            [type]
+        }
+    }
+
+    private static func decode(
+        key: String?, value: [UInt8]?, maximumBytes: Int, deferringData: Bool, admits: (String) -> Bool,
+        carried: () -> [String]
     ) throws(EventDecodingError) -> EventEnvelope {
         let envelope = try EventEnvelope.decode(value ?? [], maximumBytes: maximumBytes, deferringData: deferringData)
-        guard types.contains(envelope.type) else {
+        guard admits(envelope.type) else {
             throw EventDecodingError(
                 .unknownType, field: "$.type",
-                "this topic carries \(types.sorted().joined(separator: ", ")), not \(envelope.type)")
+                "this topic carries \(carried().joined(separator: ", ")), not \(envelope.type)")
         }
         guard key == envelope.userID else {
             throw EventDecodingError(
@@ -21,11 +45,11 @@ public enum IncomingEvent {
         return envelope
     }
 
-    /// ``decode(key:value:types:maximumBytes:deferringData:)`` for an event about an intent:
+    /// ``decode(key:value:type:maximumBytes:deferringData:)`` for an event about an intent:
     /// one without an intent id is refused here, so no stage unwraps one.
     public static func decodeIntent(
-        key: String?, value: [UInt8]?, types: Set<String>, maximumBytes: Int = EventEnvelope.defaultMaximumBytes
+        key: String?, value: [UInt8]?, type: String, maximumBytes: Int = EventEnvelope.defaultMaximumBytes
     ) throws(EventDecodingError) -> IntentEvent {
-        try IntentEvent(decode(key: key, value: value, types: types, maximumBytes: maximumBytes))
+        try IntentEvent(decode(key: key, value: value, type: type, maximumBytes: maximumBytes))
     }
 }

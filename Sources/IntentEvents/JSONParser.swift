@@ -29,32 +29,7 @@ enum JSONParser {
         try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.value(depth: 0) }
     }
 
-    /// A document as ``parse(_:)`` reads it, with a top-level object given as
-    /// its members in the order written (a repeated key's later values
-    /// included) rather than a dictionary: an envelope's few attributes are
-    /// read by name without hashing each.
-    enum TopLevel {
-        case members([(key: String, value: JSONValue)])
-        case value(JSONValue)
-    }
-
-    /// Reads what ``parse(_:)`` reads and refuses what it refuses, with the same failures.
-    static func parseTopLevel(_ bytes: some Collection<UInt8>) throws(Failure) -> TopLevel {
-        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel(deferring: nil).topLevel }
-    }
-
-    /// ``parseTopLevel(_:)``, except that the value of the top-level member named `name`
-    /// is checked (accepted and refused exactly as parsing it would be) but not built:
-    /// its bytes are returned instead (the first such member's, as a repeated key keeps
-    /// its first value), and it is not among the members. A reader that decodes those
-    /// bytes straight into its own type (``JSONBytesReader``) then builds no tree.
-    static func parseTopLevel(_ bytes: some Collection<UInt8>, deferring name: String) throws(Failure) -> (
-        topLevel: TopLevel, deferred: [UInt8]?
-    ) {
-        try parse(bytes) { (reader: inout Reader) throws(Failure) in try reader.topLevel(deferring: name) }
-    }
-
-    private static func parse<T>(
+    static func parse<T>(
         _ bytes: some Collection<UInt8>, _ body: (inout Reader) throws(Failure) -> T
     ) throws(Failure) -> T {
         let result: Result<T, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
@@ -66,7 +41,9 @@ enum JSONParser {
         }
     }
 
-    private static func parseBuffer<T>(
+    /// `body`'s reading of the one JSON value in `buffer` (after an optional byte-order
+    /// mark; nothing but whitespace may follow it).
+    static func parseBuffer<T>(
         _ buffer: UnsafeBufferPointer<UInt8>, _ body: (inout Reader) throws(Failure) -> T
     ) -> Result<T, Failure> {
         var reader = Reader(bytes: buffer)
@@ -83,7 +60,7 @@ enum JSONParser {
         }
     }
 
-    fileprivate struct Reader {
+    struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
         /// The members of the objects being read, innermost last: an object's
@@ -93,17 +70,6 @@ enum JSONParser {
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
-        }
-
-        mutating func topLevel(deferring name: String?) throws(Failure) -> (topLevel: TopLevel, deferred: [UInt8]?) {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "{") else {
-                return (.value(try value(depth: 0)), nil)
-            }
-            var deferred: [UInt8]?
-            let start = try members(depth: 1, deferring: name, into: &deferred)
-            defer { pending.removeSubrange(start...) }
-            return (.members(Array(pending[start...])), deferred)
         }
 
         func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
@@ -148,8 +114,7 @@ enum JSONParser {
         }
 
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
-            var none: [UInt8]?
-            let start = try members(depth: depth, deferring: nil, into: &none)
+            let start = try members(depth: depth)
             defer { pending.removeSubrange(start...) }
             var members: [String: JSONValue] = .init(minimumCapacity: pending.count - start)
             for (key, member) in pending[start...] {
@@ -159,24 +124,13 @@ enum JSONParser {
             return .object(members)
         }
 
-        /// Reads an object's members onto ``pending``; returns where they start. The value of
-        /// a member named `deferred` is checked, not read: its bytes go to `deferredBytes`.
-        mutating func members(depth: Int, deferring deferred: String?, into deferredBytes: inout [UInt8]?)
-            throws(Failure) -> Int
-        {
+        /// Reads an object's members onto ``pending``; returns where they start.
+        mutating func members(depth: Int) throws(Failure) -> Int {
             let start = pending.count
             if try enter(depth: depth, closing: UInt8(ascii: "}")) { return start }
             while true {
                 let key = try memberKey { (reader: inout Reader) throws(Failure) in try reader.string() }
-                if let deferred, key == deferred {
-                    skipWhitespace()
-                    let valueStart = position
-                    try skipValue(depth: depth)
-                    if deferredBytes == nil { deferredBytes = Array(bytes[valueStart..<position]) }
-                } else {
-                    let member = try value(depth: depth)
-                    pending.append((key, member))
-                }
+                pending.append((key, try value(depth: depth)))
                 if try closes(with: UInt8(ascii: "}")) { return start }
             }
         }
@@ -447,6 +401,13 @@ public struct JSONBytesReader: JSONReading {
     /// `body`'s reading of `bytes`, which must be one JSON value with nothing after it
     /// but whitespace; nil when `body` refuses it or the bytes are not that.
     public static func read<T>(_ bytes: [UInt8], _ body: (inout JSONBytesReader) throws(JSONRefusal) -> T) -> T? {
+        read(bytes[...], body)
+    }
+
+    /// ``read(_:_:)`` of a slice (a received event's `data`, in place in the record's bytes).
+    public static func read<T>(_ bytes: ArraySlice<UInt8>, _ body: (inout JSONBytesReader) throws(JSONRefusal) -> T)
+        -> T?
+    {
         bytes.withUnsafeBufferPointer { buffer -> T? in
             var cursor = JSONBytesReader(reader: JSONParser.Reader(bytes: buffer))
             do throws(JSONRefusal) {

@@ -5,7 +5,7 @@ public import Foundation
 /// record a worker only remembers (``ReplayGuard``, rebuilt from the input after a restart
 /// or a rebalance), so the two can never check differently: a record the stage would have
 /// refused is never remembered, and cannot make a genuine one look like a replay.
-public struct StageInput<Payload: Codable & Sendable>: Sendable {
+public struct StageInput<Payload: DirectlyReadPayload & Sendable>: Sendable {
     public let type: String
     public let producer: String
     public let keys: EventAuthenticator
@@ -19,11 +19,13 @@ public struct StageInput<Payload: Codable & Sendable>: Sendable {
         self.freshness = freshness
     }
 
-    /// The record's event, decoded and checked, with its intent id and data.
+    /// The record's event, decoded and checked, with its intent id and data. Inlinable, so a
+    /// stage runs it specialized for its payload.
+    @inlinable
     public func verified(
         key: String?, value: [UInt8]?, signature: EventSignature?, now: Date
     ) throws(EventDecodingError) -> (envelope: EventEnvelope, intentID: String, payload: Payload) {
-        let event = try IncomingEvent.decodeIntent(key: key, value: value, types: [type])
+        let event = try IncomingEvent.decodeIntent(key: key, value: value, type: type)
         try keys.verify(event.envelope, received: value, signature: signature, producedBy: .only(producer))
         try freshness?.check(event.envelope, now: now)
         return (event.envelope, event.intentID, try event.envelope.decodeData(as: Payload.self))

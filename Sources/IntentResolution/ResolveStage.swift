@@ -152,7 +152,7 @@ public struct ResolveStage: Sendable {
         settings settingsOf: (String) -> UserSettings?
     ) throws(EventDecodingError) -> (EventEnvelope, String, UserSettings?) {
         let event = try IncomingEvent.decodeIntent(
-            key: key, value: value, types: [IntentRequested.type], maximumBytes: maximumEventBytes)
+            key: key, value: value, type: IntentRequested.type, maximumBytes: maximumEventBytes)
         let envelope = event.envelope
         try authenticator?.verify(envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
         try freshness.check(envelope, now: now)

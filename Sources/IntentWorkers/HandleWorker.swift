@@ -35,7 +35,7 @@ public struct HandleWorker: Service {
                         configuration: configuration.kafka, topic: configuration.topics.messages, logger: logger,
                         apply: { message throws(EventDecodingError) in
                             let envelope = try IncomingEvent.decodeIntent(
-                                key: message.keyString, value: message.value, types: [MessageEvent.type]
+                                key: message.keyString, value: message.value, type: MessageEvent.type
                             ).envelope
                             try configuration.keys.verify(
                                 envelope, received: message.value, signature: message.signature,

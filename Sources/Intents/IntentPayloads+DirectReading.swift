@@ -20,7 +20,7 @@ extension Person {
         return person
     }
 
-    static func readAll(from reader: inout some JSONReading) throws(JSONRefusal) -> [Person] {
+    public static func readAll(from reader: inout some JSONReading) throws(JSONRefusal) -> [Person] {
         var people: [Person] = []
         try reader.readArray { (item) throws(JSONRefusal) in people.append(try Person.read(from: &item)) }
         return people

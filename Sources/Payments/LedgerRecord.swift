@@ -20,8 +20,7 @@ public enum LedgerRecord {
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> (event: LedgerEvent, time: Timestamp) {
         // Data kept as bytes: the event is read straight from them (``LedgerEvent/decode(from:)``).
-        let envelope = try IncomingEvent.decode(
-            key: key, value: value, types: [LedgerEvent.type], deferringData: true)
+        let envelope = try IncomingEvent.decode(key: key, value: value, type: LedgerEvent.type)
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
         let event = try LedgerEvent.decode(from: envelope)
         // Each user's state is on that user's partition: a record keyed by anyone else is

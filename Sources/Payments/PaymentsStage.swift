@@ -35,6 +35,12 @@ public struct PaymentsStage: Sendable {
         self.source = source
     }
 
+    /// What the input topic carries, and what a proposal is: built once, not for every record.
+    private static let inputTypes: Set = [
+        IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type,
+    ]
+    private static let proposalTypes: Set = [IntentConfirmation.type]
+
     /// One record of the confirmations topic. `signature` is the record's signature headers;
     /// `now` decides only whether an answer came in time.
     ///
@@ -66,9 +72,7 @@ public struct PaymentsStage: Sendable {
         do throws(EventDecodingError) {
             envelope = try decoded(
                 key: key, value: value,
-                types: [
-                    IntentConfirmation.type, ConfirmationAnswer.type, PaymentRequestDecline.type, LedgerEvent.type,
-                ],
+                types: Self.inputTypes,
                 horizon: ledger.idempotencyHorizon, now: now)
             if envelope.type == LedgerEvent.type {
                 try stages.verify(
@@ -110,7 +114,7 @@ public struct PaymentsStage: Sendable {
     ) {
         func verified() throws(EventDecodingError) -> EventEnvelope {
             let envelope = try decoded(
-                key: key, value: value, types: [IntentConfirmation.type], horizon: horizon, now: now)
+                key: key, value: value, types: Self.proposalTypes, horizon: horizon, now: now)
             _ = try IntentEvent(envelope)
             _ = try verifiedProposal(envelope, value, signature, now: now)
             return envelope

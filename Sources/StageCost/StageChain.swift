@@ -190,7 +190,7 @@ final class StageChain {
             guard destination == .prompts, let value = record.value else { return nil }
             let event = try IncomingEvent.decodeIntent(
                 key: record.key.map { String(decoding: $0, as: UTF8.self) }, value: value,
-                types: [ConfirmationRequest.type]
+                type: ConfirmationRequest.type
             )
             .envelope
             let request = try event.decodeData(as: ConfirmationRequest.self)

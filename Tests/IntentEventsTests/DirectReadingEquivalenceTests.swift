@@ -1,5 +1,6 @@
 import Foundation
 import Intents
+import Messaging
 import Testing
 
 @testable import IntentEvents
@@ -46,6 +47,22 @@ struct DirectReadingEquivalenceTests {
         ConfirmationAnswer(decision: .declined, binding: binding),
     ]
 
+    /// Message events of every kind, with every optional member present or absent.
+    static var messageEvents: [MessageEvent] {
+        [MessageEvent.Kind.queued, .delivered, .attributeSet].flatMap { kind in
+            [true, false].map { full in
+                MessageEvent(
+                    id: "m1", kind: kind, userID: "u", intentID: "i", messageIDs: full ? ["m1", "m2"] : [],
+                    conversation: full ? "孙波" : nil,
+                    recipients: full ? [Person(spoken: "sun", handle: "h", contactID: "c", displayName: "孙波")] : nil,
+                    content: full ? "hi" : nil, serviceName: full ? "s" : nil,
+                    at: Timestamp(milliseconds: 1_795_000_000_250),
+                    dueAt: full ? Timestamp(milliseconds: 1_795_000_060_000) : nil,
+                    attribute: full ? .flagged : nil, locale: full ? "ru-RU" : nil)
+            }
+        }
+    }
+
     /// The direct reading of `value` (from the tree and from its canonical bytes) against strict
     /// `Codable` decoding; returns whether the direct reader accepted it.
     @discardableResult
@@ -74,13 +91,16 @@ struct DirectReadingEquivalenceTests {
         return compared
     }
 
-    @Test("requests, resolutions, confirmations, confirmation requests and answers read as Codable reads them")
+    @Test(
+        "requests, resolutions, confirmations, confirmation requests, answers and message events read as Codable reads them"
+    )
     func everyPayload() throws {
         #expect(try check(PayloadCodingEquivalenceTests.payloads) > 500)
         #expect(try check(PayloadCodingEquivalenceTests.reports, variants: 1_500) > 500)
         #expect(try check(Self.confirmations, variants: 1_500) > 500)
         #expect(try check(Self.requests, variants: 1_000) > 500)
         #expect(try check(Self.answers) > 20)
+        #expect(try check(Self.messageEvents, variants: 1_500) > 200)
     }
 
     @Test("decodeData takes the direct reader and gives what the Codable path gives")

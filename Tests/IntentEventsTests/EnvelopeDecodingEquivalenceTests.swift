@@ -3,11 +3,11 @@ import Testing
 
 @testable import IntentEvents
 
-/// Envelope decoding reads the top-level object as a list of members and
-/// picks attributes by name, instead of parsing it into a dictionary and
-/// looking each up: the same documents read or refused (same failures), the
-/// same attribute values (a repeated name keeping its first), the same first
-/// unknown name.
+/// Envelope decoding reads the top-level object straight from the bytes, picking attributes
+/// by name and keeping `data` as bytes (``JSONParser/readEnvelope(_:deferringData:)``),
+/// instead of parsing it into a dictionary and looking each up: the same documents read or
+/// refused (same failures), the same attribute values (a repeated name keeping its first),
+/// the same other members, and deferred `data` bytes that parse to the dictionary's `data`.
 @Suite("Envelope decoding equivalence")
 struct EnvelopeDecodingEquivalenceTests {
     /// The members as the parser's dictionary holds them: the first value of each key.
@@ -17,44 +17,41 @@ struct EnvelopeDecodingEquivalenceTests {
         return object
     }
 
+    func readEnvelope(_ bytes: [UInt8], deferringData: Bool) -> Result<JSONParser.Envelope, JSONParser.Failure> {
+        bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParser.Failure) in try JSONParser.readEnvelope(buffer, deferringData: deferringData)
+            }
+        }
+    }
+
     func expectSameReading(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
         let parsed = Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) }
-        let topLevel = Result { () throws(JSONParser.Failure) in try JSONParser.parseTopLevel(bytes) }
-        switch (parsed, topLevel) {
-        case (.failure(let expected), .failure(let failure)):
-            #expect(failure.description == expected.description, sourceLocation: sourceLocation)
-        case (.success(.object(let object)), .success(.members(let members))):
-            #expect(dictionary(members) == object, sourceLocation: sourceLocation)
-        case (.success(let value), .success(.value(let read))):
-            #expect(read == value, sourceLocation: sourceLocation)
-            if case .object = value { Issue.record("an object read as a value", sourceLocation: sourceLocation) }
-        default:
-            Issue.record("\(parsed) read as \(topLevel)", sourceLocation: sourceLocation)
-        }
-        // Deferring a member: the same documents read or refused, the same failures, the other
-        // members as they were, and the bytes kept parsing to the member's first value.
-        for name in ["a", "k", "x"] {
-            let deferring = Result { () throws(JSONParser.Failure) in
-                try JSONParser.parseTopLevel(bytes, deferring: name)
-            }
-            switch (topLevel, deferring) {
+        let known = Set(EventEnvelope.Attribute.allCases.map(\.rawValue))
+        for deferringData in [false, true] {
+            let read = readEnvelope(bytes, deferringData: deferringData)
+            switch (parsed, read) {
             case (.failure(let expected), .failure(let failure)):
                 #expect(failure.description == expected.description, sourceLocation: sourceLocation)
-            case (.success(.members(let members)), .success((.members(let others), let deferred))):
-                let kept = members.filter { $0.key != name }
-                #expect(others.map(\.key) == kept.map(\.key), sourceLocation: sourceLocation)
-                #expect(others.map(\.value) == kept.map(\.value), sourceLocation: sourceLocation)
-                let first = members.first { $0.key == name }?.value
-                if let first {
-                    let kept = try? JSONParser.parse(deferred ?? [])
-                    #expect(kept == first, sourceLocation: sourceLocation)
-                } else {
-                    #expect(deferred == nil, sourceLocation: sourceLocation)
+            case (.success(.object(let object)), .success(.members(let members))):
+                for attribute in EventEnvelope.Attribute.allCases where !(deferringData && attribute == .data) {
+                    #expect(members[attribute] == object[attribute.rawValue], sourceLocation: sourceLocation)
                 }
-            case (.success(.value(let value)), .success((.value(let read), let deferred))):
-                #expect(read == value && deferred == nil, sourceLocation: sourceLocation)
+                if deferringData {
+                    #expect(members[.data] == nil, sourceLocation: sourceLocation)
+                    let kept = members.deferredData.flatMap { try? JSONParser.parse(bytes[$0]) }
+                    #expect(kept == object["data"], sourceLocation: sourceLocation)
+                } else {
+                    #expect(members.deferredData == nil, sourceLocation: sourceLocation)
+                }
+                // The other members (extension attributes), a repeated name keeping its first value.
+                #expect(
+                    dictionary(members.others) == object.filter { !known.contains($0.key) },
+                    sourceLocation: sourceLocation)
+            case (.success(let value), .success(.value(let read))):
+                #expect(read == value, sourceLocation: sourceLocation)
+                if case .object = value { Issue.record("an object read as a value", sourceLocation: sourceLocation) }
             default:
-                Issue.record("\(topLevel) read deferring \(name) as \(deferring)", sourceLocation: sourceLocation)
+                Issue.record("\(parsed) read as \(read)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -75,15 +72,24 @@ struct EnvelopeDecodingEquivalenceTests {
             "{\"a\":" + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}",
             "{\"a\":" + String(repeating: "[", count: 512) + String(repeating: "]", count: 512) + "}",
         ]
-        for input in inputs { expectSameReading(Array(input.utf8)) }
+        for input in inputs {
+            expectSameReading(Array(input.utf8))
+            // The same documents with attributes for names: `data` deferred, `id` and `source` read.
+            let named = input.replacingOccurrences(of: #""a""#, with: #""data""#)
+                .replacingOccurrences(of: #""k""#, with: #""id""#).replacingOccurrences(of: #""x""#, with: #""source""#)
+            expectSameReading(Array(named.utf8))
+        }
         // Invalid UTF-8 in a string without escapes, where a deferred value is only checked.
         expectSameReading(Array(#"{"a":"x"#.utf8) + [0xFF] + Array(#"","k":1}"#.utf8))
         expectSameReading(Array(#"{"k":["#.utf8) + [0x22, 0xC3, 0x22] + Array("]}".utf8))
+        expectSameReading(Array(#"{"data":"x"#.utf8) + [0xFF] + Array(#"","id":1}"#.utf8))
+        expectSameReading(Array(#"{"data":{"b":["#.utf8) + [0x22, 0xC3, 0x22] + Array("]}}".utf8))
         var generator = CanonicalJSONEquivalenceTests.Generator(state: 99)
         for _ in 0..<2_000 {
             let value = generator.value()
             expectSameReading(CanonicalJSONWriter.encode(value))
             expectSameReading(CanonicalJSONWriter.encode(.object(["k": value, "id": .string("x")])))
+            expectSameReading(CanonicalJSONWriter.encode(.object(["data": value, "id": .string("x")])))
         }
     }
 
@@ -95,17 +101,44 @@ struct EnvelopeDecodingEquivalenceTests {
             ]
         var generator = CanonicalJSONEquivalenceTests.Generator(state: 5)
         for _ in 0..<5_000 {
+            // Written member by member, so a name may be repeated.
             let members = (0..<Int(generator.next() % 18)).map { _ in
-                (key: generator.pick(names), value: generator.value(depth: 3))
+                CanonicalJSONWriter.encode(.string(generator.pick(names))) + Array(":".utf8)
+                    + CanonicalJSONWriter.encode(generator.value(depth: 3))
             }
-            let object = dictionary(members)
-            let read = EventEnvelope.attributes(members)
-            for attribute in EventEnvelope.Attribute.allCases {
-                #expect(read.values[attribute.position] == object[attribute.rawValue], "\(members)")
-            }
-            let known = Set(EventEnvelope.Attribute.allCases.map(\.rawValue))
-            // The other members (extension attributes), a repeated name keeping its first value.
-            #expect(dictionary(read.others) == object.filter { !known.contains($0.key) }, "\(members)")
+            expectSameReading(Array("{".utf8) + Array(members.joined(separator: Array(",".utf8))) + Array("}".utf8))
         }
+    }
+
+    @Test("an envelope decoded with data deferred equals the one decoded with data parsed, or both refuse alike")
+    func deferredEqualsParsed() throws {
+        let event = EventEnvelope(
+            id: "e1", source: "/voice/x", type: "t.v1", time: Date(timeIntervalSince1970: 1_795_000_000),
+            subject: "s", userID: "u", conversationID: "c", intentID: "i",
+            data: .object(["a": .array([.integer(1), .string("é")]), "b": .null]))
+        guard case .object(let object) = try JSONParser.parse(event.encoded()) else {
+            Issue.record("an envelope is not an object")
+            return
+        }
+        var documents = [JSONValue.object(object)] + PayloadCodingEquivalenceTests.damaged(.object(object))
+        documents.append(.object(object.merging(["traceparent": .string("00-x")]) { old, _ in old }))
+        var compared = 0
+        for document in documents {
+            let bytes = CanonicalJSONWriter.encode(document)
+            let parsed = Result { () throws(EventDecodingError) in try EventEnvelope.decode(bytes, deferringData: false)
+            }
+            let deferred = Result { () throws(EventDecodingError) in try EventEnvelope.decode(bytes) }
+            switch (parsed, deferred) {
+            case (.success(let expected), .success(let read)):
+                #expect(read == expected && read.data == expected.data, "\(document)")
+                #expect(read.encoded() == expected.encoded(), "\(document)")
+            case (.failure(let expected), .failure(let error)):
+                #expect("\(error)" == "\(expected)", "\(document)")
+            default:
+                Issue.record("\(document): \(parsed) against \(deferred)")
+            }
+            compared += 1
+        }
+        #expect(compared > 100)
     }
 }
