@@ -37,6 +37,12 @@ enum CurrencyFormat {
     /// copy per renderer: renderers are made per record and the shapes are few.
     private static let templates = Mutex<[Shape: Template?]>([:])
 
+    /// The template kept for a shape: nil when none was built yet, `.some(nil)` when the
+    /// shape is formatted by Foundation every time.
+    static func cachedTemplate(for shape: Shape) -> Template?? {
+        templates.withLock { $0[shape] }
+    }
+
     /// The amount as ``foundation(_:locale:)`` writes it.
     static func format(_ amount: CurrencyAmount, locale: Locale) -> String {
         let digits = integerAndFraction(amount.amount)

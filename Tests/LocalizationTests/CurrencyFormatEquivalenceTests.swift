@@ -58,6 +58,25 @@ struct CurrencyFormatEquivalenceTests {
         }
     }
 
+    @Test("the pipeline's languages and currencies are formatted from templates, not by ICU each time")
+    func templatesAreUsed() throws {
+        for tag in ["en", "en-US", "zh-Hans-CN", "ru-RU"] {
+            let renderer = MessageRenderer(locale: tag)
+            for currency in ["CNY", "RUB", "USD", "EUR", "JPY"] {
+                for (units, scale) in [(1250, 2), (7, 0), (5, 2), (123_456_789, 3)] {
+                    let amount = DecimalAmount(units: Int64(units), scale: scale)
+                    _ = renderer.format(CurrencyAmount(amount: amount, currency: currency))
+                    let digits = CurrencyFormat.integerAndFraction(amount)
+                    let shape = CurrencyFormat.Shape(
+                        locale: renderer.locale.identifier, currency: currency, negative: false,
+                        integerDigits: digits.integer.count, scale: scale)
+                    let cached = try #require(CurrencyFormat.cachedTemplate(for: shape), "\(tag) \(currency)")
+                    #expect(cached != nil, "\(tag) \(currency) \(amount) has no template")
+                }
+            }
+        }
+    }
+
     @Test("CLDR's own texts for the pipeline's languages (not computed by the code under test)")
     func knownTexts() {
         func amount(_ text: String, _ currency: String) -> CurrencyAmount {
