@@ -12,11 +12,11 @@ import Testing
 @Suite("Currency amounts: the templates write Foundation's text")
 struct CurrencyFormatEquivalenceTests {
     static let locales = [
-        "en", "en-US", "en-GB", "en-IN", "zh", "zh-Hans-CN", "zh-Hant-TW", "ru", "ru-RU", "de-DE", "de-CH", "fr-FR",
-        "fr-CH", "es-ES", "es-419", "pt-BR", "pt-PT", "it-IT", "nl-NL", "pl-PL", "sv-SE", "ja-JP", "ko-KR", "hi-IN",
-        "ar-EG", "ar-SA", "fa-IR", "he-IL", "tr-TR", "th-TH", "sr-Latn-RS", "bn-BD", "mr-IN", "xx-ZZ",
+        "en", "en-US", "en-GB", "en-IN", "zh", "zh-Hans-CN", "zh-Hant-TW", "ru", "ru-RU", "de-CH", "fr-FR", "fr-CH",
+        "es-419", "pt-PT", "pl-PL", "sv-SE", "ja-JP", "hi-IN", "ar-EG", "fa-IR", "he-IL", "sr-Latn-RS", "bn-BD",
+        "xx-ZZ",
     ]
-    static let currencies = ["CNY", "RUB", "USD", "EUR", "JPY", "GBP", "INR", "CHF", "KWD", "BHD", "CLF", "XXX", "QQQ"]
+    static let currencies = ["CNY", "RUB", "USD", "EUR", "JPY", "INR", "KWD", "CLF", "QQQ"]
 
     /// Amounts of every width from 1 to 12 integer digits and every scale from 0 to 6,
     /// negative ones, zero, and fractions below one, from a fixed seed.
@@ -48,9 +48,9 @@ struct CurrencyFormatEquivalenceTests {
             for currency in Self.currencies {
                 for amount in amounts {
                     let money = CurrencyAmount(amount: amount, currency: currency)
+                    let expected = CurrencyFormat.foundation(money, locale: renderer.locale)
                     // Twice: the first of a shape builds its template, the second uses it.
                     for _ in 0..<2 {
-                        let expected = CurrencyFormat.foundation(money, locale: renderer.locale)
                         #expect(renderer.format(money) == expected, "\(tag) \(amount) \(currency)")
                     }
                 }
