@@ -36,6 +36,11 @@ enum CurrencyFormat {
     /// Templates by shape; nil for a shape Foundation must format itself. A lock, not a
     /// copy per renderer: renderers are made per record and the shapes are few.
     private static let templates = Mutex<[Shape: Template?]>([:])
+    /// At most this many shapes are kept (a few hundred bytes each).
+    static let maximumShapes = 4096
+
+    /// How many shapes are kept now.
+    static var shapeCount: Int { templates.withLock { $0.count } }
 
     /// The template kept for a shape: nil when none was built yet, `.some(nil)` when the
     /// shape is formatted by Foundation every time.
@@ -55,7 +60,13 @@ enum CurrencyFormat {
             template = cached
         } else {
             template = Self.template(for: shape, locale: locale)
-            templates.withLock { $0[shape] = template }
+            templates.withLock { templates in
+                // Locale tags come from requests: a sender naming ever new ones must not grow
+                // the table without end. Past the bound it starts again (the shapes in use
+                // come back within a few records).
+                if templates.count >= maximumShapes { templates.removeAll(keepingCapacity: true) }
+                templates[shape] = template
+            }
         }
         guard let template, let text = fill(template, digits) else { return foundation(amount, locale: locale) }
         return text

@@ -9,7 +9,7 @@ import Testing
 /// renderer called for every amount before) in every locale a user may send: the
 /// catalogs' languages, their regions, locales with other separators, grouping, symbol
 /// placement and numbering systems, and tags ICU does not know.
-@Suite("Currency amounts: the templates write Foundation's text")
+@Suite("Currency amounts: the templates write Foundation's text", .serialized)
 struct CurrencyFormatEquivalenceTests {
     static let locales = [
         "en", "en-US", "en-GB", "en-IN", "zh", "zh-Hans-CN", "zh-Hant-TW", "ru", "ru-RU", "de-CH", "fr-FR", "fr-CH",
@@ -75,6 +75,16 @@ struct CurrencyFormatEquivalenceTests {
                 }
             }
         }
+    }
+
+    @Test("locale tags a sender makes up cannot grow the template table without end")
+    func boundedTable() {
+        let money = CurrencyAmount(amount: DecimalAmount(units: 1250, scale: 2), currency: "USD")
+        for index in 0..<(CurrencyFormat.maximumShapes + 50) {
+            let renderer = MessageRenderer(locale: "en-US-x\(index)")
+            #expect(renderer.format(money) == CurrencyFormat.foundation(money, locale: renderer.locale))
+        }
+        #expect(CurrencyFormat.shapeCount <= CurrencyFormat.maximumShapes)
     }
 
     @Test("CLDR's own texts for the pipeline's languages (not computed by the code under test)")
