@@ -19,6 +19,20 @@ public enum Digest {
         }
     }
 
+    /// Appends the lowercase hex of the SHA-256 of `bytes` to `output`: what a chain link
+    /// covers of a record's value, written where it goes.
+    public static func appendHexSHA256(of bytes: [UInt8], to output: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            sha256(bytes, into: digest.baseAddress!)
+            appendHex(UnsafeBufferPointer(digest), to: &output)
+        }
+    }
+
+    /// The SHA-256 of `bytes` written to `output` (32 bytes), for a digest kept on the stack.
+    public static func sha256(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
+        _ = SHA256(bytes.baseAddress, bytes.count, output)
+    }
+
     private static func sha256(_ bytes: some Collection<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
         // SHA256 fails only on a null output, which this never passes.
         _ =
@@ -66,9 +80,17 @@ public enum Digest {
         }
     }
 
+    /// Appends the lowercase hex of `bytes` to `output`.
+    public static func appendHex(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        for byte in bytes {
+            output.append(hexDigit(byte >> 4))
+            output.append(hexDigit(byte & 0x0f))
+        }
+    }
+
     /// The lowercase hex digit of a value 0...15.
-    @inline(__always)
-    static func hexDigit(_ value: UInt8) -> UInt8 {
+    @inlinable @inline(__always)
+    public static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 

@@ -53,6 +53,15 @@ public final class HMACKey: @unchecked Sendable {
         }
     }
 
+    /// Appends the MAC of `message` as lowercase hex to `output`: a signature header's
+    /// value written where it goes, with no string or digest array in between.
+    public func appendHexAuthentication(of message: [UInt8], to output: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.byteCount) { digest in
+            authenticate(message, into: digest.baseAddress!)
+            Digest.appendHex(UnsafeBufferPointer(digest), to: &output)
+        }
+    }
+
     /// Whether `hex` (either case) is the MAC of `message`, compared in constant time
     /// (``Digest/constantTimeEqual(_:_:)``): what checking a record's signature takes,
     /// with no allocation.

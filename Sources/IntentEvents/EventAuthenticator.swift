@@ -29,6 +29,14 @@ public struct EventAuthenticator: Sendable {
     private struct Keyed: Sendable {
         var key: SigningKey
         var mac: HMACKey
+        /// The key id's bytes, the value of every key id header this key signs with (shared, not copied).
+        var idBytes: [UInt8]
+
+        init(key: SigningKey, mac: HMACKey) {
+            self.key = key
+            self.mac = mac
+            idBytes = Array(key.id.utf8)
+        }
     }
 
     public init(keys: [SigningKey]) {
@@ -93,6 +101,26 @@ public struct EventAuthenticator: Sendable {
     /// producer encodes each event once.
     public func signature(forCanonical bytes: [UInt8], source: String) -> EventSignature? {
         Self.sign(bytes, with: keys[source]?.last)
+    }
+
+    /// The signature of an encoded event as the values of its two headers
+    /// (``EventSignature/header``, ``EventSignature/keyIDHeader``): the hex written
+    /// straight into its header's bytes, the key id's bytes shared. What a producer signs
+    /// each record with; `view` signs with the source's view key (``ViewKey``) instead.
+    /// Nil when the source has no such key.
+    public func signatureHeaderValues(
+        forCanonical bytes: [UInt8], source: String, view: Bool = false
+    ) -> (hex: [UInt8], keyID: [UInt8])? {
+        guard let keyed = (view ? viewKeys : keys)[source]?.last else { return nil }
+        var hex: [UInt8] = []
+        hex.reserveCapacity(HMACKey.hexCount)
+        keyed.mac.appendHexAuthentication(of: bytes, to: &hex)
+        return (hex, keyed.idBytes)
+    }
+
+    /// The key that signs for `source` (its last), for a chain link (``RecordChain``).
+    func signingKey(for source: String) -> (idBytes: [UInt8], mac: HMACKey)? {
+        keys[source]?.last.map { ($0.idBytes, $0.mac) }
     }
 
     /// The signature of `bytes` by `keyed` (the last key of a source signs), nil without a key.

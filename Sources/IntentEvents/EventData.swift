@@ -30,6 +30,15 @@ enum EventData: Sendable, Hashable {
         }
     }
 
+    /// About how many bytes ``write(into:)`` appends: exact for bytes held, a guess for a value.
+    var byteCount: Int {
+        switch self {
+        case .value: 512
+        case .canonical(let bytes): bytes.count
+        case .received(let bytes): bytes.count
+        }
+    }
+
     func write(into output: inout [UInt8]) {
         switch self {
         case .value, .received: CanonicalJSONWriter.write(value, into: &output)

@@ -93,14 +93,16 @@ public struct EventEnvelope: Sendable, Hashable {
     /// envelope as one JSON object (`CanonicalJSONEquivalenceTests`).
     public func encoded() -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(1024)
+        output.reserveCapacity(body.byteCount + 640)
         output.append(UInt8(ascii: "{"))
-        var pending = extensions.sorted[...]
+        // The members themselves, not ``ExtensionAttributes/sorted`` (an array per event).
+        let members = extensions.members
+        var pending = 0
         for attribute in Self.sortedAttributes {
             // Extension names never equal an attribute's, so each goes before the first larger one.
-            while let next = pending.first, next.name < attribute.rawValue {
-                pending.removeFirst()
-                Self.write(extension: next, into: &output)
+            while pending < members.count, members[pending].name < attribute.rawValue {
+                Self.write(extension: members[pending], into: &output)
+                pending += 1
             }
             let text: String?
             switch attribute {
@@ -108,7 +110,13 @@ public struct EventEnvelope: Sendable, Hashable {
             case .id: text = id
             case .source: text = source
             case .type: text = type
-            case .time: text = EventTime.format(time)
+            case .time:
+                Self.key(attribute, into: &output)
+                // An RFC 3339 time has nothing to escape: written in place, not as a string first.
+                output.append(UInt8(ascii: "\""))
+                EventTime.write(time, into: &output)
+                output.append(UInt8(ascii: "\""))
+                continue
             case .subject: text = subject
             case .datacontenttype: text = Self.contentType
             case .dataschema: text = dataSchema
@@ -116,24 +124,28 @@ public struct EventEnvelope: Sendable, Hashable {
             case .conversationid: text = conversationID
             case .intentid: text = intentID
             case .causationid: text = causationID
-            case .data: text = nil
-            }
-            guard attribute == .data || text != nil else { continue }
-            if output.count > 1 { output.append(UInt8(ascii: ",")) }
-            CanonicalJSONWriter.write(attribute.rawValue, into: &output)
-            output.append(UInt8(ascii: ":"))
-            if let text {
-                CanonicalJSONWriter.write(text, into: &output)
-            } else {
+            case .data:
+                Self.key(attribute, into: &output)
                 body.write(into: &output)
+                continue
             }
+            guard let text else { continue }
+            Self.key(attribute, into: &output)
+            CanonicalJSONWriter.write(text, into: &output)
         }
-        for next in pending { Self.write(extension: next, into: &output) }
+        for member in members[pending...] { Self.write(extension: member, into: &output) }
         output.append(UInt8(ascii: "}"))
         return output
     }
 
-    private static func write(extension member: (name: String, value: JSONValue), into output: inout [UInt8]) {
+    /// `,"name":` (no comma after the opening brace).
+    private static func key(_ attribute: Attribute, into output: inout [UInt8]) {
+        if output.count > 1 { output.append(UInt8(ascii: ",")) }
+        CanonicalJSONWriter.write(attribute.rawValue, into: &output)
+        output.append(UInt8(ascii: ":"))
+    }
+
+    private static func write(extension member: ExtensionAttributes.Member, into output: inout [UInt8]) {
         if output.count > 1 { output.append(UInt8(ascii: ",")) }
         CanonicalJSONWriter.write(member.name, into: &output)
         output.append(UInt8(ascii: ":"))

@@ -11,25 +11,50 @@ public enum EventID {
     }
 
     public static func derived(_ parts: [String]) -> String {
-        // Length-prefix each part so ("ab", "c") and ("a", "bc") differ.
-        var input: [UInt8] = []
-        input.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count + 4 })
-        for part in parts {
-            input.append(contentsOf: String(part.utf8.count).utf8)
-            input.append(UInt8(ascii: ":"))
-            input.append(contentsOf: part.utf8)
+        // Length-prefix each part so ("ab", "c") and ("a", "bc") differ. The input and the
+        // digest live on the stack and the hex is written into the id itself: one id per
+        // event published, and the arrays and strings in between were five allocations.
+        var capacity = 0
+        for part in parts { capacity += part.utf8.count + 21 }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity + 32) { scratch in
+            var count = 0
+            func append(_ byte: UInt8) {
+                scratch[count] = byte
+                count += 1
+            }
+            for part in parts {
+                appendDecimal(part.utf8.count, append)
+                append(UInt8(ascii: ":"))
+                for byte in part.utf8 { append(byte) }
+            }
+            let digest = scratch.baseAddress! + capacity
+            Digest.sha256(UnsafeBufferPointer(start: scratch.baseAddress, count: count), into: digest)
+            digest[6] = (digest[6] & 0x0f) | 0x80  // version 8
+            digest[8] = (digest[8] & 0x3f) | 0x80  // RFC 9562 variant
+            // 8-4-4-4-12 hex digits of the first 16 bytes.
+            return String(unsafeUninitializedCapacity: 36) { uuid in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        uuid[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    uuid[position] = Digest.hexDigit(digest[index] >> 4)
+                    uuid[position + 1] = Digest.hexDigit(digest[index] & 0x0f)
+                    position += 2
+                }
+                return position
+            }
         }
-        var bytes = Array(Digest.sha256(input).prefix(16))
-        bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8
-        bytes[8] = (bytes[8] & 0x3f) | 0x80  // RFC 9562 variant
-        // 8-4-4-4-12 hex digits, written in one pass (one per event published).
-        let hex = Array(Digest.hex(bytes).utf8)
-        var uuid: [UInt8] = []
-        uuid.reserveCapacity(36)
-        for (index, digit) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { uuid.append(UInt8(ascii: "-")) }
-            uuid.append(digit)
+    }
+
+    /// `value` (>= 0) in decimal, digit by digit, as `String(value)` writes it.
+    private static func appendDecimal(_ value: Int, _ append: (UInt8) -> Void) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        while divisor > 0 {
+            append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
         }
-        return String(decoding: uuid, as: UTF8.self)
     }
 }

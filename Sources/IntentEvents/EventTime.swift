@@ -26,7 +26,25 @@ public enum EventTime {
     /// event encoded (published or verified) formats its time, and the
     /// format style's calendar machinery was several percent of a worker's time.
     static func civilFormat(milliseconds: Int64) -> String? {
-        guard milliseconds >= 0 else { return nil }
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        guard writeCivil(milliseconds: milliseconds, into: &text) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the time's text (``format(_:)``) to `output`: how an envelope writes its
+    /// time, with no string in between (every published event has one).
+    public static func write(_ date: Date, into output: inout [UInt8]) {
+        let milliseconds = milliseconds(date)
+        if !writeCivil(milliseconds: milliseconds, into: &output) {
+            output.append(contentsOf: foundationFormat(milliseconds: milliseconds).utf8)
+        }
+    }
+
+    /// ``civilFormat(milliseconds:)``'s text appended to `text`; false, appending nothing,
+    /// outside 1970 to 9999.
+    static func writeCivil(milliseconds: Int64, into text: inout [UInt8]) -> Bool {
+        guard milliseconds >= 0 else { return false }
         let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
         // H. Hinnant's civil_from_days, for days >= 0 (1970-01-01).
@@ -39,9 +57,7 @@ public enum EventTime {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard year <= 9999 else { return nil }
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
+        guard year <= 9999 else { return false }
         func digits(_ value: Int64, _ count: Int, then separator: UInt8) {
             var divisor: Int64 = 1
             for _ in 1..<count { divisor *= 10 }
@@ -58,7 +74,7 @@ public enum EventTime {
         digits(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
         digits(secondOfDay % 60, 2, then: UInt8(ascii: "."))
         digits(fraction, 3, then: UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
+        return true
     }
 
     /// The reference formatting, through Foundation's ISO 8601 format style.

@@ -73,23 +73,95 @@ public enum RecordChain {
     /// and the partition), the link, and the value's SHA-256. A record moved to
     /// another partition or to another of the pipeline's topics does not verify.
     public static func canonical(topic: String, partition: Int32, link: Link, value: [UInt8]) -> [UInt8] {
+        canonical(
+            topic: topic, partition: partition, source: link.source, previous: link.previous, nonce: link.nonce.utf8,
+            supersedes: link.supersedes, value: value)
+    }
+
+    /// The same from the link's fields, the nonce as its hex digits.
+    static func canonical(
+        topic: String, partition: Int32, source: String, previous: String, nonce: some Collection<UInt8>,
+        supersedes: String?, value: [UInt8]
+    ) -> [UInt8] {
         // Appended field by field: an auditor builds this for every chained record, and
         // interpolating a string first, then copying its bytes, was a twentieth of the check.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        func line(_ field: String) {
-            bytes += field.utf8
+        func line(_ field: some Collection<UInt8>) {
+            bytes += field
             bytes.append(UInt8(ascii: "\n"))
         }
-        line("intent-chain/v1")
-        line(topic)
-        line(String(partition))
-        line(link.source)
-        line(link.previous)
-        line(link.nonce)
-        line(link.supersedes ?? "")
-        bytes += Digest.hex(Digest.sha256(value)).utf8
+        line("intent-chain/v1".utf8)
+        line(topic.utf8)
+        line(String(partition).utf8)
+        line(source.utf8)
+        line(previous.utf8)
+        line(nonce)
+        line((supersedes ?? "").utf8)
+        Digest.appendHexSHA256(of: value, to: &bytes)
         return bytes
+    }
+
+    /// A record's link as written: the values of its ``header`` and ``signatureHeader``,
+    /// and its hash (what the next record in the chain names).
+    public struct Stamp: Sendable, Hashable {
+        public var link: [UInt8]
+        public var signature: [UInt8]
+        public var hash: String
+    }
+
+    /// Stamps a record's `value` as the record after `previous` in `source`'s chain on
+    /// `partition` of `topic` (``Link``, ``signature(topic:partition:link:value:keys:)``),
+    /// with a fresh random nonce; nil when `keys` has no key for `source`. The header values
+    /// are written straight to bytes, the nonce and digests kept on the stack: every record
+    /// a stage writes to a chained topic is stamped, and the strings in between (the link's,
+    /// the digests' hex, the header texts) were a dozen allocations per record.
+    public static func stamp(
+        topic: String, partition: Int32, source: String, previous: String, supersedes: String?, value: [UInt8],
+        keys: EventAuthenticator
+    ) -> Stamp? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8 + 16) { scratch in
+            let random = UnsafeMutableBufferPointer(rebasing: scratch[0..<8])
+            SecureRandom.fill(random)
+            for index in 0..<8 {
+                scratch[8 + 2 * index] = Digest.hexDigit(random[index] >> 4)
+                scratch[8 + 2 * index + 1] = Digest.hexDigit(random[index] & 0x0f)
+            }
+            return stamp(
+                topic: topic, partition: partition, source: source, previous: previous,
+                nonce: UnsafeBufferPointer(rebasing: scratch[8..<24]), supersedes: supersedes, value: value,
+                keys: keys)
+        }
+    }
+
+    /// ``stamp(topic:partition:source:previous:supersedes:value:keys:)`` with a given nonce
+    /// (hex digits), which the tests compare with the ``Link`` path byte for byte.
+    static func stamp(
+        topic: String, partition: Int32, source: String, previous: String, nonce: UnsafeBufferPointer<UInt8>,
+        supersedes: String?, value: [UInt8], keys: EventAuthenticator
+    ) -> Stamp? {
+        guard let key = keys.signingKey(for: source) else { return nil }
+        let covered = canonical(
+            topic: topic, partition: partition, source: source, previous: previous, nonce: nonce,
+            supersedes: supersedes, value: value)
+        var signature: [UInt8] = []
+        signature.reserveCapacity(key.idBytes.count + 1 + HMACKey.hexCount)
+        signature += key.idBytes
+        signature.append(UInt8(ascii: " "))
+        key.mac.appendHexAuthentication(of: covered, to: &signature)
+        let hash = String(decoding: signature[(key.idBytes.count + 1)...], as: UTF8.self)
+        var link: [UInt8] = []
+        link.reserveCapacity(source.utf8.count + previous.utf8.count + nonce.count + (supersedes?.utf8.count ?? 0) + 3)
+        link += source.utf8
+        link.append(UInt8(ascii: " "))
+        link += previous.utf8
+        link.append(UInt8(ascii: " "))
+        link += nonce
+        if let supersedes {
+            link.append(UInt8(ascii: " "))
+            link += supersedes.utf8
+        }
+        return Stamp(link: link, signature: signature, hash: hash)
     }
 
     /// The ``signatureHeader`` value for a link: nil when the source has no key.

@@ -10,7 +10,7 @@ extension IntentConfirmation: CanonicalPayload {
         object.string("code", code.rawValue, into: &output)
         object.intent("intent", intent, into: &output)
         if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
-        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.arguments("messageArguments", messageArguments, into: &output)
         object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("proposedResponse", proposedResponse, into: &output)
         object.string("reason", reason, into: &output)
@@ -28,7 +28,7 @@ extension ConfirmationRequest: CanonicalPayload {
         object.string("counterpartyContactID", counterpartyContactID, into: &output)
         object.string("counterpartyDisplayName", counterpartyDisplayName, into: &output)
         object.intent("intent", intent, into: &output)
-        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.arguments("messageArguments", messageArguments, into: &output)
         object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("proposedResponse", proposedResponse, into: &output)
         object.close(into: &output)
@@ -67,7 +67,7 @@ extension ParameterResolution {
             item.close(into: &output)
         }
         object.string("message", message, into: &output)
-        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.arguments("messageArguments", messageArguments, into: &output)
         object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("outcome", outcome.rawValue, into: &output)
         object.string("parameter", parameter, into: &output)

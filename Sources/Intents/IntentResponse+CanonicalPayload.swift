@@ -10,7 +10,7 @@ extension IntentResponse: CanonicalPayload {
         object.string("kind", kind.rawValue, into: &output)
         if let ledgerVersion { object.integer("ledgerVersion", ledgerVersion, into: &output) }
         object.string("message", message, into: &output)
-        object.value("messageArguments", messageArguments.map(MessageArgument.json), into: &output)
+        object.arguments("messageArguments", messageArguments, into: &output)
         object.strings("messageIDs", messageIDs, into: &output)
         object.string("messageKey", messageKey?.rawValue, into: &output)
         object.string("paymentRequestID", paymentRequestID, into: &output)

@@ -17,7 +17,10 @@ public enum MessageArgument: Sendable, Hashable {
     public var json: JSONValue {
         switch self {
         case .text(let text): .object(["text": .string(text)])
-        case .amount(let amount): .object(["amount": JSONValue(encoding: amount)])
+        case .amount(let amount):
+            .object([
+                "amount": .object(["amount": .string(amount.amount.description), "currency": .string(amount.currency)])
+            ])
         case .number(let number): .object(["number": .integer(Int64(number))])
         case .names(let names): .object(["names": .array(names.map(JSONValue.string))])
         case .choices(let choices): .object(["choices": .array(choices.map(JSONValue.string))])

@@ -53,13 +53,9 @@ public struct MessageRenderer: Sendable {
 
     /// An amount in its currency, with the currency's symbol and the locale's separators:
     /// a whole amount with the currency's usual fraction digits ("¥100.00", "¥100" in yen),
-    /// any other with every digit it has (at least two), never rounded away.
+    /// any other with every digit it has (at least two), never rounded away. Foundation's
+    /// text, from a template per shape of amount (``CurrencyFormat``).
     public func format(_ amount: CurrencyAmount) -> String {
-        let value = Decimal(
-            sign: amount.amount.units < 0 ? .minus : .plus, exponent: -amount.amount.scale,
-            significand: Decimal(amount.amount.units.magnitude))
-        let style = Decimal.FormatStyle.Currency(code: amount.currency, locale: locale)
-        guard amount.amount.scale > 0 else { return value.formatted(style) }
-        return value.formatted(style.precision(.fractionLength(max(amount.amount.scale, 2))))
+        CurrencyFormat.format(amount, locale: locale)
     }
 }

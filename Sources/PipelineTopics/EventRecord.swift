@@ -9,10 +9,15 @@ extension KafkaProducerMessage {
     }
 
     private init(topic: String, key: String, encodedEvent: [UInt8]) {
-        self.init(
-            topic: topic, key: key, value: encodedEvent,
-            headers: [KafkaHeader(key: "content-type", string: "application/cloudevents+json")])
+        // Room for the signatures, view signatures and chain link a stage adds, so the
+        // headers are allocated once; the content type's bytes are shared, not copied.
+        var headers: [KafkaHeader] = []
+        headers.reserveCapacity(7)
+        headers.append(KafkaHeader(key: "content-type", value: Self.structuredContentType))
+        self.init(topic: topic, key: key, value: encodedEvent, headers: headers)
     }
+
+    private static let structuredContentType = Array("application/cloudevents+json".utf8)
 
     /// A signed event: a voice service's (or `intentctl voice`'s), or a stage's
     /// output, signed with the last key its source has in `authenticator`, and with
@@ -27,8 +32,14 @@ extension KafkaProducerMessage {
     /// Appends the signature of `signed` by `source`'s key and, if `authenticator` has
     /// one, by its view key.
     public mutating func sign(_ signed: [UInt8], as source: String, with authenticator: EventAuthenticator) {
-        if let signature = authenticator.signature(forCanonical: signed, source: source) { append(signature) }
-        if let view = authenticator.viewSignature(forCanonical: signed, source: source) { append(view: view) }
+        if let signature = authenticator.signatureHeaderValues(forCanonical: signed, source: source) {
+            headers.append(KafkaHeader(key: EventSignature.header, value: signature.hex))
+            headers.append(KafkaHeader(key: EventSignature.keyIDHeader, value: signature.keyID))
+        }
+        if let view = authenticator.signatureHeaderValues(forCanonical: signed, source: source, view: true) {
+            headers.append(KafkaHeader(key: EventSignature.viewHeader, value: view.hex))
+            headers.append(KafkaHeader(key: EventSignature.viewKeyIDHeader, value: view.keyID))
+        }
     }
 
     /// The view signature headers: ``EventSignature/viewHeader`` and ``EventSignature/viewKeyIDHeader``.
@@ -60,16 +71,16 @@ extension KafkaProducerMessage {
         guard let value else { return nil }
         let earlier = headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
             .flatMap(RecordChain.signature(headerValue:))?.hex
-        let link = RecordChain.Link(source: source, previous: previous, supersedes: earlier)
         guard
-            let signature = RecordChain.signature(
-                topic: role, partition: partition, link: link, value: value, keys: keys)
+            let stamp = RecordChain.stamp(
+                topic: role, partition: partition, source: source, previous: previous, supersedes: earlier,
+                value: value, keys: keys)
         else { return nil }
         self.partition = partition
         headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
-        headers.append(KafkaHeader(key: RecordChain.header, string: link.headerValue))
-        headers.append(KafkaHeader(key: RecordChain.signatureHeader, string: RecordChain.headerValue(of: signature)))
-        return signature.hex
+        headers.append(KafkaHeader(key: RecordChain.header, value: stamp.link))
+        headers.append(KafkaHeader(key: RecordChain.signatureHeader, value: stamp.signature))
+        return stamp.hash
     }
 }
 

@@ -1,0 +1,142 @@
+import Foundation
+import Intents
+import Synchronization
+
+/// Amounts of money in a locale, byte for byte as Foundation's currency format style
+/// writes them (CLDR's pattern, symbol, separators and grouping, through ICU), without
+/// asking ICU for every amount: building the format style and formatting through ICU was
+/// about 4 % of a stage's time, once per record that names an amount.
+///
+/// What ICU writes for an amount depends on the locale, the currency, the sign, how many
+/// integer digits it has (grouping) and how many fraction digits it shows, not on which
+/// digits they are. So the first amount of each such shape is formatted by Foundation
+/// twice, with two different probe digits, and its text kept as a template (the bytes
+/// around the digits, the places of the digits); later amounts of that shape put their
+/// own digits in those places. A shape whose text does not behave so (digits that are
+/// not ASCII, as Arabic locales write them, or that move with their value) keeps no
+/// template and is formatted by Foundation every time. `CurrencyFormatEquivalenceTests`
+/// compares the two over many amounts, currencies and locales.
+enum CurrencyFormat {
+    /// What an amount's text depends on, besides its digits.
+    struct Shape: Hashable {
+        var locale: String
+        var currency: String
+        var negative: Bool
+        var integerDigits: Int
+        var scale: Int
+    }
+
+    /// An amount's text with its digits taken out: `bytes` with a digit at each of
+    /// `digitOffsets`, in order (integer digits, then fraction digits).
+    struct Template: Sendable {
+        var bytes: [UInt8]
+        var digitOffsets: [Int]
+    }
+
+    /// Templates by shape; nil for a shape Foundation must format itself. A lock, not a
+    /// copy per renderer: renderers are made per record and the shapes are few.
+    private static let templates = Mutex<[Shape: Template?]>([:])
+    /// At most this many shapes are kept (a few hundred bytes each).
+    static let maximumShapes = 4096
+
+    /// How many shapes are kept now.
+    static var shapeCount: Int { templates.withLock { $0.count } }
+
+    /// The template kept for a shape: nil when none was built yet, `.some(nil)` when the
+    /// shape is formatted by Foundation every time.
+    static func cachedTemplate(for shape: Shape) -> Template?? {
+        templates.withLock { $0[shape] }
+    }
+
+    /// The amount as ``foundation(_:locale:)`` writes it.
+    static func format(_ amount: CurrencyAmount, locale: Locale) -> String {
+        let digits = integerAndFraction(amount.amount)
+        let shape = Shape(
+            locale: locale.identifier, currency: amount.currency, negative: amount.amount.units < 0,
+            integerDigits: digits.integer.count, scale: amount.amount.scale)
+        let cached = templates.withLock { $0[shape] }
+        let template: Template?
+        if let cached {
+            template = cached
+        } else {
+            template = Self.template(for: shape, locale: locale)
+            templates.withLock { templates in
+                // Locale tags come from requests: a sender naming ever new ones must not grow
+                // the table without end. Past the bound it starts again (the shapes in use
+                // come back within a few records).
+                if templates.count >= maximumShapes { templates.removeAll(keepingCapacity: true) }
+                templates[shape] = template
+            }
+        }
+        guard let template, let text = fill(template, digits) else { return foundation(amount, locale: locale) }
+        return text
+    }
+
+    /// The reference: Foundation's currency style, a whole amount with the currency's usual
+    /// fraction digits, any other with every digit it has (at least two), never rounded away.
+    static func foundation(_ amount: CurrencyAmount, locale: Locale) -> String {
+        let value = Decimal(
+            sign: amount.amount.units < 0 ? .minus : .plus, exponent: -amount.amount.scale,
+            significand: Decimal(amount.amount.units.magnitude))
+        let style = Decimal.FormatStyle.Currency(code: amount.currency, locale: locale)
+        guard amount.amount.scale > 0 else { return value.formatted(style) }
+        return value.formatted(style.precision(.fractionLength(max(amount.amount.scale, 2))))
+    }
+
+    /// The amount's digits (ASCII) before and after its decimal point, the integer part at
+    /// least "0": `12.50` is ("12", "50").
+    static func integerAndFraction(_ amount: DecimalAmount) -> (integer: [UInt8], fraction: [UInt8]) {
+        var digits = Array(String(amount.units.magnitude).utf8)
+        if digits.count <= amount.scale {
+            digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: amount.scale + 1 - digits.count), at: 0)
+        }
+        let point = digits.count - amount.scale
+        return (Array(digits[..<point]), Array(digits[point...]))
+    }
+
+    /// The template of a shape, from two probes that differ only in their digits; nil when
+    /// filling the first probe's template with the second's digits does not give Foundation's text.
+    private static func template(for shape: Shape, locale: Locale) -> Template? {
+        func probe(_ digit: UInt8) -> (amount: CurrencyAmount, text: [UInt8]) {
+            let units = String(repeating: Character(Unicode.Scalar(digit)), count: shape.integerDigits + shape.scale)
+            let amount = CurrencyAmount(
+                amount: DecimalAmount(units: (Int64(units) ?? 0) * (shape.negative ? -1 : 1), scale: shape.scale),
+                currency: shape.currency)
+            return (amount, Array(foundation(amount, locale: locale).utf8))
+        }
+        guard shape.integerDigits + shape.scale <= 18 else { return nil }
+        let first = probe(UInt8(ascii: "7"))
+        let offsets = first.text.indices.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first.text[$0]) }
+        let template = Template(bytes: first.text, digitOffsets: offsets)
+        let second = probe(UInt8(ascii: "3"))
+        guard let filled = fill(template, integerAndFraction(second.amount.amount)),
+            Array(filled.utf8) == second.text
+        else { return nil }
+        return template
+    }
+
+    /// The template with `digits` in its digit places: the integer digits, the fraction
+    /// digits, then zeros for any further places (the fraction digits a whole amount is
+    /// shown with). Nil when the digits do not fit (more than there are places).
+    static func fill(_ template: Template, _ digits: (integer: [UInt8], fraction: [UInt8])) -> String? {
+        let places = template.digitOffsets.count
+        guard digits.integer.count + digits.fraction.count <= places else { return nil }
+        return String(unsafeUninitializedCapacity: template.bytes.count) { output in
+            _ = output.initialize(from: template.bytes)
+            var place = 0
+            for digit in digits.integer {
+                output[template.digitOffsets[place]] = digit
+                place += 1
+            }
+            for digit in digits.fraction {
+                output[template.digitOffsets[place]] = digit
+                place += 1
+            }
+            while place < places {
+                output[template.digitOffsets[place]] = UInt8(ascii: "0")
+                place += 1
+            }
+            return template.bytes.count
+        }
+    }
+}
