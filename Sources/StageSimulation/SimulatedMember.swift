@@ -31,7 +31,7 @@ struct SimulatedMember<Decider: StageDecider> {
     var positions: [Int32: Int64] = [:]
     var held: [(partition: Int32, record: InMemoryCluster.Record)] = []
     var batches: [BatchID: Batch] = [:]
-    var pending: [Pending] = []
+    var pending = DueQueue<Pending>()
     var stored: [Int32: Int64] = [:]
     /// Shut down and finished: leaves the group.
     var left = false
