@@ -401,7 +401,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 /// One decided batch, on its way through the two rounds. Outside the generic runtime on
 /// purpose: nested, it would be generic over the clock too, and a host in another
 /// module (the simulation) runs the runtime unspecialized, looking the type's metadata
-/// up at run time on every count, filter and append of a round.
+/// up at run time on every count, filter and append of a round. Its fields are read with
+/// closures, not key paths, for the same reason: unspecialized, a key path literal is
+/// instantiated at run time each time it is evaluated.
 private struct RuntimeBatch: Sendable {
     let id: BatchID
     /// The next offset to read per partition once this batch is finished.
