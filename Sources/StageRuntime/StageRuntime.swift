@@ -28,37 +28,25 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         case stopped
     }
 
-    /// One decided batch, on its way through the two rounds.
-    private struct Batch: Sendable {
-        let id: BatchID
-        /// The next offset to read per partition once this batch is finished.
-        let offsets: [Int32: Int64]
-        var state: Bool
-        var notices: Bool
-        var stateAcknowledged = false
-        var stateFailed = false
-        var noticesAcknowledged = false
-    }
-
     public let policy: StageRuntimePolicy
     private var random: SplitMix64
     private var nextBatch: UInt64 = 0
     /// Decided; their state goes with the next state round.
-    private var waiting: [Batch] = []
+    private var waiting: [RuntimeBatch] = []
     /// The state round in flight (or waiting to be sent again).
-    private var stateRound: [Batch] = []
+    private var stateRound: [RuntimeBatch] = []
     /// Sent again from this index of the state round when its backoff is due.
     private var resendFrom: Int?
     private var stateFailures: FailureRun<Instant>?
     /// Batches whose state is acknowledged, oldest first, with their notices in flight.
-    private var noticeRounds: [Batch] = []
+    private var noticeRounds: [RuntimeBatch] = []
     private var noticeFailures: FailureRun<Instant>?
     /// Notices to send again, by batch, when the backoff is due.
     private var noticesToResend: [BatchID] = []
     /// Handed out by ``StageAction/decide(_:records:tick:)``, not reported yet.
-    private var deciding: Batch?
+    private var deciding: RuntimeBatch?
     /// Polled while draining: decided once the assignment is applied.
-    private var held: (records: [InputPosition], now: Instant)?
+    private var held: [InputPosition]?
 
     /// The partitions the stage's state and decisions are for.
     public private(set) var owned: Set<Int32> = []
@@ -120,7 +108,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         guard stopped == nil else { return [] }
         var actions: [StageAction] = []
         if !records.isEmpty || held != nil {
-            if held == nil { held = (records, now) } else { held!.records += records }
+            if held == nil { held = records } else { held! += records }
         }
         turn(now, &actions)
         return actions
@@ -239,12 +227,17 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         return nil
     }
 
+    /// Without an array of optional instants: this runs on every turn that waits, and
+    /// unspecialized (a host in another module), each such array is a run-time metadata look-up.
     private var earliestRetry: Instant? {
-        [
-            resendFrom == nil ? nil : stateFailures?.due,
-            noticesToResend.isEmpty ? nil : noticeFailures?.due,
-            uncommitted && !committing ? commitFailures?.due : nil,
-        ].compactMap { $0 }.min()
+        var earliest: Instant?
+        func consider(_ due: Instant?) {
+            if let due, earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        if resendFrom != nil { consider(stateFailures?.due) }
+        if !noticesToResend.isEmpty { consider(noticeFailures?.due) }
+        if uncommitted && !committing { consider(commitFailures?.due) }
+        return earliest
     }
 
     private mutating func stop(_ reason: StageStop) -> [StageAction] {
@@ -286,11 +279,11 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             guard let due = stateFailures?.due, now >= due else { return false }
             resendFrom = nil
             for index in stateRound.indices[from...] { stateRound[index].stateFailed = false }
-            actions.append(.publish(.state, stateRound[from...].filter(\.state).map(\.id), resend: true))
+            actions.append(.publish(.state, stateRound[from...].filter { $0.state }.map { $0.id }, resend: true))
             return true
         }
         guard stateRound.allSatisfy({ !$0.state || $0.stateAcknowledged || $0.stateFailed }) else { return false }
-        if let failed = stateRound.firstIndex(where: \.stateFailed) {
+        if let failed = stateRound.firstIndex(where: { $0.stateFailed }) {
             let ticket = StageTicket.state(stateRound[failed].id)
             if let reason = FailureRun.count(&stateFailures, ticket, at: now, policy.retry, &random) {
                 actions += stop(reason)
@@ -307,9 +300,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         let round = stateRound
         stateRound = []
         if policy.fencing, round.contains(where: { $0.state && $0.notices }) {
-            actions.append(.readBack(round.map(\.id), resent: resent))
+            actions.append(.readBack(round.map { $0.id }, resent: resent))
         }
-        let noticed = round.filter(\.notices).map(\.id)
+        let noticed = round.filter { $0.notices }.map { $0.id }
         if !noticed.isEmpty { actions.append(.publish(.notices, noticed, resend: false)) }
         noticeRounds += round
         return true
@@ -320,7 +313,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         guard stateRound.isEmpty, !waiting.isEmpty else { return false }
         stateRound = waiting
         waiting = []
-        let sent = stateRound.filter(\.state).map(\.id)
+        let sent = stateRound.filter { $0.state }.map { $0.id }
         if !sent.isEmpty { actions.append(.publish(.state, sent, resend: false)) }
         return true
     }
@@ -383,12 +376,12 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         let tick = tickDue(now)
         guard held != nil || tick else { return }
         if tick { lastTick = now }
-        let records = held?.records ?? []
+        let records = held ?? []
         held = nil
         var offsets: [Int32: Int64] = [:]
         for record in records { offsets[record.partition] = max(offsets[record.partition] ?? 0, record.offset + 1) }
         nextBatch += 1
-        let batch = Batch(id: BatchID(nextBatch), offsets: offsets, state: false, notices: false)
+        let batch = RuntimeBatch(id: BatchID(nextBatch), offsets: offsets, state: false, notices: false)
         deciding = batch
         actions.append(.decide(batch.id, records: records, tick: tick))
     }
@@ -403,4 +396,21 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         lastSnapshot = now
         actions.append(.snapshot(owned: owned, final: false))
     }
+}
+
+/// One decided batch, on its way through the two rounds. Outside the generic runtime on
+/// purpose: nested, it would be generic over the clock too, and a host in another
+/// module (the simulation) runs the runtime unspecialized, looking the type's metadata
+/// up at run time on every count, filter and append of a round. Its fields are read with
+/// closures, not key paths, for the same reason: unspecialized, a key path literal is
+/// instantiated at run time each time it is evaluated.
+private struct RuntimeBatch: Sendable {
+    let id: BatchID
+    /// The next offset to read per partition once this batch is finished.
+    let offsets: [Int32: Int64]
+    var state: Bool
+    var notices: Bool
+    var stateAcknowledged = false
+    var stateFailed = false
+    var noticesAcknowledged = false
 }

@@ -4,11 +4,26 @@ protocol Due {
     var due: ManualClock.Instant { get }
 }
 
-extension Array where Element: Due {
-    /// Removes and returns, in order, the elements due by `now`.
+/// What is to happen, in the order it was scheduled, with the earliest instant kept
+/// beside it: asked every step, it answers "nothing yet" without looking at every
+/// element (the voice service holds hundreds of answers due seconds later).
+struct DueQueue<Element: Due> {
+    private var elements: [Element] = []
+    private var earliest: ManualClock.Instant?
+
+    var isEmpty: Bool { elements.isEmpty }
+
+    mutating func append(_ element: Element) {
+        elements.append(element)
+        earliest = earliest.map { min($0, element.due) } ?? element.due
+    }
+
+    /// Removes and returns, in the order they were scheduled, the elements due by `now`.
     mutating func removeDue(by now: ManualClock.Instant) -> [Element] {
-        let taken = filter { $0.due <= now }
-        if !taken.isEmpty { removeAll { $0.due <= now } }
+        guard let earliest, earliest <= now else { return [] }
+        let taken = elements.filter { $0.due <= now }
+        elements.removeAll { $0.due <= now }
+        self.earliest = elements.lazy.map { $0.due }.min()
         return taken
     }
 }

@@ -54,6 +54,12 @@ public struct InMemoryCluster: Sendable {
         return records[Int(offset)..<(Int(offset) + min(records.count - Int(offset), limit))]
     }
 
+    /// Each partition's records of `topic`, indexed by partition (one topic look-up for a
+    /// poll over several partitions, which most turns make and most find empty).
+    public func partitions(of topic: String) -> [[Record]] {
+        topics[topic] ?? Array(repeating: [], count: partitionCount)
+    }
+
     /// Every record of `topic`, partition by partition.
     public func records(of topic: String) -> [(partition: Int32, record: Record)] {
         (topics[topic] ?? []).enumerated().flatMap { partition, records in

@@ -10,9 +10,7 @@ struct PartitionedLedgers {
     /// Holds exactly `owned`; a `gained` partition is read again (from its snapshot if any).
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
         ledgers.restore(owned: owned, gained: gained) { partition in
-            guard let snapshot = world.ledgerSnapshots[partition],
-                let ledger = try? Ledger(snapshotBytes: snapshot.bytes)
-            else { return nil }
+            guard let snapshot = world.ledgerSnapshots[partition], let ledger = snapshot.ledger else { return nil }
             // Broken on purpose with the mutation: what was written after the snapshot is skipped.
             let skips = world.mutations.contains(.skipLedgerRestore)
             return (ledger, skips ? world.ledgerEvents[partition]?.count ?? 0 : snapshot.records)
@@ -35,11 +33,12 @@ struct PartitionedLedgers {
     /// The expiry sweep over each owned partition's ledger, in partition order.
     mutating func withEach(_ body: (inout Ledger) -> StageResult) -> StageResult { ledgers.withEach(body) }
 
-    /// Snapshots of the owned partitions, each with how many of its records it holds.
-    func snapshots(owned: Set<Int32>, _ world: SimulatedWorld) -> [(Int32, (bytes: [UInt8], records: Int))] {
+    /// Snapshots of the owned partitions, each written to bytes and read back from them as
+    /// a restore would, with how many of its records it holds.
+    func snapshots(owned: Set<Int32>, _ world: SimulatedWorld) -> [(Int32, (ledger: Ledger?, records: Int))] {
         owned.sorted().compactMap { partition in
             ledgers.value(in: partition).map {
-                (partition, ($0.snapshotBytes(), world.ledgerEvents[partition]?.count ?? 0))
+                (partition, (try? Ledger(snapshotBytes: $0.snapshotBytes()), world.ledgerEvents[partition]?.count ?? 0))
             }
         }
     }

@@ -57,11 +57,13 @@ struct PipelineInvariants {
         report.hostileRecords = voice.hostile.count
         let responses = topics[SimulatedWorld.topics.responses] ?? []
         let ledger = topics[SimulatedWorld.topics.ledger] ?? []
+        // Decoded once for the accounts and the replay below (each read every event again).
+        let ledgerEvents = ledger.map { (envelope: $0, event: try? LedgerEvent.decode(from: $0)) }
         let audit = PipelineAudit.audit(
             responses: responses, ledger: ledger, confirmations: topics[SimulatedWorld.topics.confirmations] ?? [],
             messages: topics[SimulatedWorld.topics.messages] ?? [],
             deadLetters: topics[SimulatedWorld.topics.deadLetter] ?? [],
-            accounts: ledger.filter { (try? LedgerEvent.decode(from: $0).kind) == .accountOpened },
+            accounts: ledgerEvents.filter { $0.event?.kind == .accountOpened }.map { $0.envelope },
             bindingKey: SimulatedWorld.bindingKey)
         report.failures += audit.findings
         report.postedTransfers = audit.postedTransfers
@@ -79,7 +81,7 @@ struct PipelineInvariants {
                 + ledger.compactMap(\.intentID)
         ).subtracting(voice.expected)
         if !acted.isEmpty { report.failures.append("acted on records it must refuse: \(acted.sorted().prefix(5))") }
-        checkAppState(responses + ledger + (topics[SimulatedWorld.topics.messages] ?? []), ledger: ledger)
+        checkAppState(responses + ledger + (topics[SimulatedWorld.topics.messages] ?? []), ledger: ledgerEvents)
         report.held = report.failures.isEmpty
         return report
     }
@@ -116,7 +118,9 @@ struct PipelineInvariants {
 
     /// The app state's projection (``AppStateUpdates``) of the output topics, each event
     /// applied once as the store applies it, shows every user the ledger's balances.
-    private mutating func checkAppState(_ events: [EventEnvelope], ledger: [EventEnvelope]) {
+    private mutating func checkAppState(
+        _ events: [EventEnvelope], ledger: [(envelope: EventEnvelope, event: LedgerEvent?)]
+    ) {
         var applied: Set<String> = []
         var shown: [String: (available: Int64, held: Int64)] = [:]
         for event in events where applied.insert(event.id).inserted {
@@ -126,10 +130,8 @@ struct PipelineInvariants {
             }
         }
         var replayed = Ledger()
-        for envelope in ledger {
-            if let event = try? LedgerEvent.decode(from: envelope) {
-                _ = try? replayed.apply(event, at: Timestamp(envelope.time), checkingBalances: false)
-            }
+        for case (let envelope, let event?) in ledger {
+            _ = try? replayed.apply(event, at: Timestamp(envelope.time), checkingBalances: false)
         }
         var mismatches: [String] = []
         for user in world.users {

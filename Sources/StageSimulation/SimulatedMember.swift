@@ -31,7 +31,7 @@ struct SimulatedMember<Decider: StageDecider> {
     var positions: [Int32: Int64] = [:]
     var held: [(partition: Int32, record: InMemoryCluster.Record)] = []
     var batches: [BatchID: Batch] = [:]
-    var pending: [Pending] = []
+    var pending = DueQueue<Pending>()
     var stored: [Int32: Int64] = [:]
     /// Shut down and finished: leaves the group.
     var left = false
@@ -94,12 +94,14 @@ struct SimulatedMember<Decider: StageDecider> {
         let partitions = positions.keys.sorted()
         guard !partitions.isEmpty else { return [] }
         nextPartition += 1
+        let log = cluster.partitions(of: Decider.input)
         var polled: [(position: InputPosition, record: InMemoryCluster.Record)] = []
         for step in 0..<partitions.count where polled.count < maximum {
             let partition = partitions[(nextPartition + step) % partitions.count]
             let from = positions[partition] ?? 0
-            let records = cluster.records(
-                of: Decider.input, partition: partition, from: from, limit: maximum - polled.count)
+            let available = log[Int(partition)].count - Int(from)
+            guard available > 0 else { continue }
+            let records = log[Int(partition)][Int(from)...].prefix(maximum - polled.count)
             for (offset, record) in zip(from..., records) {
                 polled.append((InputPosition(partition: partition, offset: offset), record))
             }

@@ -27,7 +27,7 @@ struct SimulatedVoiceService {
     private(set) var hostile: Set<[UInt8]> = []
     private(set) var spoken = 0
     private var recent: [InMemoryCluster.Record] = []
-    private var scheduled: [Scheduled] = []
+    private var scheduled = DueQueue<Scheduled>()
     private var asked: Set<String> = []
     /// Signs like the voice service, with a key the pipeline never saw.
     private let attacker = EventAuthenticator(keys: [SimulatedWorld.voiceSource: Array(repeating: 0x66, count: 32)])

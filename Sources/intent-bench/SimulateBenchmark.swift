@@ -3,28 +3,45 @@ import Foundation
 import StageSimulation
 
 /// `intent-bench simulate`: the seeded simulation of the whole pipeline on the in-memory
-/// cluster (``StageSimulation/PipelineSimulation``), one JSON line per seed. The same
-/// seed gives the same digest; a seed whose invariants did not hold is printed so it
-/// can be run again alone.
-struct SimulateBenchmark: ParsableCommand {
+/// cluster (``StageSimulation/PipelineSimulation``), one JSON line per seed and, for more
+/// than one seed, a summary line last. Seeds are fully independent (each has its own
+/// world, clock and randomness), so they run side by side on every core: a seed's digest
+/// does not depend on what runs beside it. A seed whose invariants did not hold is
+/// printed so it can be run again alone.
+struct SimulateBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run the seeded pipeline simulation; one JSON line per seed (the last is the last seed's).",
+        abstract: """
+            Run the seeded pipeline simulation; one JSON line per seed, in seed order, and with more than one \
+            seed a summary line last.
+            """,
         discussion: """
-            Each line: seed, intents, digest (of every output record), held (every invariant held), failures, \
-            intents_per_s (simulated intents per second of wall time), and what happened (crashes, rebalances, \
-            failed_acknowledgements, snapshots, posted_transfers, dead_letters, ...). --mutation breaks the \
-            pipeline on purpose (\(PipelineSimulation.Mutation.allCases.map(\.rawValue).joined(separator: ", "))): \
-            the invariants must then fail.
+            Each seed's line: seed, intents, digest (of every output record), held (every invariant held), \
+            failures, intents_per_s (that seed's simulated intents per second of its own wall time, while the \
+            other seeds ran beside it), and what happened (crashes, rebalances, failed_acknowledgements, \
+            snapshots, posted_transfers, dead_letters, ...). The summary line (summary: true): seeds, parallel, \
+            held (every seed held), failed_seeds, wall_s, median_seed_intents_per_s and \
+            aggregate_intents_per_s (all seeds' intents over the wall time of the whole run, across cores). \
+            --mutation breaks the pipeline on purpose \
+            (\(PipelineSimulation.Mutation.allCases.map(\.rawValue).joined(separator: ", "))): the invariants \
+            must then fail.
             """)
 
     @Option(help: "The first seed.") var seed: UInt64 = 1
     @Option(help: "How many seeds to run, from --seed on.") var seeds: Int = 1
     @Option(help: "Intents per seed.") var intents: Int = 1000
+    @Option(help: "Seeds run at once (default: the machine's active cores).")
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
     @Option(help: "A fault put in on purpose (repeatable); the run is expected to fail.")
     var mutation: [String] = []
 
-    func run() throws {
+    /// One seed's run: its report and its own wall time.
+    struct SeedRun: Sendable {
+        var report: PipelineSimulation.Report
+        var seconds: Double
+    }
+
+    func run() async throws {
         var mutations: Set<PipelineSimulation.Mutation> = []
         for name in mutation {
             guard let mutation = PipelineSimulation.Mutation(rawValue: name) else {
@@ -32,14 +49,16 @@ struct SimulateBenchmark: ParsableCommand {
             }
             mutations.insert(mutation)
         }
-        var failed: [UInt64] = []
-        for seed in seed..<(seed + UInt64(max(seeds, 1))) {
-            let started = ContinuousClock.now
-            let report = PipelineSimulation.run(seed: seed, intents: intents, mutations: mutations)
-            let elapsed = started.duration(to: .now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            if !report.held { failed.append(seed) }
-            print(try Self.line(report, intentsPerSecond: Double(intents) / max(seconds, 1e-9)))
+        let seeds = Array(seed..<(seed + UInt64(max(self.seeds, 1))))
+        let started = ContinuousClock.now
+        let runs = try await Self.run(seeds, intents: intents, mutations: mutations, parallel: max(parallel, 1)) {
+            print(try Self.line($0.report, intentsPerSecond: Double($0.report.intents) / max($0.seconds, 1e-9)))
+        }
+        let failed = runs.filter { !$0.report.held }.map(\.report.seed)
+        if seeds.count > 1 {
+            print(
+                Self.summary(
+                    runs, parallel: max(parallel, 1), wallSeconds: Self.seconds(started.duration(to: .now))))
         }
         if !failed.isEmpty {
             let again = mutation.map { " --mutation \($0)" }.joined()
@@ -51,6 +70,45 @@ struct SimulateBenchmark: ParsableCommand {
         }
     }
 
+    /// Runs `seeds`, at most `parallel` at once (a task group over the cooperative pool,
+    /// one task per seed, each a whole simulation), and hands each run to `report` in
+    /// seed order as soon as it and every earlier seed are done. Returns the runs in seed order.
+    static func run(
+        _ seeds: [UInt64], intents: Int, mutations: Set<PipelineSimulation.Mutation>, parallel: Int,
+        report: (SeedRun) throws -> Void
+    ) async throws -> [SeedRun] {
+        var done: [Int: SeedRun] = [:]
+        var reported: [SeedRun] = []
+        try await withThrowingTaskGroup(of: (Int, SeedRun).self) { group in
+            var next = 0
+            func start() {
+                guard next < seeds.count else { return }
+                let index = next
+                let seed = seeds[index]
+                next += 1
+                group.addTask {
+                    let started = ContinuousClock.now
+                    let result = PipelineSimulation.run(seed: seed, intents: intents, mutations: mutations)
+                    return (index, SeedRun(report: result, seconds: seconds(started.duration(to: .now))))
+                }
+            }
+            for _ in 0..<parallel { start() }
+            while let (index, run) = try await group.next() {
+                done[index] = run
+                while let run = done.removeValue(forKey: reported.count) {
+                    try report(run)
+                    reported.append(run)
+                }
+                start()
+            }
+        }
+        return reported
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     /// The report as one JSON object, with the wall-clock rate beside it.
     static func line(_ report: PipelineSimulation.Report, intentsPerSecond: Double) throws -> String {
         let encoder = JSONEncoder()
@@ -59,7 +117,29 @@ struct SimulateBenchmark: ParsableCommand {
             return "{}"
         }
         object["intents_per_s"] = Int(intentsPerSecond.rounded())
-        return String(
-            decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        return json(object)
+    }
+
+    /// The whole run in one line: the median of the seeds' own rates (what one core does
+    /// with the others busy too) and the aggregate (every seed's intents over the run's
+    /// wall time: what the machine does).
+    static func summary(_ runs: [SeedRun], parallel: Int, wallSeconds: Double) -> String {
+        let rates = runs.map { Double($0.report.intents) / max($0.seconds, 1e-9) }.sorted()
+        let median = rates.isEmpty ? 0 : (rates[(rates.count - 1) / 2] + rates[rates.count / 2]) / 2
+        let intents = runs.reduce(0) { $0 + $1.report.intents }
+        let failed = runs.filter { !$0.report.held }.map(\.report.seed)
+        return json([
+            "summary": true, "seeds": runs.count, "first_seed": runs.first?.report.seed ?? 0,
+            "intents_per_seed": runs.first?.report.intents ?? 0, "parallel": parallel, "held": failed.isEmpty,
+            "failed_seeds": failed, "wall_s": (wallSeconds * 1000).rounded() / 1000,
+            "median_seed_intents_per_s": Int(median.rounded()),
+            "aggregate_intents_per_s": Int((Double(intents) / max(wallSeconds, 1e-9)).rounded()),
+        ])
+    }
+
+    private static func json(_ object: [String: Any]) -> String {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map {
+            String(decoding: $0, as: UTF8.self)
+        } ?? "{}"
     }
 }

@@ -37,6 +37,18 @@ import Testing
         #expect(first.digest != other.digest)
     }
 
+    /// Seeds share nothing (`intent-bench simulate --seeds K` runs them side by side on
+    /// every core): run at once in a task group, each seed gives the report it gives alone.
+    @Test func seedsRunSideBySideReplayAsAlone() async {
+        let seeds: [UInt64] = [42, 43, 44]
+        let alone = seeds.map { PipelineSimulation.run(seed: $0, intents: 30) }
+        let together = await withTaskGroup(of: PipelineSimulation.Report.self) { group in
+            for seed in seeds { group.addTask { PipelineSimulation.run(seed: seed, intents: 30) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(together.sorted { $0.seed < $1.seed } == alone)
+    }
+
     /// Each mutation breaks an invariant the simulation checks on some seed of a few
     /// (today the first already): the invariants can fail. Sized per mutation, as small
     /// as still catches it, to keep the suite's CPU time low: losing the records after a
