@@ -14,8 +14,8 @@ import Testing
     }
 
     @Test(arguments: [1, 2] as [UInt64])
-    func invariantsHoldUnderCrashesRebalancesAndFailedAcknowledgements(seed: UInt64) {
-        let report = PipelineSimulation.run(seed: seed, intents: Self.intents)
+    func invariantsHoldUnderCrashesRebalancesAndFailedAcknowledgements(seed: UInt64) async {
+        let report = await onOwnThread { PipelineSimulation.run(seed: seed, intents: Self.intents) }
         #expect(report.failures.isEmpty, "seed \(seed): \(report.failures); \(Self.rerun(seed, Self.intents))")
         #expect(report.held)
         // The faults and the flows happened: a run without them proves nothing.
@@ -29,10 +29,13 @@ import Testing
         #expect(report.finalResponses > Self.intents * 3 / 4)
     }
 
-    @Test func theSameSeedGivesTheSameDigest() {
-        let first = PipelineSimulation.run(seed: 42, intents: 30)
-        let again = PipelineSimulation.run(seed: 42, intents: 30)
-        let other = PipelineSimulation.run(seed: 43, intents: 30)
+    @Test func theSameSeedGivesTheSameDigest() async {
+        let (first, again, other) = await onOwnThread {
+            (
+                PipelineSimulation.run(seed: 42, intents: 30), PipelineSimulation.run(seed: 42, intents: 30),
+                PipelineSimulation.run(seed: 43, intents: 30)
+            )
+        }
         #expect(first == again)
         #expect(first.digest != other.digest)
     }
@@ -41,9 +44,11 @@ import Testing
     /// every core): run at once in a task group, each seed gives the report it gives alone.
     @Test func seedsRunSideBySideReplayAsAlone() async {
         let seeds: [UInt64] = [42, 43, 44]
-        let alone = seeds.map { PipelineSimulation.run(seed: $0, intents: 30) }
+        let alone = await onOwnThread { seeds.map { PipelineSimulation.run(seed: $0, intents: 30) } }
         let together = await withTaskGroup(of: PipelineSimulation.Report.self) { group in
-            for seed in seeds { group.addTask { PipelineSimulation.run(seed: seed, intents: 30) } }
+            for seed in seeds {
+                group.addTask { await onOwnThread { PipelineSimulation.run(seed: seed, intents: 30) } }
+            }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(together.sorted { $0.seed < $1.seed } == alone)
@@ -57,9 +62,11 @@ import Testing
         (PipelineSimulation.Mutation.skipLedgerRestore, 50), (.commitAtDecision, 40), (.dropDeadLetters, 30),
         (.duplicateLedgerEvents, 30),
     ])
-    func aMutationIsCaught(_ mutation: PipelineSimulation.Mutation, intents: Int) {
-        let caught = (1...4 as ClosedRange<UInt64>).contains { seed in
-            !PipelineSimulation.run(seed: seed, intents: intents, mutations: [mutation]).held
+    func aMutationIsCaught(_ mutation: PipelineSimulation.Mutation, intents: Int) async {
+        let caught = await onOwnThread {
+            (1...4 as ClosedRange<UInt64>).contains { seed in
+                !PipelineSimulation.run(seed: seed, intents: intents, mutations: [mutation]).held
+            }
         }
         #expect(caught, "no seed of 1...4 caught \(mutation.rawValue) with \(intents) intents")
     }

@@ -35,18 +35,20 @@ import Testing
     @Test(
         "a crash in any stage at any of several moments: one final response each, nothing twice",
         arguments: Stage.allCases)
-    func crashKeepsExactlyOnce(_ stage: Stage) {
-        for steps in Self.moments {
-            let report = Self.crashed(stage, after: steps)
+    func crashKeepsExactlyOnce(_ stage: Stage) async {
+        let reports = await onOwnThread { Self.moments.map { Self.crashed(stage, after: $0) } }
+        for (steps, report) in zip(Self.moments, reports) {
             #expect(report.failures == [], "\(stage) crashed after \(steps) steps")
             #expect(report.crashes == 1)
         }
     }
 
     @Test("committing at decision time is caught by a crash schedule")
-    func commitAtDecisionIsCaught() {
-        let caught = Stage.allCases.contains { stage in
-            Self.moments.contains { !Self.crashed(stage, after: $0, [.commitAtDecision]).held }
+    func commitAtDecisionIsCaught() async {
+        let caught = await onOwnThread {
+            Stage.allCases.contains { stage in
+                Self.moments.contains { !Self.crashed(stage, after: $0, [.commitAtDecision]).held }
+            }
         }
         #expect(caught)
     }

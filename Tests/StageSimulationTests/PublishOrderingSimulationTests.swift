@@ -12,8 +12,11 @@ import Testing
 /// (its records not landed, the round failed): a runtime that let that round's notices go
 /// anyway fails here. (Moved from the broker suite `PublishOrderingTests`.)
 @Suite struct PublishOrderingSimulationTests {
-    @Test("no confirmation request is visible before the proposal it asks about", arguments: [1, 6] as [UInt64])
-    func noticeWaitsForItsState(seed: UInt64) {
+    /// The run, checking after every step: the requests that overtook their proposals, how
+    /// many requests were checked, the failed acknowledgements, the invariants' failures.
+    static func ordered(seed: UInt64) -> (
+        overtaken: [String], checked: Int, failedAcknowledgements: Int, failures: [String]
+    ) {
         var scenario = PipelineScenario(seed: seed, intents: 20, faults: true)
         scenario.speak(20)
         var checkedRequests: Set<String> = []
@@ -36,12 +39,18 @@ import Testing
                 if !proposed.contains(intentID) { overtaken.append(intentID) }
             }
         }
-        #expect(overtaken == [], "seed \(seed): confirmation requests published before their proposals")
-        // The property was exercised: requests were asked while publishes failed.
-        #expect(checkedRequests.count > 3)
-        #expect(scenario.world.report.failedAcknowledgements > 0)
+        let failedAcknowledgements = scenario.world.report.failedAcknowledgements
         scenario.settle()
-        let report = scenario.checked()
-        #expect(report.failures == [], "seed \(seed)")
+        return (overtaken, checkedRequests.count, failedAcknowledgements, scenario.checked().failures)
+    }
+
+    @Test("no confirmation request is visible before the proposal it asks about", arguments: [1, 6] as [UInt64])
+    func noticeWaitsForItsState(seed: UInt64) async {
+        let run = await onOwnThread { Self.ordered(seed: seed) }
+        #expect(run.overtaken == [], "seed \(seed): confirmation requests published before their proposals")
+        // The property was exercised: requests were asked while publishes failed.
+        #expect(run.checked > 3)
+        #expect(run.failedAcknowledgements > 0)
+        #expect(run.failures == [], "seed \(seed)")
     }
 }
