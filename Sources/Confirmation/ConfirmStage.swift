@@ -86,7 +86,8 @@ public struct ConfirmStage: Sendable {
         }
         let now = envelope.time
         let verdict = confirm(
-            report.intent, userID: envelope.userID, ledger: ledger, directory: directory ?? ledger.directory)
+            report.intent, intentID: intentID, userID: envelope.userID, ledger: ledger,
+            directory: directory ?? ledger.directory)
         // Said in the user's locale (the request's, carried on every derived event).
         let said = MessageRenderer(locale: UserLocale.of(envelope)).render(verdict.message)
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
@@ -154,7 +155,9 @@ public struct ConfirmStage: Sendable {
         }
     }
 
-    func confirm(_ intent: Intent, userID: String, ledger: Ledger, directory: AccountDirectory) -> Verdict {
+    func confirm(
+        _ intent: Intent, intentID: String, userID: String, ledger: Ledger, directory: AccountDirectory
+    ) -> Verdict {
         switch intent {
         case .sendMessage(let message):
             if let service = message.serviceName, unavailableServices.contains(service.lowercased()) {
@@ -176,22 +179,29 @@ public struct ConfirmStage: Sendable {
                 code: .ready, .markMessagesConfirm,
                 ["count": .number(change.messageIDs.count), "attribute": .text(change.attribute?.rawValue ?? "?")])
         case .sendPayment(let payment):
+            // Proposed before (a redo after a crash or a rebalance): the payments stage acted on
+            // this very proposal, whose hold moved the balance (and reserved the request) checked
+            // below, so checking again would refuse what was accepted. The verdict is the first
+            // one; the payments stage takes a proposal once and ignores it again.
+            let proposed =
+                ledger.transfer(forIntent: intentID, of: userID) != nil
+                || ledger.closedProposal(forIntent: intentID, of: userID) != nil
             return confirmPayment(
                 userID: userID, counterparty: payment.payee, amount: payment.currencyAmount, ledger: ledger,
                 directory: directory,
-                paysRequestID: payment.paymentRequestID, isRequest: false)
+                paysRequestID: payment.paymentRequestID, isRequest: false, proposed: proposed)
         case .requestPayment(let request):
             return confirmPayment(
                 userID: userID, counterparty: request.payer, amount: request.currencyAmount, ledger: ledger,
                 directory: directory,
-                paysRequestID: nil, isRequest: true)
+                paysRequestID: nil, isRequest: true, proposed: false)
         }
     }
 
     private func confirmPayment(
         userID: String, counterparty: Person?, amount: CurrencyAmount?, ledger: Ledger, directory: AccountDirectory,
         paysRequestID: String?,
-        isRequest: Bool
+        isRequest: Bool, proposed: Bool
     ) -> Verdict {
         guard let amount else { return Verdict(code: .failure, reason: "amountMissing", .amountMissing) }
         guard let account = directory.accounts[userID] else {
@@ -234,6 +244,7 @@ public struct ConfirmStage: Sendable {
         if isRequest {
             return Verdict(code: .ready, .requestPaymentConfirm, proposal)
         }
+        if proposed { return Verdict(code: .ready, .sendPaymentConfirm, proposal) }
         if let requestID = paysRequestID {
             guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
                 request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil

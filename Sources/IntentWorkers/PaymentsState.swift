@@ -89,20 +89,14 @@ final class PaymentsState: Sendable {
             claims: { partitions, partitionCount in
                 partitions.sorted().compactMap { partition -> (Destination, EventEnvelope)? in
                     // Held under a claim that is still the latest: nothing to claim.
-                    let (claimed, current) = ledgers.withValue(in: partition) { ledger in
-                        (ledger.writer != nil && !ledger.isFenced, ledger.owners[partition])
-                    }
-                    guard !claimed else { return nil }
-                    let claim = LedgerOwner.next(after: current, partition: partition, member: member)
+                    guard
+                        let claim = ledgers.withValue(in: partition, { $0.claimNeeded(on: partition, member: member) })
+                    else { return nil }
                     self.pendingClaims.withLock { $0[partition] = claim }
-                    let key = LedgerOwner.claimKey(partition: partition) {
+                    let envelope = claim.claimEnvelope(time: Date()) {
                         KafkaPartitioner.partition(forKey: $0, partitions: partitionCount)
                     }
-                    return (
-                        .ledger,
-                        claim.claimEvent(key: key).envelope(
-                            source: PipelineSource.payments, time: Date(), conversationID: "ledger-owner")
-                    )
+                    return (.ledger, envelope)
                 }
             },
             adopt: { partitions in
@@ -111,12 +105,7 @@ final class PaymentsState: Sendable {
                     guard let claim = self.pendingClaims.withLock({ $0.removeValue(forKey: partition) }) else {
                         continue
                     }
-                    let won = ledgers.withValue(in: partition) { ledger in
-                        guard ledger.owners[partition] == claim else { return false }
-                        ledger.writer = claim
-                        return true
-                    }
-                    if !won { lost.insert(partition) }
+                    if !ledgers.withValue(in: partition, { $0.adopt(claim) }) { lost.insert(partition) }
                 }
                 return lost
             },

@@ -3,9 +3,14 @@ import Payments
 
 /// The ledger of each input partition a member owns, restored from its partition of
 /// the ledger topic (from the last snapshot on, when there is one) and following it:
-/// what the payments worker's and the confirm worker's ledger followers hold.
+/// what the payments worker's and the confirm worker's ledger followers hold. For a
+/// payments member also its claims (``LedgerOwner``): fencing as the worker does it.
 struct PartitionedLedgers {
     private var ledgers = FollowedState(Ledger())
+    /// Partitions where this member's own record was read back behind another member's
+    /// newer claim (every reader refuses it), or an event came under an id it decided with
+    /// for something else: what the worker's follower marks `overtaken`.
+    private var overtaken: Set<Int32> = []
 
     /// Holds exactly `owned`; a `gained` partition is read again (from its snapshot if any).
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
@@ -15,15 +20,55 @@ struct PartitionedLedgers {
             let skips = world.mutations.contains(.skipLedgerRestore)
             return (ledger, skips ? world.ledgerEvents[partition]?.count ?? 0 : snapshot.records)
         }
+        overtaken = overtaken.intersection(owned).subtracting(gained)
         follow(owned: owned, world)
     }
 
     /// Applies the ledger events appended since last read, in replay mode (each writer
-    /// checked balances when it decided); its own decisions, already applied, change nothing.
+    /// checked balances when it decided); its own decisions, already applied, change nothing,
+    /// but one read back after another member's newer claim marks its partition overtaken.
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) {
-        ledgers.follow(world.ledgerEvents, owned: owned) { ledger, record in
-            _ = try? ledger.apply(record.event, at: record.time, checkingBalances: false)
+        var overtaken: Set<Int32> = []
+        for partition in owned.sorted() {
+            ledgers.follow(world.ledgerEvents, owned: [partition]) { ledger, record in
+                let own = ledger.writer.map { record.event.owner == $0.description } ?? false
+                do throws(Ledger.ApplyError) {
+                    try ledger.apply(record.event, at: record.time, checkingBalances: false)
+                } catch {
+                    if case .idReused = error { overtaken.insert(partition) }
+                }
+                if own && ledger.isFenced { overtaken.insert(partition) }
+            }
         }
+        self.overtaken.formUnion(overtaken)
+    }
+
+    /// Claims each of `partitions` this member holds no current claim on, as the payments
+    /// worker does after a restore: the claims are appended, read back, and adopted where they
+    /// are the latest. Returns the partitions where another member's claim won.
+    mutating func claim(_ partitions: Set<Int32>, member: String, _ world: inout SimulatedWorld) -> Set<Int32> {
+        var claims: [LedgerOwner] = []
+        for partition in partitions.sorted() {
+            guard let claim = ledgers.with(partition, { $0.claimNeeded(on: partition, member: member) }) else {
+                continue
+            }
+            let cluster = world.cluster
+            let envelope = claim.claimEnvelope(time: world.date) { cluster.partition(forKey: $0) }
+            world.publish(world.record(of: envelope), to: SimulatedWorld.topics.ledger)
+            claims.append(claim)
+        }
+        follow(owned: partitions, world)
+        return Set(claims.filter { claim in !ledgers.with(claim.partition) { $0.adopt(claim) } }.map(\.partition))
+    }
+
+    /// A round's ledger records read back (`written`: the partitions it wrote to; nil: every
+    /// partition held): those overtaken, or no longer held (whether their records count is
+    /// unknown), whose notices must not go.
+    mutating func readBack(_ written: Set<Int32>?, _ world: SimulatedWorld) -> Set<Int32> {
+        let held = Set(ledgers.partitions)
+        follow(owned: held, world)
+        let partitions = written ?? held
+        return overtaken.intersection(partitions).union(partitions.subtracting(held))
     }
 
     mutating func with<Result>(_ partition: Int32, _ body: (inout Ledger) -> Result) -> Result {

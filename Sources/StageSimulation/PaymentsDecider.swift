@@ -8,7 +8,9 @@ import StageRuntime
 /// proposals, the users' answers and other members' effects in; ledger events (state),
 /// effects, confirmations' outcomes and responses out. Each owned partition's ledger
 /// is restored from the ledger topic on assignment (from the last snapshot on), and
-/// snapshotted now and then; a tick each second releases expired holds.
+/// snapshotted now and then; a tick each second releases expired holds. Fenced as the
+/// worker is: each partition gained is claimed before deciding there, and a round's
+/// notices go only once its ledger records are read back under this member's claim.
 struct PaymentsDecider: StageDecider {
     static let group = "intent-payments"
     static let input = SimulatedWorld.topics.confirmations
@@ -16,7 +18,8 @@ struct PaymentsDecider: StageDecider {
     static func policy(maximumBatch: Int) -> StageRuntimePolicy {
         StageRuntimePolicy(
             maximumBatch: maximumBatch, commitInterval: .milliseconds(200), maximumBatchesInFlight: 4,
-            tickInterval: .seconds(1), snapshotInterval: .seconds(2), restoresOnAssignment: true)
+            tickInterval: .seconds(1), snapshotInterval: .seconds(2), fencing: true,
+            restoresOnAssignment: true)
     }
 
     private let stage: PaymentsStage
@@ -61,6 +64,14 @@ struct PaymentsDecider: StageDecider {
         return ledgers.withEach { ledger in
             stage.sweep(ledger: &ledger, now: world.date) { owned.contains(cluster.partition(forKey: $0)) }
         }
+    }
+
+    mutating func claim(_ partitions: Set<Int32>, member: String, _ world: inout SimulatedWorld) -> Set<Int32> {
+        ledgers.claim(partitions, member: member, &world)
+    }
+
+    mutating func readBack(_ written: Set<Int32>?, _ world: SimulatedWorld) -> Set<Int32> {
+        ledgers.readBack(written, world)
     }
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {

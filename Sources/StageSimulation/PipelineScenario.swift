@@ -16,6 +16,10 @@ import Payments
 struct PipelineScenario {
     var simulation: PipelineSimulation
     private var scripted = 0
+    /// Scripted intents whose user answers only when the script says (``answer(_:)``).
+    private var withheld: Set<String> = []
+    /// Their confirmation requests, kept until then.
+    private var unanswered: [EventEnvelope] = []
 
     /// The accounts opened, each stage a group of one member. `faults`: publishes and
     /// commits fail as in a seeded run (crashes and scaling are the script's).
@@ -57,6 +61,19 @@ struct PipelineScenario {
         append(Self.voiceSigned(request, world), to: SimulatedWorld.topics.requested)
         simulation.voice.expected.insert(intentID)
         return intentID
+    }
+
+    /// The user of the scripted intent `intentID` answers only when ``answer(_:)`` is called
+    /// (late, past the confirmation window, if the script lets time run meanwhile).
+    mutating func withholdAnswer(_ intentID: String) { withheld.insert(intentID) }
+
+    /// The withheld intent's confirmation request answered "confirmed" now.
+    mutating func answer(_ intentID: String) {
+        withheld.remove(intentID)
+        let requests = unanswered.filter { $0.intentID == intentID }
+        unanswered.removeAll { $0.intentID == intentID }
+        simulation.world.confirmationRequests += requests
+        Self.answerScripted(&simulation.world)
     }
 
     /// The ledger operator deposits `amount` CNY into `user`'s account (a top-up).
@@ -110,6 +127,12 @@ struct PipelineScenario {
         }
     }
 
+    /// The member named `name` loses the broker: nothing it publishes lands, every acknowledgement
+    /// and commit fails (its runtime retries), until ``reconnect(_:)``.
+    mutating func cutOff(_ name: String) { simulation.world.unreachable.insert(name) }
+
+    mutating func reconnect(_ name: String) { simulation.world.unreachable.remove(name) }
+
     func members<Decider>(of stage: KeyPath<PipelineSimulation, SimulatedGroup<Decider>>) -> Int {
         simulation[keyPath: stage].members.count
     }
@@ -136,6 +159,7 @@ struct PipelineScenario {
         for _ in 0..<count {
             simulation.world.report.steps += 1
             simulation.world.clock.advance(by: interval)
+            withhold()
             Self.answerScripted(&simulation.world)
             // Answers only: nothing more is spoken at a step before the next request's.
             let voice = simulation.voice
@@ -173,6 +197,13 @@ struct PipelineScenario {
     }
 
     // MARK: Scripted answers
+
+    /// The withheld intents' confirmation requests taken aside.
+    private mutating func withhold() {
+        let withheld = self.withheld
+        unanswered += simulation.world.confirmationRequests.filter { withheld.contains($0.intentID ?? "") }
+        simulation.world.confirmationRequests.removeAll { withheld.contains($0.intentID ?? "") }
+    }
 
     /// The scripted intents' confirmation requests answered "confirmed" now, echoing the binding;
     /// the others are left to the voice service.

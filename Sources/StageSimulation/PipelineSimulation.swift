@@ -24,6 +24,8 @@ public struct PipelineSimulation {
         public var failures: [String] = []
         public var steps = 0
         public var crashes = 0
+        /// Payments members that stopped when another member's claim overtook their writes.
+        public var fencedStops = 0
         public var rebalances = 0
         public var failedAcknowledgements = 0
         public var outputRecords = 0

@@ -57,14 +57,18 @@ struct SimulatedGroup<Decider: StageDecider> {
         removeLeft(&world)
     }
 
-    /// Members that finished shutting down leave; an empty group gets a new member.
+    /// Members that finished shutting down leave, fenced ones are restarted (their
+    /// orchestrator's part); an empty group gets a new member.
     private mutating func removeLeft(_ world: inout SimulatedWorld) {
         let left = members.filter(\.left).map(\.name)
+        let fenced = members.filter(\.fenced).count
         if !left.isEmpty {
             members.removeAll(where: \.left)
             for name in left { world.cluster.leave(Decider.group, member: name) }
+            world.report.fencedStops += fenced
             rebalance(&world)
         }
+        for _ in 0..<fenced { join(&world) }
         if members.isEmpty { join(&world) }
     }
 

@@ -33,8 +33,10 @@ struct SimulatedMember<Decider: StageDecider> {
     var batches: [BatchID: Batch] = [:]
     var pending = DueQueue<Pending>()
     var stored: [Int32: Int64] = [:]
-    /// Shut down and finished: leaves the group.
+    /// Shut down and finished, or stopped when fenced: leaves the group.
     var left = false
+    /// Stopped because another member's claim overtook its writes (restarted by the group).
+    var fenced = false
     private var nextPartition = 0
 
     init(name: String, policy: StageRuntimePolicy, seed: UInt64, _ world: SimulatedWorld) {
@@ -68,6 +70,7 @@ struct SimulatedMember<Decider: StageDecider> {
 
     /// Reports the deliveries due by now, then does what the runtime waits for.
     mutating func turn(_ world: inout SimulatedWorld) {
+        guard !left else { return }
         let now = world.clock.now
         for delivery in pending.removeDue(by: now) {
             let actions =
@@ -117,8 +120,17 @@ struct SimulatedMember<Decider: StageDecider> {
             switch action {
             case .restore(let owned, let gained):
                 restore(owned, gained, world)
-            case .claim, .readBack:
-                break
+            case .claim(let owned):
+                let lost = decider.claim(owned, member: name, &world)
+                if !lost.isEmpty { return fence() }
+            case .readBack(let ids, let resent):
+                // Sent again after a failure: every partition held is read back, as the worker does.
+                let written = ids.flatMap { batches[$0]?.state ?? [] }.filter {
+                    $0.topic == SimulatedWorld.topics.ledger
+                }
+                .map { world.cluster.partition(forKey: $0.record.key) }
+                let overtaken = decider.readBack(resent ? nil : Set(written), world)
+                if !overtaken.isEmpty { return fence() }
             case .snapshot(let owned, _):
                 decider.follow(owned: owned, world)
                 decider.snapshot(owned: owned, &world)
@@ -144,7 +156,7 @@ struct SimulatedMember<Decider: StageDecider> {
                 stored.merge(offsets.filter { runtime.owned.contains($0.key) }, uniquingKeysWith: max)
                 batches[id] = nil
             case .commit:
-                if world.fault(percent: 5) {
+                if world.fault(percent: 5) || world.unreachable.contains(name) {
                     world.report.failedAcknowledgements += 1
                     queue += runtime.failed(.commit, now: now)
                 } else {
@@ -158,6 +170,17 @@ struct SimulatedMember<Decider: StageDecider> {
                 left = true
             }
         }
+    }
+
+    /// Another member's claim overtook what this member wrote (it lost a partition while a
+    /// round was in flight): it stops at once, sending nothing more, and its uncommitted input
+    /// is the next owner's to redo, as the worker stops on ``StageFenced``; the group restarts it.
+    private mutating func fence() {
+        held = []
+        batches = [:]
+        pending = DueQueue()
+        left = true
+        fenced = true
     }
 
     /// The assignment applied: state restored for `gained`, fetch positions from the
@@ -187,8 +210,9 @@ struct SimulatedMember<Decider: StageDecider> {
     /// the records land or not, and the acknowledgement reports success or failure later.
     private mutating func publish(_ round: PublishRound, _ ids: [BatchID], _ world: inout SimulatedWorld) {
         let roll = world.faultsOn ? world.random.next() % 100 : 99
-        let lands = roll >= 4
-        let succeeds = roll >= 8
+        let reachable = !world.unreachable.contains(name)
+        let lands = roll >= 4 && reachable
+        let succeeds = roll >= 8 && reachable
         for id in ids {
             guard let batch = batches[id] else { continue }
             if lands {
@@ -230,7 +254,11 @@ struct SimulatedMember<Decider: StageDecider> {
                 }
             }
         }
-        for (partition, record) in records {
+        // A record held from a partition revoked since is not decided: its state is gone with
+        // it (a fresh, empty one would decide), and its next owner reads it from the committed
+        // offset. (The worker learns of a revocation when it polls, with nothing held then;
+        // here the group tells a member at any time, also while it holds polled records.)
+        for (partition, record) in records where runtime.owned.contains(partition) {
             add(decider.decide(record, partition: partition, world), of: record)
         }
         if tick { add(decider.tick(owned: runtime.owned, world), of: nil) }

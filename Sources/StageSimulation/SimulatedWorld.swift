@@ -43,6 +43,9 @@ struct SimulatedWorld {
     var report: PipelineSimulation.Report
     /// Whether acknowledgements and commits may fail now.
     var faultsOn = true
+    /// Members cut off from the broker by a script: what they publish does not land, and
+    /// their acknowledgements and commits fail.
+    var unreachable: Set<String> = []
     /// Mutations to break the pipeline on purpose, to show the invariants catch it.
     let mutations: Set<PipelineSimulation.Mutation>
     /// The stages' keys (each stage signs what it publishes with its own).

@@ -10,7 +10,7 @@ import StageRuntime
 /// reset and re-read on an assignment change, `follow` their catching up before a
 /// decision, `remember` the replay memory read back from a gained input partition,
 /// `decide` the worker's `process`, `tick` its periodic work, `snapshot` the state
-/// snapshots.
+/// snapshots, `claim` and `readBack` its fencing (``PartitionOwnership``).
 protocol StageDecider {
     /// The stage's consumer group.
     static var group: String { get }
@@ -34,6 +34,13 @@ protocol StageDecider {
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult
     /// Captures the owned partitions' state (nothing in flight: it is exactly the state topics).
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld)
+    /// With fencing (the payments stage): claims each of `partitions` it holds no claim on,
+    /// under `member`'s name; returns those where another member's claim won.
+    mutating func claim(_ partitions: Set<Int32>, member: String, _ world: inout SimulatedWorld) -> Set<Int32>
+    /// With fencing: a round's state read back (`written`: the partitions of the claimed
+    /// state topic it wrote to; nil: every one held); returns those where what this member
+    /// wrote counts for nothing (or may not count), so the round's notices must not go.
+    mutating func readBack(_ written: Set<Int32>?, _ world: SimulatedWorld) -> Set<Int32>
 }
 
 extension StageDecider {
@@ -41,4 +48,6 @@ extension StageDecider {
     mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {}
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult { StageResult() }
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {}
+    mutating func claim(_ partitions: Set<Int32>, member: String, _ world: inout SimulatedWorld) -> Set<Int32> { [] }
+    mutating func readBack(_ written: Set<Int32>?, _ world: SimulatedWorld) -> Set<Int32> { [] }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import IntentEvents
+import Intents
+import Payments
+import Testing
+
+@testable import StageSimulation
+
+/// The schedule of `intent-bench simulate --seed 9 --intents 2000` once the simulation
+/// fenced (docs/simulation.md, Findings), scripted: a confirm member's proposal lands and
+/// the payments stage holds the money, but the member loses the broker before its prompt and
+/// its commit; the next confirm member redoes the resolved intent with the hold on its
+/// ledger. It must propose the same again (the payments stage ignores it), not answer "not
+/// enough money" beside the payment's own final response.
+@Suite struct ConfirmRedoSimulationTests {
+    @Test("a confirm redo after the payments stage held this payment: one final response, the payment's")
+    func redoAfterHold() throws {
+        var scenario = PipelineScenario(intents: 0)
+        // 600 of the payer's 1,000: once held, 400 are available.
+        let intent = scenario.pay("600", from: "user-100", to: "user-101")
+        scenario.withholdAnswer(intent)
+        let first = try #require(scenario.simulation.confirm.members.first?.name)
+        for _ in 0..<200 where !proposed(intent, scenario) { scenario.run(steps: 1) }
+        #expect(proposed(intent, scenario))
+        scenario.cutOff(first)
+        for _ in 0..<200 where !held(intent, scenario) { scenario.run(steps: 1) }
+        #expect(held(intent, scenario))
+        scenario.crash(\.confirm)
+        scenario.run(steps: 20)
+        scenario.answer(intent)
+        scenario.settle()
+
+        let report = scenario.checked()
+        #expect(report.failures == [])
+        #expect(report.crashes == 1)
+        #expect(scenario.finalResponses(of: intent).map(\.code) == [.success])
+    }
+
+    private func proposed(_ intent: String, _ scenario: PipelineScenario) -> Bool {
+        scenario.events(of: SimulatedWorld.topics.confirmations).contains {
+            $0.intentID == intent && $0.type == IntentConfirmation.type
+        }
+    }
+
+    private func held(_ intent: String, _ scenario: PipelineScenario) -> Bool {
+        scenario.events(of: SimulatedWorld.topics.ledger).contains {
+            $0.intentID == intent && (try? LedgerEvent.decode(from: $0))?.kind == .hold
+        }
+    }
+}
