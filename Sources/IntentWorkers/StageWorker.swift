@@ -303,7 +303,7 @@ public final class StageWorker: Service, Sendable {
             case .stopped:
                 return
             case .poll(let maximum, let timeout):
-                let batch = try await consumer.poll(maxMessages: maximum, timeout: timeout)
+                var batch = try await consumer.poll(maxMessages: maximum, timeout: timeout)
                 // The assignment is looked at when the callback reported one, and with every batch
                 // (a revocation alone is seen there): another member may have written meanwhile.
                 if !batch.isEmpty || changes.hasNew {
@@ -318,6 +318,7 @@ public final class StageWorker: Service, Sendable {
                     if !assigned.isEmpty {
                         try await execute(runtime.assigned(assigned, now: .now), &runtime, &pipeline, host)
                     }
+                    batch = AssignedRecords.keeping(batch, input: configuration.input, assigned: current)
                 }
                 pipeline.held += batch
                 let positions = batch.map { InputPosition(partition: $0.partition, offset: $0.offset) }
