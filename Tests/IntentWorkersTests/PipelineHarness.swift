@@ -102,13 +102,13 @@ final class PipelineHarness: Sendable {
 
     /// Runs more services (other workers) next to the resolve worker, until `stopWorker()`.
     func start(_ services: any Service...) async throws {
-        try await start(services, telemetry: .current)
+        try await start(services)
     }
 
-    /// Runs `services` reporting to `telemetry` (as a worker executable with `--http-port` does).
-    func start(_ services: [any Service], telemetry: Telemetry) async throws {
+    /// Runs `services` (each reporting to the telemetry of its configuration).
+    func start(_ services: [any Service]) async throws {
         let group = ServiceGroup(services: services, logger: testLogger)
-        let task = Task { try await Telemetry.$current.withValue(telemetry) { try await group.run() } }
+        let task = Task { try await group.run() }
         running.withLock { $0.append((group, task)) }
     }
 
