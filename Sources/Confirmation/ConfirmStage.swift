@@ -85,9 +85,12 @@ public struct ConfirmStage: Sendable {
             return refused
         }
         let now = envelope.time
+        // A payment this stage proposed before (a redo): its hold is on the ledger.
+        let held =
+            report.intent.kind == .sendPayment ? ledger.transfer(forIntent: intentID, of: envelope.userID) : nil
         let verdict = confirm(
             report.intent, intentID: intentID, userID: envelope.userID, ledger: ledger,
-            directory: directory ?? ledger.directory)
+            directory: directory ?? ledger.directory, held: held)
         // Said in the user's locale (the request's, carried on every derived event).
         let said = MessageRenderer(locale: UserLocale.of(envelope)).render(verdict.message)
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
@@ -111,11 +114,13 @@ public struct ConfirmStage: Sendable {
         // A financial intent: the proposal goes to the payments stage first (the worker publishes
         // it, and waits for the broker, before the prompt), then the user is asked.
         let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
+        // A redo binds to the payee its first proposal named (held on the ledger), whatever
+        // the directory says now: the same binding, so the user's answer still decides it.
         let binding = bindingKey.binding(
             terms.binding(
                 kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt,
-                counterpartyUserID: terms.account.flatMap { (directory ?? ledger.directory).account(handle: $0) }?
-                    .userID,
+                counterpartyUserID: held?.payee
+                    ?? terms.account.flatMap { (directory ?? ledger.directory).account(handle: $0) }?.userID,
                 requestSource: RequestSource.of(envelope)))
         let confirmation = IntentConfirmation(
             turn: report.turn, intent: report.intent, code: .ready, proposedResponse: said, localized: verdict.message,
@@ -155,8 +160,10 @@ public struct ConfirmStage: Sendable {
         }
     }
 
+    /// - Parameter held: The transfer this intent's earlier proposal holds, if any (a redo).
     func confirm(
-        _ intent: Intent, intentID: String, userID: String, ledger: Ledger, directory: AccountDirectory
+        _ intent: Intent, intentID: String, userID: String, ledger: Ledger, directory: AccountDirectory,
+        held: Ledger.Transfer?
     ) -> Verdict {
         switch intent {
         case .sendMessage(let message):
@@ -181,11 +188,10 @@ public struct ConfirmStage: Sendable {
         case .sendPayment(let payment):
             // Proposed before (a redo after a crash or a rebalance): the payments stage acted on
             // this very proposal, whose hold moved the balance (and reserved the request) checked
-            // below, so checking again would refuse what was accepted. The verdict is the first
-            // one; the payments stage takes a proposal once and ignores it again.
-            let proposed =
-                ledger.transfer(forIntent: intentID, of: userID) != nil
-                || ledger.closedProposal(forIntent: intentID, of: userID) != nil
+            // below, so checking again would refuse what was accepted; and the accounts may have
+            // changed since (a payee's account closed), so no check is made again. The verdict is
+            // the first one; the payments stage takes a proposal once and ignores it again.
+            let proposed = held != nil || ledger.closedProposal(forIntent: intentID, of: userID) != nil
             return confirmPayment(
                 userID: userID, counterparty: payment.payee, amount: payment.currencyAmount, ledger: ledger,
                 directory: directory,
@@ -204,6 +210,10 @@ public struct ConfirmStage: Sendable {
         isRequest: Bool, proposed: Bool
     ) -> Verdict {
         guard let amount else { return Verdict(code: .failure, reason: "amountMissing", .amountMissing) }
+        let name = MessageArgument.text(counterparty?.displayName ?? counterparty?.spoken ?? "?")
+        if proposed, let handle = counterparty?.handle {
+            return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
+        }
         guard let account = directory.accounts[userID] else {
             return Verdict(code: .failureNoBankAccount, .noPaymentAccount)
         }
@@ -233,18 +243,15 @@ public struct ConfirmStage: Sendable {
                 }
             return Verdict(code: code, reason: violation.reason, key, arguments)
         }
-        let name = MessageArgument.text(counterparty?.displayName ?? counterparty?.spoken ?? "?")
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])
         }
         guard other.userID != userID else {
             return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf)
         }
-        let proposal: [String: MessageArgument] = ["amount": .amount(amount), "name": name, "account": .text(handle)]
         if isRequest {
-            return Verdict(code: .ready, .requestPaymentConfirm, proposal)
+            return .proposal(.requestPaymentConfirm, amount, name: name, account: handle)
         }
-        if proposed { return Verdict(code: .ready, .sendPaymentConfirm, proposal) }
         if let requestID = paysRequestID {
             guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
                 request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil
@@ -258,6 +265,13 @@ public struct ConfirmStage: Sendable {
             return Verdict(
                 code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)])
         }
-        return Verdict(code: .ready, .sendPaymentConfirm, proposal)
+        return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
+    }
+}
+
+extension ConfirmStage.Verdict {
+    /// A payment's proposal: the amount, to whom, and the account it goes to.
+    static func proposal(_ key: MessageKey, _ amount: CurrencyAmount, name: MessageArgument, account: String) -> Self {
+        Self(code: .ready, key, ["amount": .amount(amount), "name": name, "account": .text(account)])
     }
 }

@@ -57,4 +57,27 @@ struct ConfirmRedoTests {
         // Another intent of the same 600 finds 400 available.
         #expect(confirmed("i2", ledger).response?.code == .failureInsufficientFunds)
     }
+
+    @Test("the payee's account closed after the hold: the redo proposes the same, bound to the same payee")
+    func redoAfterPayeeClosed() throws {
+        var ledger = try fundedLedger()
+        let first = confirmed("i1", ledger)
+        let proposal = try #require(first.events(to: .confirmations).first)
+        _ = payments.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+        #expect(ledger.transfer(forIntent: "i1", of: "alice")?.payee == "bob")
+        try ledger.apply(LedgerEvent.closing(userID: "bob", version: 2))
+        #expect(ledger.directory.account(handle: "bob@example.com") == nil)
+
+        let redo = confirmed("i1", ledger)
+        #expect(redo.response == nil, "no second final response: \(String(describing: redo.response))")
+        let again = try #require(redo.events(to: .confirmations).first)
+        #expect(again.id == proposal.id)
+        #expect(
+            try again.decodeData(as: IntentConfirmation.self).binding
+                == proposal.decodeData(as: IntentConfirmation.self).binding)
+        #expect(redo.confirmationRequest?.binding == first.confirmationRequest?.binding)
+        // A new payment to the closed account is refused as before.
+        #expect(confirmed("i2", ledger).response?.code == .failure)
+    }
 }
