@@ -74,6 +74,11 @@ public struct LedgerOwner: Sendable, Hashable, CustomStringConvertible {
 /// One rule for the deciding ledger (``Ledger``), the audit and the app state.
 public struct LedgerOwnership: Sendable, Hashable {
     public private(set) var owners: [Int32: LedgerOwner] = [:]
+    /// The latest claims as events carry them (``LedgerOwner/description``), those that
+    /// parse back to their claim: a stamp found here counts without being parsed. Every
+    /// reader checks every stamped event, and parsing each stamp was a tenth of replaying
+    /// a ledger partition on restore.
+    private var stamps: Set<String> = []
 
     public init() {}
 
@@ -88,6 +93,7 @@ public struct LedgerOwnership: Sendable, Hashable {
             return nil
         }
         guard let stamp = event.owner else { return nil }
+        if stamps.contains(stamp) { return nil }
         let claim = LedgerOwner(stamp)
         guard let claim, owners[claim.partition] == claim else {
             return .fenced(event: event.id, writer: stamp, owner: claim.flatMap { owners[$0.partition] }?.description)
@@ -97,7 +103,10 @@ public struct LedgerOwnership: Sendable, Hashable {
 
     /// Takes a claim that counts (``refusal(of:)`` found nothing) as its partition's latest.
     public mutating func take(_ claim: LedgerOwner) {
+        if let overtaken = owners[claim.partition] { stamps.remove(overtaken.description) }
         owners[claim.partition] = claim
+        let stamp = claim.description
+        if LedgerOwner(stamp) == claim { stamps.insert(stamp) }
     }
 
     /// ``refusal(of:)``, taking `event`'s claim when it is one that counts: for a reader

@@ -30,7 +30,10 @@ struct HandleDecider: StageDecider {
     }
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
-        histories.restore(owned: owned, gained: gained)
+        histories.restore(owned: owned, gained: gained) { partition in
+            let restored = world.restoredHistories.restored(partition)
+            return (restored.value, restored.records)
+        }
         seen.restore(owned: owned, gained: gained)
         follow(owned: owned, world)
     }

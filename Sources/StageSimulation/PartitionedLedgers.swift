@@ -1,3 +1,4 @@
+import IntentEvents
 import Intents
 import Payments
 
@@ -12,16 +13,34 @@ struct PartitionedLedgers {
     /// for something else: what the worker's follower marks `overtaken`.
     private var overtaken: Set<Int32> = []
 
-    /// Holds exactly `owned`; a `gained` partition is read again (from its snapshot if any).
+    /// Holds exactly `owned`; a `gained` partition is read again (from its snapshot if any,
+    /// and the ledger events after it: ``SimulatedWorld/restoredLedgers`` replayed them once).
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {
+        var refused: Set<Int32> = []
         ledgers.restore(owned: owned, gained: gained) { partition in
-            guard let snapshot = world.ledgerSnapshots[partition], let ledger = snapshot.ledger else { return nil }
-            // Broken on purpose with the mutation: what was written after the snapshot is skipped.
-            let skips = world.mutations.contains(.skipLedgerRestore)
-            return (ledger, skips ? world.ledgerEvents[partition]?.count ?? 0 : snapshot.records)
+            if world.mutations.contains(.skipLedgerRestore) {
+                // Broken on purpose: what was written after the snapshot is skipped.
+                guard let snapshot = world.ledgerSnapshots[partition], let ledger = snapshot.ledger else { return nil }
+                return (ledger, world.ledgerEvents[partition]?.count ?? 0)
+            }
+            let restored = world.restoredLedgers.restored(partition)
+            if restored.refused { refused.insert(partition) }
+            return (restored.value, restored.records)
         }
-        overtaken = overtaken.intersection(owned).subtracting(gained)
+        overtaken = overtaken.intersection(owned).subtracting(gained).union(refused)
         follow(owned: owned, world)
+    }
+
+    /// Applies one ledger event in replay mode (each writer checked balances when it
+    /// decided); true when its id was used before for something else, which marks a
+    /// member's partition overtaken (refusals of other kinds leave the ledger as it was).
+    static func replay(_ ledger: inout Ledger, _ record: (event: LedgerEvent, time: Timestamp)) -> Bool {
+        do throws(Ledger.ApplyError) {
+            try ledger.apply(record.event, at: record.time, checkingBalances: false)
+        } catch {
+            if case .idReused = error { return true }
+        }
+        return false
     }
 
     /// Applies the ledger events appended since last read, in replay mode (each writer
@@ -32,11 +51,7 @@ struct PartitionedLedgers {
         for partition in owned.sorted() {
             ledgers.follow(world.ledgerEvents, owned: [partition]) { ledger, record in
                 let own = ledger.writer.map { record.event.owner == $0.description } ?? false
-                do throws(Ledger.ApplyError) {
-                    try ledger.apply(record.event, at: record.time, checkingBalances: false)
-                } catch {
-                    if case .idReused = error { overtaken.insert(partition) }
-                }
+                if Self.replay(&ledger, record) { overtaken.insert(partition) }
                 if own && ledger.isFenced { overtaken.insert(partition) }
             }
         }

@@ -76,7 +76,7 @@ struct PaymentsDecider: StageDecider {
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {
         for (partition, snapshot) in ledgers.snapshots(owned: owned, world) {
-            world.ledgerSnapshots[partition] = snapshot
+            world.keep(snapshot, of: partition)
             world.report.snapshots += 1
         }
     }

@@ -66,11 +66,26 @@ struct SimulatedWorld {
     var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
     /// The messages topic decoded.
     var messageEvents: [Int32: [MessageEvent?]] = [:]
+    /// Each ledger partition as a member gaining it restores it: the last snapshot and
+    /// every ledger event after it, replayed once as they are appended.
+    var restoredLedgers = RestoredPartitions(Ledger(), apply: PartitionedLedgers.replay)
+    /// Each messages partition as a handle member gaining it restores it (no snapshots: from the first record).
+    var restoredHistories = RestoredPartitions<MessageHistory, MessageEvent>(MessageHistory()) { history, event in
+        history.apply(event)
+        return false
+    }
     /// The last snapshot of each ledger partition as a restore reads it back (decoded from
     /// its bytes once, when taken: decoding is deterministic, and decoding it again on every
     /// restore was a few percent of a run; nil when the bytes do not decode), and how many
     /// of the partition's records it holds.
     var ledgerSnapshots: [Int32: (ledger: Ledger?, records: Int)] = [:]
+    /// Keeps `snapshot` as `partition`'s last: members gaining it restore from it on.
+    mutating func keep(_ snapshot: (ledger: Ledger?, records: Int), of partition: Int32) {
+        ledgerSnapshots[partition] = snapshot
+        restoredLedgers.restart(
+            partition, from: snapshot.ledger, records: snapshot.records, ledgerEvents[partition] ?? [])
+    }
+
     /// Confirmation requests published and not yet read by the voice service.
     var confirmationRequests: [EventEnvelope] = []
 
@@ -78,8 +93,13 @@ struct SimulatedWorld {
         random = SplitMix64(seed: seed)
         report = PipelineSimulation.Report(seed: seed, intents: intents)
         self.mutations = mutations
+        (users, contactBooks, settings) = Self.tables
+    }
+
+    /// The users, their contact books and settings: the same for every seed, so built once
+    /// per process (building the books was a few percent of a 500-intent seed).
+    private static let tables: ([String], [String: ContactBook], UserSettingsDirectory) = {
         let users = (100..<140).map { "user-\($0)" }
-        self.users = users
         var contacts = ContactDirectory()
         var settings = UserSettingsDirectory()
         for user in users {
@@ -87,14 +107,14 @@ struct SimulatedWorld {
                 contacts.apply(
                     .upsert(
                         userID: user,
-                        contact: Contact(id: "c-\(other)", displayName: other, handles: [Self.handle(other)]),
+                        contact: Contact(id: "c-\(other)", displayName: other, handles: [handle(other)]),
                         version: 1))
             }
-            settings.apply(.set(userID: user, settings: UserSettings(voiceServices: [Self.voiceSource]), version: 1))
+            settings.apply(.set(userID: user, settings: UserSettings(voiceServices: [voiceSource]), version: 1))
         }
-        self.settings = settings
-        contactBooks = Dictionary(uniqueKeysWithValues: users.map { ($0, contacts.book(for: $0, now: Self.epoch)) })
-    }
+        let books = Dictionary(uniqueKeysWithValues: users.map { ($0, contacts.book(for: $0, now: epoch)) })
+        return (users, books, settings)
+    }()
 
     /// Every user's account opened, with its opening deposit, by the ledger operator: the
     /// accounts directory, and on the ledger topic the events each user's partition starts from.
@@ -137,10 +157,13 @@ struct SimulatedWorld {
         case Self.topics.ledger:
             let read = try? LedgerRecord.read(
                 key: record.key, value: record.value, signature: record.signature, keys: stageKeys)
-            ledgerEvents[partition, default: []].append(read.map { ($0.event, $0.time) })
+            let event = read.map { (event: $0.event, time: $0.time) }
+            ledgerEvents[partition, default: []].append(event)
+            restoredLedgers.append(event, to: partition)
         case Self.topics.messages:
             let event = (try? EventEnvelope.decode(record.value)).flatMap { try? $0.decodeData(as: MessageEvent.self) }
             messageEvents[partition, default: []].append(event)
+            restoredHistories.append(event, to: partition)
         case Self.topics.prompts:
             if let event = try? EventEnvelope.decode(record.value), event.type == ConfirmationRequest.type {
                 confirmationRequests.append(event)

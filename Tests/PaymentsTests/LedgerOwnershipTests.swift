@@ -65,6 +65,29 @@ struct LedgerOwnershipTests {
         #expect(throws: Ledger.ApplyError.self) { try ledger.apply(garbled) }
     }
 
+    /// The latest claims are matched by their text (no parse per stamped event): only a
+    /// claim whose text parses back to it may match, and a stamp written otherwise than the
+    /// claim's own text is still judged by what it parses to.
+    @Test("a stamp counts exactly when it parses to its partition's latest claim")
+    func stampsMatchByParse() {
+        var ownership = LedgerOwnership()
+        // Taken directly (as a deciding member adopts its claim), with a member name whose
+        // text does not parse back: events stamped with that text are not the claim's.
+        let unparsable = LedgerOwner(partition: 1, epoch: 1, member: "a/b")
+        ownership.take(unparsable)
+        #expect(ownership.refusal(of: Self.deposit("slash", stampedWith: unparsable)) != nil)
+        ownership.take(Self.first)
+        #expect(ownership.refusal(of: Self.deposit("first", stampedWith: Self.first)) == nil)
+        // Another spelling of the same claim (a leading zero) parses to it, so it counts.
+        var respelled = Self.deposit("respelled", stampedWith: nil)
+        respelled.owner = "02/1/member-a"
+        #expect(ownership.refusal(of: respelled) == nil)
+        // Overtaken: the first claim's text no longer counts.
+        ownership.take(Self.second)
+        #expect(ownership.refusal(of: Self.deposit("late", stampedWith: Self.first)) != nil)
+        #expect(ownership.refusal(of: Self.deposit("second", stampedWith: Self.second)) == nil)
+    }
+
     @Test("a claim must be newer than the partition's latest: a replayed or simultaneous one loses")
     func staleClaims() throws {
         var ownership = LedgerOwnership()
