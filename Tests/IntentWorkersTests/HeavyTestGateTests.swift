@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import PipelineTestSupport
 import Synchronization
 import Testing
 
