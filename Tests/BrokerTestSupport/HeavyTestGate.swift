@@ -60,13 +60,14 @@ public actor HeavyTestGate {
     /// Runs `body` holding a slot; waits for one first unless this task holds one already.
     /// An `ahead` test waits behind other `ahead` tests only (by default: a test marked
     /// ``Testing/Trait/longHeavyTest``). A cancelled wait (a test's time limit ran out)
-    /// throws `CancellationError`.
+    /// throws `CancellationError`. In the serial `lane` (by default: a test marked
+    /// ``Testing/Trait/serialProcessLane``) `body` runs at once and takes no slot, as if it
+    /// held one, so the helpers nested in it take none either.
     public nonisolated func withSlot<Result>(
-        ahead: Bool = LongHeavyTestTrait.isCurrent, _ body: () async throws -> Result
+        ahead: Bool = LongHeavyTestTrait.isCurrent, lane: Bool = SerialProcessLaneTrait.isCurrent,
+        _ body: () async throws -> Result
     ) async throws -> Result {
         if isHeldByCurrentTask { return try await body() }
-        // The serial process-level lane runs beside the gate: held, so nested helpers take no slot.
-        let lane = self === Self.shared && SerialProcessLaneTrait.isCurrent
         let asked = ContinuousClock.now
         if !lane { try await acquire(ahead: ahead) }
         let waited = ContinuousClock.now - asked
