@@ -517,7 +517,7 @@ let package = Package(
             dependencies: [
                 "AppState", "AppStateService", "HTTPServing", "Intents", "IntentEvents", "Payments", "Messaging",
                 "IntentResolution", "ContactResolution",
-                "LocalBroker", "BrokerTestSupport", "Kafka", "PipelineTopics", "OperationsEndpoint",
+                "LocalBroker", "BrokerTestSupport", "Kafka", "PipelineTopics", "OperationsEndpoint", "Telemetry",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

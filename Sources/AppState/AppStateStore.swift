@@ -75,6 +75,7 @@ public final class AppStateStore: Sendable {
         }
         migrator.registerMigration(positionsMigration) { db in try createPositions(db) }
         migrator.registerMigration(settingsMigration) { db in try createSettings(db) }
+        migrator.registerMigration(ledgerClaimsMigration) { db in try createLedgerClaims(db) }
         return migrator
     }
 
@@ -86,12 +87,14 @@ public final class AppStateStore: Sendable {
     @discardableResult
     public func apply(_ envelope: EventEnvelope, position: ConsumerPosition? = nil) async throws -> Bool {
         let updates = try AppStateUpdates.of(envelope)
-        guard !updates.isEmpty else { return false }
-        defer { signal.changed() }
-        return try await database.write { db in
+        // Ledger events pass the ledger's fencing first; a claim changes nothing shown but is kept.
+        let ledgerEvent = envelope.type == LedgerEvent.type ? try LedgerEvent.decode(from: envelope) : nil
+        guard !updates.isEmpty || ledgerEvent?.kind == .ownerClaimed else { return false }
+        let applied = try await database.write { db in
             try Self.advance(db, to: position.map { [$0] } ?? [])
             try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [envelope.id])
             guard db.changesCount == 1 else { return false }
+            if let ledgerEvent, try !Self.admits(db, ledgerEvent) || updates.isEmpty { return false }
             let at = EventTime.format(envelope.time)
             for update in updates {
                 switch update {
@@ -117,6 +120,8 @@ public final class AppStateStore: Sendable {
             }
             return true
         }
+        if applied { signal.changed() }
+        return applied
     }
 
     /// Merges new fields into an item (later events add to what earlier ones said).

@@ -1,5 +1,5 @@
 public import AppState
-public import CoreMetrics
+import CoreMetrics
 import Foundation
 public import IntentEvents
 import IntentResolution
@@ -8,7 +8,7 @@ public import Logging
 import Payments
 public import PipelineTopics
 public import ServiceLifecycle
-import Telemetry
+public import Telemetry
 import Tracing
 
 /// Feeds the app-state store from the pipeline: final responses, ledger
@@ -39,19 +39,22 @@ public final class AppStateConsumer: Service, Sendable {
     private let settingsKeys: EventAuthenticator?
     private let logger: Logger
     private let metrics: any MetricsFactory
+    /// Where the loop reports health and spans (the operations endpoints').
+    private let telemetry: Telemetry
     private let ignoredAccounts: IgnoredAccountRecords
     /// How long failed commits are retried before the service gives up (`--give-up-after`).
     private let retry: RetryPolicy
 
-    /// - Parameter metrics: Where records consumed, applied and refused are counted, and
-    ///   librdkafka's statistics (lag) go (`/metrics`).
+    /// - Parameter telemetry: Where records consumed, applied and refused are counted,
+    ///   librdkafka's statistics (lag) go (`/metrics`), health is reported and spans are sent.
     public init(
         store: AppStateStore, configuration: KafkaConfiguration, topics: PipelineTopics, groupID: String,
         keys: EventAuthenticator, sessionTimeout: Duration = .seconds(10),
-        retry: RetryPolicy = .standard, logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        retry: RetryPolicy = .standard, logger: Logger, telemetry: Telemetry = .unobserved
     ) {
         self.retry = retry
-        self.metrics = metrics
+        self.telemetry = telemetry
+        self.metrics = telemetry.metrics
         ignoredAccounts = IgnoredAccountRecords(logger: logger, metrics: metrics)
         self.keys = keys
         // Contact records are checked against contacts services' view keys alone (a stage's
@@ -204,13 +207,13 @@ public final class AppStateConsumer: Service, Sendable {
         var client = configuration
         if client.properties["statistics.interval.ms"] == nil { client.properties["statistics.interval.ms"] = "5000" }
         // The operations port's /ready and /health (--http-port) answer from what this loop reports.
-        let health = Telemetry.current.health
+        let health = telemetry.health
         let statistics = KafkaStatisticsMetrics(factory: metrics, health: health)
         let consumer = try KafkaConsumer(
             configuration: KafkaConsumerConfiguration(client: client, groupID: groupID, sessionTimeout: sessionTimeout),
             logger: logger, startingOffsets: { [self] in startingOffsets($0) }, statistics: { statistics.record($0) })
         let applied = Counter(label: "intent_appstate_events_applied_total", factory: metrics)
-        let tracer = Telemetry.current.tracer
+        let tracer = telemetry.tracer
         let consumed = Dictionary(
             uniqueKeysWithValues: subscribedTopics.map {
                 ($0, Counter(label: "intent_records_consumed_total", dimensions: [("topic", $0)], factory: metrics))

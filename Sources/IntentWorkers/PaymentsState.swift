@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import IntentEvents
 import Intents
@@ -50,8 +51,8 @@ final class PaymentsState: Sendable {
                 reject: reject),
             try directoryFollower(
                 configuration: configuration.kafka, topic: configuration.topics.accounts,
-                keys: trust.verifying(configuration.keys), trust: trust, retry: configuration.retry, logger: logger,
-                reject: reject),
+                keys: trust.verifying(configuration.keys), trust: trust, retry: configuration.retry,
+                metrics: configuration.telemetry.metrics, logger: logger, reject: reject),
         ]
     }
 
@@ -187,10 +188,10 @@ final class PaymentsState: Sendable {
     /// (a replayed version, a handle another account holds) is logged and counted.
     private func directoryFollower(
         configuration: KafkaConfiguration, topic: String, keys: EventAuthenticator, trust: RecordTrust,
-        retry: RetryPolicy, logger: Logger,
+        retry: RetryPolicy, metrics: any MetricsFactory, logger: Logger,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void
     ) throws(KafkaError) -> TopicFollower {
-        let ignored = IgnoredAccountRecords(logger: logger, metrics: Telemetry.current.metrics)
+        let ignored = IgnoredAccountRecords(logger: logger, metrics: metrics)
         return try TopicFollower(
             configuration: configuration, topic: topic, logger: logger,
             apply: { message throws(EventDecodingError) in

@@ -8,7 +8,7 @@ public import Logging
 public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
-import Telemetry
+public import Telemetry
 
 /// The resolve stage as a worker: intent requests in; prompts or resolved
 /// intents out. The contacts and settings topics are its state, co-partitioned
@@ -36,6 +36,8 @@ public struct ResolveWorker: Service {
         public var batching: BatchPolicy = .standard
         /// See ``StageWorker/Configuration/retry``.
         public var retry: RetryPolicy = .standard
+        /// See ``StageWorker/Configuration/telemetry``.
+        public var telemetry: Telemetry = .unobserved
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String = "intent-resolve",
@@ -73,13 +75,14 @@ public struct ResolveWorker: Service {
         workerConfiguration.chainSource = PipelineSource.resolve
         workerConfiguration.batching = configuration.batching
         workerConfiguration.retry = configuration.retry
+        workerConfiguration.telemetry = configuration.telemetry
         worker = StageWorker(
             name: "resolve worker",
             configuration: workerConfiguration,
             logger: logger,
             followers: { reject in
-                // Read where the worker runs (its telemetry), for the records the followers ignore.
-                let metrics = Telemetry.current.metrics
+                // The worker's telemetry counts the records the followers ignore.
+                let metrics = configuration.telemetry.metrics
                 return [
                     try TopicFollower(
                         configuration: configuration.kafka, topic: configuration.topics.contacts, logger: logger,

@@ -1,6 +1,7 @@
 public import IntentEvents
 public import Kafka
 public import PipelineTopics
+public import Telemetry
 
 /// How a worker whose behaviour is a configured stage value connects: the
 /// cluster, the topics, its consumer group, and the stage itself.
@@ -23,6 +24,8 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var batching: BatchPolicy = .standard
     /// See ``StageWorker/Configuration/retry``.
     public var retry: RetryPolicy = .standard
+    /// See ``StageWorker/Configuration/telemetry``.
+    public var telemetry: Telemetry = .unobserved
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,
@@ -46,6 +49,7 @@ extension StageConfiguration {
         configuration.chainSource = source
         configuration.batching = batching
         configuration.retry = retry
+        configuration.telemetry = telemetry
         return configuration
     }
 }

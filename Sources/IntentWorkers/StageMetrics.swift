@@ -8,7 +8,7 @@ import Synchronization
 import Telemetry
 
 /// A stage worker's counters and histograms (Prometheus names), created once
-/// per run against the process's ``Telemetry``. The per-record calls are an
+/// per run against the worker's ``Telemetry``. The per-record calls are an
 /// uncontended lock and an atomic add: nothing is formatted and nothing is
 /// allocated once a (topic, type) pair has been seen.
 final class StageMetrics: Sendable {
@@ -25,7 +25,7 @@ final class StageMetrics: Sendable {
         var type: String
     }
 
-    init(input: String, telemetry: Telemetry = .current) {
+    init(input: String, telemetry: Telemetry) {
         self.input = input
         health = telemetry.health
         factory = telemetry.metrics

@@ -8,7 +8,7 @@ public import PipelineTopics
 public import ServiceLifecycle
 import StageRuntime
 import Synchronization
-import Telemetry
+public import Telemetry
 import Tracing
 
 /// A pipeline stage as a worker: consumes one input topic in a consumer
@@ -45,6 +45,9 @@ public final class StageWorker: Service, Sendable {
         public var batching: BatchPolicy = .standard
         /// How the loop rides out failed publishes and commits, and when it gives up.
         public var retry: RetryPolicy = .standard
+        /// Where the loop reports health, metrics and spans (the operations endpoints'
+        /// registry, or ``Telemetry/unobserved``).
+        public var telemetry: Telemetry = .unobserved
 
         public init(
             kafka: KafkaConfiguration, topics: PipelineTopics, groupID: String, input: String,
@@ -124,7 +127,7 @@ public final class StageWorker: Service, Sendable {
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let deadLetterLimit =
             configuration.deadLetterMaximumBytes ?? producerConfiguration.effectiveMaximumMessageBytes
-        let metrics = StageMetrics(input: configuration.input)
+        let metrics = StageMetrics(input: configuration.input, telemetry: configuration.telemetry)
         var followers: [TopicFollower] = []
         var consumer: KafkaConsumer?
         do {
@@ -174,7 +177,7 @@ public final class StageWorker: Service, Sendable {
     private func makeConsumer(
         _ producer: KafkaProducer, _ followers: [TopicFollower], _ metrics: StageMetrics, _ changes: AssignmentChanges
     ) throws(KafkaError) -> KafkaConsumer {
-        let telemetry = Telemetry.current
+        let telemetry = configuration.telemetry
         var client = configuration.kafka
         var statistics: (@Sendable (KafkaStatistics) -> Void)?
         if let interval = telemetry.statisticsInterval, client.properties["statistics.interval.ms"] == nil {
@@ -273,7 +276,7 @@ public final class StageWorker: Service, Sendable {
         let host = Host(
             consumer: consumer, producer: producer, followers: followers, metrics: metrics,
             tracing: HopTracing(
-                group: configuration.groupID, operation: "\(name) decide", tracer: Telemetry.current.tracer),
+                group: configuration.groupID, operation: "\(name) decide", tracer: configuration.telemetry.tracer),
             partitionCount: partitionCount, snapshots: snapshots, deadLetterLimit: deadLetterLimit)
         var runtime = StageRuntime(policy: policy, now: ContinuousClock.now, seed: .random(in: 0 ... .max))
         var pipeline = PublishingPipeline()

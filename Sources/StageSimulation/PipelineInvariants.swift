@@ -117,13 +117,19 @@ struct PipelineInvariants {
     }
 
     /// The app state's projection (``AppStateUpdates``) of the output topics, each event
-    /// applied once as the store applies it, shows every user the ledger's balances.
+    /// applied once as the store applies it (ledger events under the ledger's fencing,
+    /// ``LedgerOwnership``, as `AppStateStore` keeps it), shows every user the ledger's balances.
     private mutating func checkAppState(
         _ events: [EventEnvelope], ledger: [(envelope: EventEnvelope, event: LedgerEvent?)]
     ) {
         var applied: Set<String> = []
         var shown: [String: (available: Int64, held: Int64)] = [:]
-        for event in events where applied.insert(event.id).inserted {
+        var ownership = LedgerOwnership()
+        var fenced: Set<String> = []
+        for case (let envelope, let event?) in ledger where ownership.admit(event) != nil {
+            fenced.insert(envelope.id)
+        }
+        for event in events where !fenced.contains(event.id) && applied.insert(event.id).inserted {
             for case .balance(let user, _, let available, let held) in (try? AppStateUpdates.of(event)) ?? [] {
                 shown[user, default: (0, 0)].available += available
                 shown[user, default: (0, 0)].held += held

@@ -1,16 +1,13 @@
 public import CoreMetrics
 
-/// Where a worker reports its health and metrics. Installed once per process
-/// by the executable (``WorkerHealth`` behind `/health` and `/ready`, a
-/// Prometheus registry behind `/metrics`) and read by the worker loop through
-/// ``current``, so the stages' configurations do not carry it and tests can
-/// give each worker its own registry.
+/// Where a worker reports its health and metrics: built once per process by the
+/// executable (``WorkerHealth`` behind `/health` and `/ready`, a Prometheus
+/// registry behind `/metrics`) and given to each worker as a field of its
+/// configuration, like its batching and retry policies, so a test gives each
+/// worker its own registry by argument and nothing travels with the task.
 ///
-/// Instrumentation, not configuration: nothing a worker decides, publishes,
-/// commits or retries depends on it (policies such as ``Kafka/RetryPolicy`` are
-/// initializer arguments). It only says where observations go, which is why it
-/// travels with the task like swift-distributed-tracing's `ServiceContext` and
-/// swift-log's metadata: a worker run without it behaves the same, unobserved.
+/// Nothing a worker decides, publishes, commits or retries depends on it: a
+/// worker given ``unobserved`` behaves the same, unobserved.
 public struct Telemetry: Sendable {
     public var health: WorkerHealth
     public var metrics: any MetricsFactory
@@ -31,7 +28,7 @@ public struct Telemetry: Sendable {
         self.tracer = tracer
     }
 
-    /// The process's telemetry; the default discards metrics and is never asked about health.
-    /// A task-local (see the type's comment: instrumentation, not configuration).
-    @TaskLocal public static var current = Telemetry(metrics: NOOPMetricsHandler.instance)
+    /// Discards metrics and spans, and is never asked about health: the default of every
+    /// worker's configuration, for workers run without operations endpoints.
+    public static var unobserved: Telemetry { Telemetry(metrics: NOOPMetricsHandler.instance) }
 }

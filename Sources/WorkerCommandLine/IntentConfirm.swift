@@ -68,10 +68,11 @@ public struct IntentConfirm: WorkerCommand {
         var configuration = ConfirmWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "confirm"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
-        try worker.applyPolicies(to: &configuration)
+        let observation = try worker.observation(logger: logger)
+        try worker.applyPolicies(to: &configuration, observedBy: observation)
         let confirm = ConfirmWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
-            confirm,
+            confirm, observedBy: observation,
             needs: [
                 topics.resolved, topics.confirmed, topics.confirmations, topics.responses, topics.ledger,
                 topics.accounts, topics.ledgerSnapshots, topics.deadLetter,

@@ -54,10 +54,12 @@ public struct IntentHandle: WorkerCommand {
         var configuration = HandleWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "handle"),
             stage: HandleStage(authenticator: keys, slowServices: slow), keys: keys)
-        try worker.applyPolicies(to: &configuration)
+        let observation = try worker.observation(logger: logger)
+        try worker.applyPolicies(to: &configuration, observedBy: observation)
         let handle = HandleWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
-            handle, needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,
+            handle, observedBy: observation,
+            needs: [topics.confirmed, topics.messages, topics.responses, topics.deadLetter], client: client,
             logger: logger)
     }
 }

@@ -52,10 +52,11 @@ public struct IntentPayments: WorkerCommand {
         var configuration = PaymentsWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
         try state.apply(to: &configuration)
-        try worker.applyPolicies(to: &configuration)
+        let observation = try worker.observation(logger: logger)
+        try worker.applyPolicies(to: &configuration, observedBy: observation)
         let payments = PaymentsWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
-            payments,
+            payments, observedBy: observation,
             needs: [
                 topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.accounts,
                 topics.ledgerSnapshots, topics.deadLetter,

@@ -84,10 +84,12 @@ public struct IntentResolve: WorkerCommand {
             authenticator: allowUnsigned ? nil : try sourceKeys.authenticator(),
             keys: try stageKeys.keys(signingAs: PipelineSource.resolve), freshness: try freshness.window(),
             voiceBinding: voiceBinding)
-        try worker.applyPolicies(to: &configuration)
+        let observation = try worker.observation(logger: logger)
+        try worker.applyPolicies(to: &configuration, observedBy: observation)
         let resolve = ResolveWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
-            resolve, needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
+            resolve, observedBy: observation,
+            needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
             client: client, logger: logger)
     }
 }

@@ -74,16 +74,23 @@ public struct WorkerOptions: ParsableArguments {
         return policy
     }
 
-    /// The stage loop's batching and retry policies from the flags (its runtime's arguments).
-    public func applyPolicies<Stage>(to configuration: inout StageConfiguration<Stage>) throws {
+    /// The stage loop's batching and retry policies from the flags (its runtime's arguments),
+    /// and where it reports (`observation`'s telemetry).
+    public func applyPolicies<Stage>(
+        to configuration: inout StageConfiguration<Stage>, observedBy observation: WorkerObservation
+    ) throws {
         configuration.batching = try batchPolicy()
         configuration.retry = try retryPolicy()
+        configuration.telemetry = observation.telemetry
     }
 
-    /// The resolve stage loop's batching and retry policies from the flags.
-    public func applyPolicies(to configuration: inout ResolveWorker.Configuration) throws {
+    /// The resolve stage loop's batching and retry policies from the flags, and where it reports.
+    public func applyPolicies(
+        to configuration: inout ResolveWorker.Configuration, observedBy observation: WorkerObservation
+    ) throws {
         configuration.batching = try batchPolicy()
         configuration.retry = try retryPolicy()
+        configuration.telemetry = observation.telemetry
     }
 
     public func groupID(worker: String) -> String {
@@ -91,10 +98,33 @@ public struct WorkerOptions: ParsableArguments {
         return group ?? ProcessInfo.processInfo.environment[variable] ?? "intent-\(worker)"
     }
 
+    /// What the worker reports to, from the operations flags: built before the worker,
+    /// whose configuration takes ``WorkerObservation/telemetry``, and served around it by
+    /// ``run(_:observedBy:needs:client:logger:)``.
+    public func observation(logger: Logger) throws -> WorkerObservation {
+        var observation = WorkerObservation()
+        if let port = try operations.port() {
+            let metrics = OperationsMetrics.process
+            observation.telemetry = Telemetry(
+                health: WorkerHealth(stallLimit: try retryPolicy().giveUpAfter + .seconds(30)),
+                metrics: metrics.factory, statisticsInterval: .seconds(5))
+            observation.endpoint = OperationsServer(
+                host: operations.host, port: port, health: observation.telemetry.health, metrics: metrics,
+                logger: logger)
+        }
+        if let tracer = try operations.tracer(serviceName: ProcessInfo.processInfo.processName) {
+            observation.telemetry.tracer = tracer
+            observation.tracer = tracer
+        }
+        return observation
+    }
+
     /// Checks (or creates) the topics, then runs the worker until SIGTERM or
-    /// SIGINT, riding out broker outages for the give-up time (see ``RetryPolicy``).
+    /// SIGINT, riding out broker outages for the give-up time (see ``RetryPolicy``),
+    /// with the operations endpoint and span exporter of `observation` around it.
     public func run(
-        _ worker: some Service, needs topics: [String], client: KafkaConfiguration, logger: Logger
+        _ worker: some Service, observedBy observation: WorkerObservation, needs topics: [String],
+        client: KafkaConfiguration, logger: Logger
     ) async throws {
         let pipeline = topicOptions.topics
         let createTopics = self.createTopics
@@ -114,29 +144,14 @@ public struct WorkerOptions: ParsableArguments {
         }
         // The endpoints come first in the group, so they stop last: /health answers
         // while the worker finishes after SIGTERM.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        var telemetry = Telemetry.current
-        if let port = try operations.port() {
-            let metrics = OperationsMetrics.process
-            telemetry = Telemetry(
-                health: WorkerHealth(stallLimit: policy.giveUpAfter + .seconds(30)), metrics: metrics.factory,
-                statisticsInterval: .seconds(5))
-            services.append(
-                .init(
-                    service: OperationsServer(
-                        host: operations.host, port: port, health: telemetry.health, metrics: metrics, logger: logger)))
-        }
         // The tracer comes first of all, so it stops last and exports the final spans.
-        if let tracer = try operations.tracer(serviceName: ProcessInfo.processInfo.processName) {
-            telemetry.tracer = tracer
-            services.insert(.init(service: tracer), at: 0)
-        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let tracer = observation.tracer { services.append(.init(service: tracer)) }
+        if let endpoint = observation.endpoint { services.append(.init(service: endpoint)) }
         services.append(.init(service: worker))
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await Telemetry.$current.withValue(telemetry) {
-            try await serviceGroup.run()
-        }
+        try await serviceGroup.run()
     }
 }

@@ -97,11 +97,11 @@ struct IntentAppState: AsyncParsableCommand {
             let store = try AppStateStore(path: path)
             for warning in store.fileWarnings { logger.warning("\(warning)", metadata: ["database": "\(path)"]) }
             let tokens = UserTokens(keys: try AppKey.read(file: appKeyFile))
-            let metrics = OperationsMetrics.process
+            let observation = try worker.observation(logger: logger)
             let consumer = AppStateConsumer(
                 store: store, configuration: client, topics: topics, groupID: worker.groupID(worker: "appstate"),
                 keys: try Secrets.viewKeys(file: viewKeys), retry: try worker.retryPolicy(), logger: logger,
-                metrics: metrics.factory)
+                telemetry: observation.telemetry)
             if !consumer.readsContacts {
                 logger.notice("no contacts service's view key (--view-keys): people are shown by user id, not by name")
             }
@@ -126,7 +126,7 @@ struct IntentAppState: AsyncParsableCommand {
                         ])
                 })
             try await worker.run(
-                CombinedServices(services: [consumer, application], logger: logger),
+                CombinedServices(services: [consumer, application], logger: logger), observedBy: observation,
                 needs: consumer.subscribedTopics, client: client, logger: logger)
         }
     }

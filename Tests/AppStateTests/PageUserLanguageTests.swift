@@ -8,6 +8,7 @@ import Kafka
 import LocalBroker
 import OperationsEndpoint
 import PipelineTopics
+import Telemetry
 import Testing
 
 /// The page in the language the user chose (issue 31, point 6: "the user's setting, else the
@@ -57,7 +58,7 @@ struct PageUserLanguageTests {
             let consumer = AppStateConsumer(
                 store: store, configuration: clientConfiguration(broker), topics: topics, groupID: uniqueName("app"),
                 keys: EventAuthenticator(keys: Self.settingsKeys.viewing.allKeys + Self.contactsKeys.viewing.allKeys),
-                sessionTimeout: .seconds(6), logger: testLogger, metrics: metrics.factory)
+                sessionTimeout: .seconds(6), logger: testLogger, telemetry: Telemetry(metrics: metrics.factory))
             #expect(consumer.subscribedTopics.contains(topics.settings))
             let running = Task { try await consumer.run() }
             defer { running.cancel() }

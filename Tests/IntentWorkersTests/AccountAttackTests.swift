@@ -101,7 +101,7 @@ struct AccountAttackTests {
             let consumer = AppStateConsumer(
                 store: store, configuration: clientConfiguration(pipeline.broker), topics: pipeline.topics,
                 groupID: uniqueName("app"), keys: testViewKeys,
-                sessionTimeout: .seconds(6), logger: testLogger, metrics: appMetrics.factory)
+                sessionTimeout: .seconds(6), logger: testLogger, telemetry: Telemetry(metrics: appMetrics.factory))
             let running = Task { try await consumer.run() }
             defer { running.cancel() }
             let expected: [String: JSONValue] = ["to-sunbo": "sunbo", "to-lee": "lee"]
@@ -263,9 +263,9 @@ extension PipelineHarness {
     /// The four stages, their metrics recorded in the returned registry (as an operator's /metrics would show them).
     func startStagesCounting() async throws -> OperationsMetrics {
         let metrics = OperationsMetrics()
-        try await Telemetry.$current.withValue(Telemetry(metrics: metrics.factory)) {
-            try await startStages(voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey)
-        }
+        try await startStages(
+            voice: MoneyAttackTests.voice, bindingKey: MoneyAttackTests.bindingKey,
+            telemetry: Telemetry(metrics: metrics.factory))
         return metrics
     }
 

@@ -320,35 +320,33 @@ extension PipelineHarness {
     /// tests, and every test that runs the workers as processes, run it required).
     func startStages(
         voice: EventAuthenticator, bindingKey: BindingKey, settings: EventAuthenticator? = nil,
-        voiceBinding: VoiceServiceBinding = .optional, telemetry: Telemetry = .current
+        voiceBinding: VoiceServiceBinding = .optional, telemetry: Telemetry = .unobserved
     ) async throws {
         let kafka = clientConfiguration(broker)
         let resolveKeys = EventAuthenticator(keys: voice.withTestContacts.allKeys + (settings?.allKeys ?? []))
-        try await start(
-            [
-                ResolveWorker(
-                    configuration: ResolveWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-resolve", authenticator: resolveKeys,
-                        keys: testStageKeys, sessionTimeout: .seconds(6), voiceBinding: voiceBinding),
-                    logger: testLogger),
-                ConfirmWorker(
-                    configuration: ConfirmWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-confirm",
-                        stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
-                        sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                PaymentsWorker(
-                    configuration: PaymentsWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-payments",
-                        stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
-                        keys: testStageKeys, sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-                HandleWorker(
-                    configuration: HandleWorker.Configuration(
-                        kafka: kafka, topics: topics, groupID: "\(stageGroups)-handle",
-                        stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys,
-                        sessionTimeout: .seconds(6)),
-                    logger: testLogger),
-            ], telemetry: telemetry)
+        var resolve = ResolveWorker.Configuration(
+            kafka: kafka, topics: topics, groupID: "\(stageGroups)-resolve", authenticator: resolveKeys,
+            keys: testStageKeys, sessionTimeout: .seconds(6), voiceBinding: voiceBinding)
+        resolve.telemetry = telemetry
+        var confirm = ConfirmWorker.Configuration(
+            kafka: kafka, topics: topics, groupID: "\(stageGroups)-confirm",
+            stage: ConfirmStage(bindingKey: bindingKey, authenticator: testStageKeys), keys: testStageKeys,
+            sessionTimeout: .seconds(6))
+        confirm.telemetry = telemetry
+        var payments = PaymentsWorker.Configuration(
+            kafka: kafka, topics: topics, groupID: "\(stageGroups)-payments",
+            stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
+            keys: testStageKeys, sessionTimeout: .seconds(6))
+        payments.telemetry = telemetry
+        var handle = HandleWorker.Configuration(
+            kafka: kafka, topics: topics, groupID: "\(stageGroups)-handle",
+            stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys, sessionTimeout: .seconds(6))
+        handle.telemetry = telemetry
+        try await start([
+            ResolveWorker(configuration: resolve, logger: testLogger),
+            ConfirmWorker(configuration: confirm, logger: testLogger),
+            PaymentsWorker(configuration: payments, logger: testLogger),
+            HandleWorker(configuration: handle, logger: testLogger),
+        ])
     }
 }

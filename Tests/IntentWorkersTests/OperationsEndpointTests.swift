@@ -26,12 +26,12 @@ struct OperationsEndpointTests {
             let server = OperationsServer(
                 host: "127.0.0.1", port: 0, health: health, metrics: metrics, logger: testLogger,
                 onListening: { listening.continuation.yield($0) })
-            let worker = ResolveWorker(
-                configuration: ResolveWorker.Configuration(
-                    kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics, groupID: pipeline.groupID,
-                    keys: testStageKeys, sessionTimeout: .seconds(6)),
-                logger: testLogger)
-            try await pipeline.start([server, worker], telemetry: telemetry)
+            var configuration = ResolveWorker.Configuration(
+                kafka: clientConfiguration(pipeline.broker), topics: pipeline.topics, groupID: pipeline.groupID,
+                keys: testStageKeys, sessionTimeout: .seconds(6))
+            configuration.telemetry = telemetry
+            let worker = ResolveWorker(configuration: configuration, logger: testLogger)
+            try await pipeline.start([server, worker])
             var ports = listening.stream.makeAsyncIterator()
             let probe = OperationsProbe(port: try #require(await ports.next()))
 

@@ -1,3 +1,4 @@
+import AppState
 import BrokerTestSupport
 import ContactResolution
 import Foundation
@@ -145,6 +146,23 @@ struct StalledMemberTests {
             ).events.compactMap { try? $0.decodeData(as: LedgerEvent.self) }
                 .filter { $0.kind == .credit && $0.intentID == intentID }
             #expect(Set(credits.map(\.id)).count == (decided.code == .success ? 1 : 0), "\(credits.map(\.id))")
+            // The page shows the second member's decision too: the app state applies the ledger
+            // topic as written, the resumed member's records included, under the same claims.
+            let ledger = try await TopicReader.events(
+                of: topics.ledger, configuration: clientConfiguration(broker), logger: testLogger
+            ).events
+            var ownership = LedgerOwnership()
+            let fencedWrites = ledger.filter { event in
+                (try? event.decodeData(as: LedgerEvent.self)).map { ownership.admit($0) != nil } == true
+            }
+            print("stalled member test: fenced ledger events on the topic: \(fencedWrites.map(\.id))")
+            let page = try AppStateStore(path: ":memory:")
+            for event in ledger { try await page.apply(event) }
+            let payer = try #require(try await page.snapshot(of: Self.payer).objectValue?["balances"]?.arrayValue)
+            let expected = decided.code == .success ? "89.75" : "100"
+            #expect(
+                payer == [.object(["currency": "CNY", "available": .string(expected), "held": "0"])],
+                "\(payer)")
         }
     }
 

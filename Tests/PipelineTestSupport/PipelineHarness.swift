@@ -13,7 +13,7 @@ import PipelineTools
 public import PipelineTopics
 public import ServiceLifecycle
 import Synchronization
-public import Telemetry
+import Telemetry
 public import VoiceSimulator
 
 /// One key per stage (and the ledger operator), as a deployment issues them; every test
@@ -102,13 +102,13 @@ public final class PipelineHarness: Sendable {
 
     /// Runs more services (other workers) next to the resolve worker, until `stopWorker()`.
     public func start(_ services: any Service...) async throws {
-        try await start(services, telemetry: .current)
+        try await start(services)
     }
 
-    /// Runs `services` reporting to `telemetry` (as a worker executable with `--http-port` does).
-    public func start(_ services: [any Service], telemetry: Telemetry) async throws {
+    /// Runs `services` (each reporting to the telemetry of its configuration).
+    public func start(_ services: [any Service]) async throws {
         let group = ServiceGroup(services: services, logger: testLogger)
-        let task = Task { try await Telemetry.$current.withValue(telemetry) { try await group.run() } }
+        let task = Task { try await group.run() }
         running.withLock { $0.append((group, task)) }
     }
 
