@@ -421,6 +421,32 @@ let package = Package(
             path: "Tests/BrokerTestSupport",
             swiftSettings: swiftSettings
         ),
+        /// What the worker tests and the process-level tests share: the pipeline harness (a broker,
+        /// the topics, a voice side), the test keys, the workers as processes and the seeded load.
+        .target(
+            name: "PipelineTestSupport",
+            dependencies: [
+                "BrokerTestSupport", "ContactResolution", "IntentCrypto", "IntentEvents", "IntentResolution",
+                "IntentWorkers", "Intents", "Kafka", "LocalBroker", "Payments", "PipelineAudit", "PipelineTools",
+                "PipelineTopics", "StageRuntime", "Telemetry", "VoiceSimulator",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/PipelineTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        /// The process-level tests, one at a time in their own lane beside the heavy-test gate
+        /// (issue 29, point 5): every executable end to end, the manifests, graceful shutdown, a
+        /// process kill, a broker outage, TLS, consumer groups, the outside Python client, the demo.
+        .testTarget(
+            name: "ProcessTests",
+            dependencies: [
+                "AppStateService", "BrokerTestSupport", "ContactResolution", "IntentCrypto", "IntentEvents",
+                "IntentWorkers", "Intents", "Kafka", "LocalBroker", "Payments", "PipelineAudit", "PipelineTestSupport",
+                "PipelineTools", "PipelineTopics", "StageRuntime", "VoiceSimulator",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OperationsTests",
             dependencies: [
@@ -431,7 +457,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KafkaTests",
-            dependencies: ["Kafka", "LocalBroker", "IntentCrypto", "BrokerTestSupport"],
+            dependencies: ["Kafka", "LocalBroker", "BrokerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -465,8 +491,8 @@ let package = Package(
                 "ContactResolution",
                 "Kafka",
                 "LocalBroker", "BrokerTestSupport", "Payments", "Messaging", "VoiceSimulator", "AppStateService",
-                "PipelineAudit", "PipelineTools", "Localization", "StageRuntime",
-                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint", "StageTestHost",
+                "PipelineAudit", "PipelineTools", "Localization",
+                "IntentCrypto", "AppState", "Telemetry", "OperationsEndpoint", "StageTestHost", "PipelineTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -26,8 +26,9 @@ Changed on purpose, and only this: KAFKA_BOOTSTRAP_SERVERS and the security
 settings point at the local broker (plaintext, no SASL), INTENT_TOPIC_PREFIX
 is --topic-prefix (topics made by the caller), and the HTTP ports are free
 ones (several workers share this machine's loopback), and
-KAFKA_SESSION_TIMEOUT_MS is 6000 unless set (group joins in seconds, as in
-every test here). A PersistentVolumeClaim is a fresh directory of the pod's
+KAFKA_SESSION_TIMEOUT_MS is --session-timeout-ms (default 6000) unless set
+(group joins in seconds, as in every test here). The workers start all at
+once, as a rollout starts them; their results are printed in --workers order. A PersistentVolumeClaim is a fresh directory of the pod's
 fsGroup, as a newly bound volume is.
 
 --expect-metric NAME applies to every worker; WORKER:NAME to that one only
@@ -38,6 +39,7 @@ exits 1 if there is any problem.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -152,7 +154,7 @@ def write_secret_files(pod, container, secrets, root, group, fs_group_owner):
     return written
 
 
-def environment_of(container, config_maps, root, mounts, broker, prefix, port):
+def environment_of(container, config_maps, root, mounts, broker, prefix, port, session_timeout_ms):
     environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home")}
     for source in container.get("envFrom", []):
         if "configMapRef" in source:
@@ -172,7 +174,7 @@ def environment_of(container, config_maps, root, mounts, broker, prefix, port):
     if pathlib.Path(container["command"][0]).name == "intent-appstate":
         environment["INTENT_APPSTATE_PORT"] = str(free_port())
     # As every test here: a short session timeout, so a group join takes seconds, not 45.
-    environment.setdefault("KAFKA_SESSION_TIMEOUT_MS", "6000")
+    environment.setdefault("KAFKA_SESSION_TIMEOUT_MS", str(session_timeout_ms))
     return environment
 
 
@@ -206,7 +208,8 @@ def smoke(name, deployment, config_maps, secrets, arguments, workdir):
         os.chown(root / "home", uid, gid)
     port = free_port()
     environment = environment_of(
-        container, config_maps, root, mounts, arguments.bootstrap, arguments.topic_prefix, port
+        container, config_maps, root, mounts, arguments.bootstrap, arguments.topic_prefix, port,
+        arguments.session_timeout_ms,
     )
     command = list(container["command"])
     executable = pathlib.Path(arguments.bin_dir).resolve() / pathlib.Path(command[0]).name
@@ -301,6 +304,7 @@ def main():
     parser.add_argument("--workers", default=",".join(WORKERS))
     parser.add_argument("--ready-timeout", type=float, default=90)
     parser.add_argument("--metrics-timeout", type=float, default=30)
+    parser.add_argument("--session-timeout-ms", type=int, default=6000)
     parser.add_argument(
         "--expect-metric", action="append", default=[], help="a metric name /metrics must show (repeatable)"
     )
@@ -320,14 +324,18 @@ def main():
         )
         secrets = recorded_secrets(steps, readme_steps)
         workers = [name for name in arguments.workers.split(",") if name]
-        for name in workers:
-            deployment = found.get(("Deployment", name))
-            if deployment is None:
-                problems.append(f"{name}: no Deployment in {arguments.kubernetes}")
-                continue
-            result, found_problems = smoke(name, deployment, config_maps, secrets, arguments, workdir)
-            problems += found_problems
-            print(json.dumps(result), flush=True)
+        deployed = [name for name in workers if ("Deployment", name) in found]
+        problems += [f"{name}: no Deployment in {arguments.kubernetes}" for name in workers if name not in deployed]
+        # All at once, as a rollout starts them: each waits on its own group join and probes.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(deployed))) as pool:
+            runs = [
+                pool.submit(smoke, name, found[("Deployment", name)], config_maps, secrets, arguments, workdir)
+                for name in deployed
+            ]
+            for run in runs:
+                result, found_problems = run.result()
+                problems += found_problems
+                print(json.dumps(result), flush=True)
         print(json.dumps({"workers": len(workers), "problems": problems}))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -54,11 +54,13 @@ public func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Durati
         client: clientConfiguration(broker), linger: .milliseconds(1), deliveryTimeout: deliveryTimeout)
 }
 
-/// A group member with a short session timeout: joins take about 3 s on the local broker.
+/// A group member with a short session timeout (``GroupSession/current``): joins take about
+/// 3 s on the local broker, 2 s in the serial process-level lane.
 public func consumerConfiguration(_ broker: LocalBroker, group: String) -> KafkaConsumerConfiguration {
-    KafkaConsumerConfiguration(
-        client: clientConfiguration(broker), groupID: group, sessionTimeout: .seconds(6),
-        heartbeatInterval: .milliseconds(500))
+    let session = GroupSession.current
+    return KafkaConsumerConfiguration(
+        client: clientConfiguration(broker), groupID: group, sessionTimeout: session.timeout,
+        heartbeatInterval: session.heartbeat)
 }
 
 public func createTopic(_ broker: LocalBroker, _ name: String, partitions: Int = 1) async throws {

@@ -60,13 +60,16 @@ public actor HeavyTestGate {
     /// Runs `body` holding a slot; waits for one first unless this task holds one already.
     /// An `ahead` test waits behind other `ahead` tests only (by default: a test marked
     /// ``Testing/Trait/longHeavyTest``). A cancelled wait (a test's time limit ran out)
-    /// throws `CancellationError`.
+    /// throws `CancellationError`. In the serial `lane` (by default: a test marked
+    /// ``Testing/Trait/serialProcessLane``) `body` runs at once and takes no slot, as if it
+    /// held one, so the helpers nested in it take none either.
     public nonisolated func withSlot<Result>(
-        ahead: Bool = LongHeavyTestTrait.isCurrent, _ body: () async throws -> Result
+        ahead: Bool = LongHeavyTestTrait.isCurrent, lane: Bool = SerialProcessLaneTrait.isCurrent,
+        _ body: () async throws -> Result
     ) async throws -> Result {
         if isHeldByCurrentTask { return try await body() }
         let asked = ContinuousClock.now
-        try await acquire(ahead: ahead)
+        if !lane { try await acquire(ahead: ahead) }
         let waited = ContinuousClock.now - asked
         if waited >= .seconds(60) {
             FileHandle.standardError.write(Data("heavy-test gate: waited \(waited) for one of \(width) slots\n".utf8))
@@ -77,11 +80,11 @@ public actor HeavyTestGate {
                 try await body()
             }
             hold?.end(waited: waited, failed: false)
-            await release()
+            if !lane { await release() }
             return result
         } catch {
             hold?.end(waited: waited, failed: true)
-            await release()
+            if !lane { await release() }
             throw error
         }
     }
@@ -130,7 +133,8 @@ public actor HeavyTestGate {
 /// One slot's hold, logged when `INTENT_TEST_HEAVY_LOG` names a file: how
 /// docs/test-suite-time.md measured each heavy test's own time and CPU, since a
 /// test's "passed after" time includes its wait at the gate. One tab-separated
-/// line per slot: wall seconds held, seconds waited, CPU seconds of the child
+/// line per slot (and per test of the serial process-level lane, which takes none): when
+/// it was taken (Unix time), wall seconds held, seconds waited, CPU seconds of the child
 /// processes reaped meanwhile (brokers, workers, Python, Chromium: exact only
 /// with `INTENT_TEST_HEAVY_SLOTS=1`, since reaped children are per process), CPU
 /// seconds of the test process meanwhile (light tests included), the outcome
@@ -143,6 +147,9 @@ struct SlotTiming {
 
     let name: String
     let started: ContinuousClock.Instant
+    /// When the slot was taken, as Unix time: lines of one run compare with each other and with
+    /// the run's own start (whether the serial lane overlapped itself, when it began).
+    let startedAt: Date
     let children: Double
     let own: Double
 
@@ -151,7 +158,8 @@ struct SlotTiming {
         guard logPath != nil else { return nil }
         let test = Test.current.map { "\($0.id)" } ?? "(no test)"
         return SlotTiming(
-            name: test, started: .now, children: cpuSeconds(RUSAGE_CHILDREN), own: cpuSeconds(RUSAGE_SELF))
+            name: test, started: .now, startedAt: Date(), children: cpuSeconds(RUSAGE_CHILDREN),
+            own: cpuSeconds(RUSAGE_SELF))
     }
 
     func end(waited: Duration, failed: Bool) {
@@ -160,6 +168,7 @@ struct SlotTiming {
             String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
         }
         let line = [
+            String(format: "%.2f", startedAt.timeIntervalSince1970),
             seconds(ContinuousClock.now - started), seconds(waited),
             String(format: "%.2f", Self.cpuSeconds(RUSAGE_CHILDREN) - children),
             String(format: "%.2f", Self.cpuSeconds(RUSAGE_SELF) - own), failed ? "failed" : "ok", name,

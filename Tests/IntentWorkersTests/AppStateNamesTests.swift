@@ -9,6 +9,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Testing

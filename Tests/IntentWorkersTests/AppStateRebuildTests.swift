@@ -6,6 +6,7 @@ import IntentEvents
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

@@ -4,6 +4,7 @@ import IntentEvents
 import IntentWorkers
 import Intents
 import PipelineAudit
+import PipelineTestSupport
 import Testing
 
 /// `intentctl audit --from/--to` against payments made before, across and after a

@@ -10,6 +10,7 @@ import Kafka
 import LocalBroker
 import Messaging
 import Payments
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

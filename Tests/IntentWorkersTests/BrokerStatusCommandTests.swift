@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import LocalBroker
+import PipelineTestSupport
 import Testing
 
 /// `intentctl broker status --json`, as an operator's script reads it: the

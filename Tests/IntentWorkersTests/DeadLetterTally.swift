@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Kafka
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import LocalBroker
+import PipelineTestSupport
 import Testing
 
 /// deploy/ as an operator applies it: the manifests validate against the

@@ -9,6 +9,7 @@ import Intents
 import Kafka
 import OperationsEndpoint
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Telemetry

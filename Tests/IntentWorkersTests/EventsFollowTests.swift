@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import Kafka
+import PipelineTestSupport
 import Synchronization
 import Testing
 

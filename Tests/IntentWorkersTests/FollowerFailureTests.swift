@@ -5,6 +5,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTestSupport
 import PipelineTopics
 import Synchronization
 import Testing

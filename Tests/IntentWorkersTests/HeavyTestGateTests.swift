@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import PipelineTestSupport
 import Synchronization
 import Testing
 
@@ -87,6 +88,29 @@ struct HeavyTestGateTests {
         }
         #expect(inner == 42)
         #expect(!gate.isHeldByCurrentTask)
+        #expect(await gate.occupancy == (0, 0))
+    }
+
+    @Test(
+        "the serial process-level lane runs beside a full gate and takes no slot, nor do helpers nested in it",
+        .timeLimit(.minutes(1)))
+    func laneTakesNoSlot() async throws {
+        let gate = HeavyTestGate(width: 1)
+        let bodies = Bodies()
+        let holder = Task { try await gate.withSlot(lane: false) { await bodies.body() } }
+        var started = bodies.startedEvents.makeAsyncIterator()
+        _ = await started.next()
+        // The one slot is held: a gated body would wait here until the holder ends.
+        let ran = try await gate.withSlot(lane: true) {
+            let occupancy = await gate.occupancy
+            let nested = try await gate.withSlot(lane: false) { gate.isHeldByCurrentTask }
+            return (occupancy, nested)
+        }
+        #expect(ran.0 == (1, 0))
+        #expect(ran.1, "a helper nested in the lane runs as in a held slot")
+        #expect(await gate.occupancy == (1, 0))
+        bodies.releaseAll()
+        try await holder.value
         #expect(await gate.occupancy == (0, 0))
     }
 

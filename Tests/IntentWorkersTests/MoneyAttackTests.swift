@@ -10,6 +10,7 @@ import Kafka
 import Messaging
 import Payments
 import PipelineAudit
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Telemetry

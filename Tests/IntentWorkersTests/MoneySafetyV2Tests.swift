@@ -7,6 +7,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Testing

@@ -5,6 +5,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import OperationsEndpoint
+import PipelineTestSupport
 import PipelineTopics
 import Synchronization
 import Telemetry

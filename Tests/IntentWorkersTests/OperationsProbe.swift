@@ -1,4 +1,5 @@
 import Foundation
+import PipelineTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -2,6 +2,7 @@ import BrokerTestSupport
 import Foundation
 import Kafka
 import LocalBroker
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

@@ -1,5 +1,6 @@
 import BrokerTestSupport
 import Foundation
+import PipelineTestSupport
 import Testing
 
 /// What users of Kafka's own tools expect of every executable (issue 31, point 4):

@@ -8,6 +8,7 @@ import IntentWorkers
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

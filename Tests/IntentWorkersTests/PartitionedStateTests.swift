@@ -6,6 +6,7 @@ import IntentResolution
 import Intents
 import Kafka
 import LocalBroker
+import PipelineTestSupport
 import PipelineTopics
 import Synchronization
 import Testing

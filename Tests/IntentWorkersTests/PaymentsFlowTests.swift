@@ -9,6 +9,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import StageTestHost
@@ -100,22 +101,6 @@ extension PipelineHarness {
         try await openAccount("bob", handle: "bob@example.com")
         try await publishContacts(
             [Contact(id: "c-bob", displayName: "Bob Smith", handles: ["bob@example.com"])], user: "u1")
-    }
-
-    /// Enrolls `user` with voice services (``KafkaProducerMessage/enrollment(_:with:topics:partitions:)``).
-    /// Published before the workers start, so their settings follower has it before the first request.
-    func enroll(_ user: String, with services: [String] = ["/voice/load"]) async throws {
-        _ = try await send(.enrollment(user, with: services, topics: topics, partitions: Self.partitions))
-    }
-
-    /// A payment account with an optional opening deposit, written to the ledger topic.
-    func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
-        for record in KafkaProducerMessage.accountOpening(
-            user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topics: topics,
-            signedWith: testStageKeys)
-        {
-            _ = try await send(record)
-        }
     }
 
     /// Waits, while the workers run, until every posted payment's credit is recorded by its

@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import LocalBroker
+import PipelineTestSupport
 import Testing
 
 /// The production executables do not link the local broker harness

@@ -4,6 +4,7 @@ import IntentEvents
 import IntentWorkers
 import Intents
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import Testing
 

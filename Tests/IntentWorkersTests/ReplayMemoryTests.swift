@@ -4,6 +4,7 @@ import IntentResolution
 import Intents
 import Kafka
 import Messaging
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

@@ -5,6 +5,7 @@ import IntentEvents
 import IntentResolution
 import IntentWorkers
 import Intents
+import PipelineTestSupport
 import PipelineTools
 import Testing
 

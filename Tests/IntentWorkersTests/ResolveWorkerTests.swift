@@ -8,6 +8,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Logging
+import PipelineTestSupport
 import PipelineTopics
 import ServiceLifecycle
 import Testing
@@ -155,20 +156,11 @@ struct ResolveWorkerTests {
     }
 }
 
-func money(_ amount: String, _ currency: String) -> CurrencyAmount {
-    CurrencyAmount(amount: DecimalAmount(amount)!, currency: currency)
-}
-
 func payeeID(_ event: EventEnvelope) throws -> String? {
     guard case .sendPayment(let payment) = try event.decodeData(as: IntentResolutionReport.self).intent else {
         throw Failure("not a payment")
     }
     return payment.payee?.contactID
-}
-
-struct Failure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension KafkaConsumerMessage {

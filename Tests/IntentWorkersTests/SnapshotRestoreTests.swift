@@ -8,6 +8,7 @@ import Kafka
 import LocalBroker
 import Logging
 import Payments
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

@@ -10,6 +10,7 @@ import Kafka
 import LocalBroker
 import Payments
 import PipelineAudit
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Testing
@@ -41,9 +42,9 @@ struct StalledMemberTests {
                 binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
                 topicPrefix: topics.prefix,
                 keys: WorkerLauncher.Keys(
-                    sourceKeys: "/voice/load \(Digest.hex(CrashRecoveryTests.voiceKey))\n"
+                    sourceKeys: "/voice/load \(Digest.hex(LoadFixture.voiceKey))\n"
                         + testContactsKeys.keyFileText + testSettingsKeys.keyFileText,
-                    bindingKey: Digest.hex(CrashRecoveryTests.bindingKey), stageKeys: testStageKeys.keyFileText),
+                    bindingKey: Digest.hex(LoadFixture.bindingKey), stageKeys: testStageKeys.keyFileText),
                 groupSuffix: String(UUID().uuidString.prefix(8)),
                 environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"])
             func log(_ name: String) -> URL { directory.appendingPathComponent("\(name).log") }
@@ -82,7 +83,7 @@ struct StalledMemberTests {
                             currencyAmount: CurrencyAmount(amount: DecimalAmount("10.25")!, currency: "CNY")))))
             _ = try await producer.send(
                 KafkaProducerMessage(
-                    topic: topics.requested, event: request, signedWith: CrashRecoveryTests.authenticator))
+                    topic: topics.requested, event: request, signedWith: LoadFixture.authenticator))
             let question = try await Self.next(voice, intentID, type: ConfirmationRequest.type)
             let binding = try question.decodeData(as: ConfirmationRequest.self).binding
             let answer = EventEnvelope(
@@ -92,7 +93,7 @@ struct StalledMemberTests {
                 payload: ConfirmationAnswer(decision: .confirmed, binding: binding))
             _ = try await producer.send(
                 KafkaProducerMessage(
-                    topic: topics.confirmations, event: answer, signedWith: CrashRecoveryTests.authenticator))
+                    topic: topics.confirmations, event: answer, signedWith: LoadFixture.authenticator))
 
             // The first member decides the post and stops itself before writing it.
             try await Self.await("the first payments member stopped itself", timeout: .seconds(60)) {
@@ -127,7 +128,7 @@ struct StalledMemberTests {
             for worker in workers + [taker] { await worker.stop() }
             let report = try await TopicAudit.run(
                 topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys,
-                bindingKey: BindingKey(CrashRecoveryTests.bindingKey))
+                bindingKey: BindingKey(LoadFixture.bindingKey))
             #expect(report.findings == [], "\(report.findings)")
             #expect(report.heldTransfers == 0)
             // Exactly the second member's decision: one final response, and the money as it says.

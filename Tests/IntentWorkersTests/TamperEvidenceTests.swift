@@ -8,6 +8,7 @@ import Kafka
 import LocalBroker
 import Payments
 import PipelineAudit
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 

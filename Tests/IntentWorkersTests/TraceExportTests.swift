@@ -8,6 +8,7 @@ import Intents
 import Kafka
 import LocalBroker
 import Payments
+import PipelineTestSupport
 import PipelineTopics
 import Testing
 
@@ -28,7 +29,7 @@ struct TraceExportTests {
             dataSchema: IntentRequested.dataSchema, userID: "alice", conversationID: "trace-alice",
             intentID: intentID, payload: IntentRequested(turn: 1, intent: intent))
         try event.extensions.set("traceparent", .string("00-\(trace)-\(Self.voiceSpan)-01"))
-        return KafkaProducerMessage(topic: "", event: event, signedWith: CrashRecoveryTests.authenticator)
+        return KafkaProducerMessage(topic: "", event: event, signedWith: LoadFixture.authenticator)
     }
 
     @Test("every hop's span is exported with the parent that produced its input, through to the app state")
@@ -78,7 +79,7 @@ struct TraceExportTests {
             try answer.extensions.set("traceparent", questionTrace)
             _ = try await pipeline.send(
                 KafkaProducerMessage(
-                    topic: pipeline.topics.confirmations, event: answer, signedWith: CrashRecoveryTests.authenticator))
+                    topic: pipeline.topics.confirmations, event: answer, signedWith: LoadFixture.authenticator))
             for intent in ["trace-msg", "trace-pay"] {
                 let response = try await pipeline.event(for: intent, type: IntentResponse.type)
                 #expect(try response.decodeData(as: IntentResponse.self).code == .success, "\(intent)")

@@ -10,6 +10,7 @@ import Kafka
 import LocalBroker
 import Localization
 import Payments
+import PipelineTestSupport
 import PipelineTools
 import PipelineTopics
 import Synchronization

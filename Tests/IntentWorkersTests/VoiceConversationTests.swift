@@ -10,6 +10,7 @@ import LocalBroker
 import Localization
 import Messaging
 import Payments
+import PipelineTestSupport
 import PipelineTopics
 import Synchronization
 import Testing

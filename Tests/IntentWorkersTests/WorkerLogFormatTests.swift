@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import LocalBroker
+import PipelineTestSupport
 import Testing
 
 /// A worker executable with `LOG_FORMAT=json`, as a deployment would run it:

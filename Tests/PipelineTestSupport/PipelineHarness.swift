@@ -1,41 +1,41 @@
 import BrokerTestSupport
-import ContactResolution
-import Foundation
+public import ContactResolution
+public import Foundation
 import IntentCrypto
-import IntentEvents
+public import IntentEvents
 import IntentResolution
 import IntentWorkers
-import Intents
-import Kafka
-import LocalBroker
+public import Intents
+public import Kafka
+public import LocalBroker
 import Logging
 import PipelineTools
-import PipelineTopics
-import ServiceLifecycle
+public import PipelineTopics
+public import ServiceLifecycle
 import Synchronization
 import Telemetry
-import VoiceSimulator
+public import VoiceSimulator
 
 /// One key per stage (and the ledger operator), as a deployment issues them; every test
 /// worker, in-process or as a process, signs and verifies with these.
-let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
+public let testStageKeys = EventAuthenticator.generate(for: PipelineSource.all)
 
 /// The contacts service's key: the resolve worker takes contacts only from a `/contacts/...`
 /// source in its source keys, so every test keyring for resolve includes it.
-let testContactsKeys = EventAuthenticator(keys: [
+public let testContactsKeys = EventAuthenticator(keys: [
     SigningKey(source: "/contacts/test", bytes: Array(repeating: UInt8(0xc0), count: 32)),
     SigningKey(source: ViewKey.source(viewing: "/contacts/test"), bytes: Array(repeating: UInt8(0xc1), count: 32)),
 ])
 /// What the app state is given: the view keys of the stages, the ledger operator and the
 /// contacts service (``ViewKey``), as the keyring that checks view signatures.
-let testViewKeys = EventAuthenticator(keys: testStageKeys.viewing.allKeys + testContactsKeys.viewing.allKeys)
+public let testViewKeys = EventAuthenticator(keys: testStageKeys.viewing.allKeys + testContactsKeys.viewing.allKeys)
 /// A settings service's key: it enrolls users with their voice services (a payment needs it).
-let testSettingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
+public let testSettingsKeys = EventAuthenticator(keys: ["/settings/test": Array(repeating: UInt8(0x5e), count: 32)])
 
 extension KafkaProducerMessage {
     /// `user` enrolled with voice services by the tests' settings service (`/settings/test`):
     /// the workers, run as production runs them, refuse a payment of a user bound to none.
-    static func enrollment(
+    public static func enrollment(
         _ user: String, with services: [String] = ["/voice/load"], topics: PipelineTopics, partitions: Int
     ) -> KafkaProducerMessage {
         .userSettings(
@@ -46,21 +46,21 @@ extension KafkaProducerMessage {
 
 extension EventAuthenticator {
     /// These keys and the test contacts service's.
-    var withTestContacts: EventAuthenticator { EventAuthenticator(keys: allKeys + testContactsKeys.allKeys) }
+    public var withTestContacts: EventAuthenticator { EventAuthenticator(keys: allKeys + testContactsKeys.allKeys) }
 }
 
 /// A local broker with the pipeline's topics under a unique prefix, a
 /// producer standing in for the voice service and the contacts service, a
 /// reader of everything the worker publishes, and the worker under test.
-final class PipelineHarness: Sendable {
+public final class PipelineHarness: Sendable {
     /// Every topic's partition count: the contacts go to their user's partition.
-    static let partitions = 2
-    let broker: LocalBroker
-    let topics: PipelineTopics
-    let groupID = uniqueName("resolve")
+    public static let partitions = 2
+    public let broker: LocalBroker
+    public let topics: PipelineTopics
+    public let groupID = uniqueName("resolve")
     /// What the stages' consumer groups are named after (`startStages`): the same for every
     /// start, so stages started again resume where the last ones committed (a restart).
-    let stageGroups = uniqueName("stages")
+    public let stageGroups = uniqueName("stages")
     private let producer: KafkaProducer
     private let reader: KafkaConsumer
     private let received = Mutex<[KafkaConsumerMessage]>([])
@@ -68,7 +68,7 @@ final class PipelineHarness: Sendable {
     /// The version of the next contact record: one writer, growing (``RecordVersion``).
     private let contactVersion = Mutex<Int64>(0)
 
-    init(broker: LocalBroker) async throws {
+    public init(broker: LocalBroker) async throws {
         self.broker = broker
         let topics = PipelineTopics(prefix: uniqueName("t") + ".")
         self.topics = topics
@@ -83,7 +83,7 @@ final class PipelineHarness: Sendable {
         ])
     }
 
-    func close() async {
+    public func close() async {
         try? await stopWorker()
         await reader.close()
         await producer.shutdown()
@@ -91,7 +91,7 @@ final class PipelineHarness: Sendable {
 
     // MARK: The worker
 
-    func startWorker() async throws {
+    public func startWorker() async throws {
         try await start(
             ResolveWorker(
                 configuration: ResolveWorker.Configuration(
@@ -101,19 +101,19 @@ final class PipelineHarness: Sendable {
     }
 
     /// Runs more services (other workers) next to the resolve worker, until `stopWorker()`.
-    func start(_ services: any Service...) async throws {
+    public func start(_ services: any Service...) async throws {
         try await start(services)
     }
 
     /// Runs `services` (each reporting to the telemetry of its configuration).
-    func start(_ services: [any Service]) async throws {
+    public func start(_ services: [any Service]) async throws {
         let group = ServiceGroup(services: services, logger: testLogger)
         let task = Task { try await group.run() }
         running.withLock { $0.append((group, task)) }
     }
 
     /// Graceful shutdown of every running worker, as on SIGTERM; waits until each has committed and closed.
-    func stopWorker() async throws {
+    public func stopWorker() async throws {
         let groups = running.withLock { state in
             defer { state = [] }
             return state
@@ -125,7 +125,7 @@ final class PipelineHarness: Sendable {
     // MARK: Publishing
 
     /// A version higher than every contact record this harness published before.
-    func nextContactVersion() -> Int64 {
+    public func nextContactVersion() -> Int64 {
         contactVersion.withLock { version in
             version += 1
             return version
@@ -135,7 +135,7 @@ final class PipelineHarness: Sendable {
     /// The contacts, signed by the test contacts service; returns the records as sent
     /// (a test may append one again, as an attacker replays it).
     @discardableResult
-    func publishContacts(_ contacts: [Contact], user: String) async throws -> [KafkaProducerMessage] {
+    public func publishContacts(_ contacts: [Contact], user: String) async throws -> [KafkaProducerMessage] {
         let records = contacts.map {
             KafkaProducerMessage.contact(
                 $0, of: user, version: nextContactVersion(), topic: topics.contacts, partitions: Self.partitions,
@@ -147,7 +147,7 @@ final class PipelineHarness: Sendable {
 
     /// A signed tombstone; returns it as sent.
     @discardableResult
-    func deleteContact(_ contactID: String, user: String) async throws -> KafkaProducerMessage {
+    public func deleteContact(_ contactID: String, user: String) async throws -> KafkaProducerMessage {
         let record = KafkaProducerMessage.contactDeletion(
             contactID, of: user, version: nextContactVersion(), topic: topics.contacts, partitions: Self.partitions,
             source: "/contacts/test", signedWith: testContactsKeys)
@@ -155,41 +155,57 @@ final class PipelineHarness: Sendable {
         return record
     }
 
-    func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {
+    public func sendRaw(topic: String, key: [UInt8], value: [UInt8]?, headers: [KafkaHeader] = []) async throws {
         _ = try await producer.send(KafkaProducerMessage(topic: topic, key: key, value: value, headers: headers))
     }
 
     /// Any record; returns where it was stored.
-    func send(_ record: KafkaProducerMessage) async throws -> KafkaDeliveryReport {
+    public func send(_ record: KafkaProducerMessage) async throws -> KafkaDeliveryReport {
         try await producer.send(record)
     }
 
     /// An event as-is (a voice service's answer, a ledger seed), keyed by its user, with extra headers.
-    func publish(_ event: EventEnvelope, to topic: String, headers: [KafkaHeader] = []) async throws {
+    public func publish(_ event: EventEnvelope, to topic: String, headers: [KafkaHeader] = []) async throws {
         var record = KafkaProducerMessage(topic: topic, event: event)
         record.headers += headers
         _ = try await producer.send(record)
     }
 
     /// An event signed with the last key its source has in `keys`.
-    func publish(_ event: EventEnvelope, to topic: String, signedWith keys: EventAuthenticator) async throws {
+    public func publish(_ event: EventEnvelope, to topic: String, signedWith keys: EventAuthenticator) async throws {
         _ = try await producer.send(KafkaProducerMessage(topic: topic, event: event, signedWith: keys))
     }
 
-    func requestID(_ intentID: String, turn: Int) -> String { "req-\(intentID)-\(turn)" }
+    /// Enrolls `user` with voice services (``KafkaProducerMessage/enrollment(_:with:topics:partitions:)``).
+    /// Published before the workers start, so their settings follower has it before the first request.
+    public func enroll(_ user: String, with services: [String] = ["/voice/load"]) async throws {
+        _ = try await send(.enrollment(user, with: services, topics: topics, partitions: Self.partitions))
+    }
 
-    func requestEvent(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) -> EventEnvelope {
+    /// A payment account with an optional opening deposit, written to the ledger topic.
+    public func openAccount(_ user: String, handle: String, deposit: CurrencyAmount? = nil) async throws {
+        for record in KafkaProducerMessage.accountOpening(
+            user, handles: [handle], deposits: deposit.map { [$0] } ?? [], topics: topics,
+            signedWith: testStageKeys)
+        {
+            _ = try await send(record)
+        }
+    }
+
+    public func requestID(_ intentID: String, turn: Int) -> String { "req-\(intentID)-\(turn)" }
+
+    public func requestEvent(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) -> EventEnvelope {
         EventEnvelope(
             id: requestID(intentID, turn: turn), source: "/voice/test", type: IntentRequested.type, time: Date(),
             dataSchema: IntentRequested.dataSchema, userID: user, conversationID: "conversation-\(user)",
             intentID: intentID, payload: IntentRequested(turn: turn, intent: intent))
     }
 
-    func request(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) async throws {
+    public func request(_ intentID: String, user: String = "u1", turn: Int, _ intent: Intent) async throws {
         try await request(event: requestEvent(intentID, user: user, turn: turn, intent))
     }
 
-    func request(event: EventEnvelope) async throws {
+    public func request(event: EventEnvelope) async throws {
         _ = try await producer.send(KafkaProducerMessage(topic: topics.requested, event: event))
     }
 
@@ -197,7 +213,8 @@ final class PipelineHarness: Sendable {
 
     /// The prompt or resolved event answering this turn; waits for it (each
     /// poll blocks until a record arrives), failing after `timeout`.
-    func output(for intentID: String, turn: Int, timeout: Duration = .seconds(60)) async throws -> EventEnvelope {
+    public func output(for intentID: String, turn: Int, timeout: Duration = .seconds(60)) async throws -> EventEnvelope
+    {
         let causation = requestID(intentID, turn: turn)
         return try await waitFor(timeout: timeout, "the output for \(intentID) turn \(turn)") {
             self.outputs(for: intentID).first { $0.causationID == causation }
@@ -205,14 +222,16 @@ final class PipelineHarness: Sendable {
     }
 
     /// The first event of this type for the intent; waits for it.
-    func event(for intentID: String, type: String, timeout: Duration = .seconds(60)) async throws -> EventEnvelope {
+    public func event(for intentID: String, type: String, timeout: Duration = .seconds(60)) async throws
+        -> EventEnvelope
+    {
         try await waitFor(timeout: timeout, "\(type) for \(intentID)") {
             self.outputs(for: intentID).first { $0.type == type }
         }
     }
 
     /// The first event for the intent of any of these types; waits for it.
-    func event(for intentID: String, anyOf types: Set<String>, timeout: Duration = .seconds(60)) async throws
+    public func event(for intentID: String, anyOf types: Set<String>, timeout: Duration = .seconds(60)) async throws
         -> EventEnvelope
     {
         try await waitFor(timeout: timeout, "\(types.sorted()) for \(intentID)") {
@@ -221,7 +240,7 @@ final class PipelineHarness: Sendable {
     }
 
     /// Every prompt and resolved event received so far for an intent.
-    func outputs(for intentID: String) -> [EventEnvelope] {
+    public func outputs(for intentID: String) -> [EventEnvelope] {
         received.withLock { messages in
             messages.filter { $0.topic != topics.deadLetter }.compactMap { try? EventEnvelope.decode($0.value ?? []) }
                 .filter { $0.intentID == intentID }
@@ -229,9 +248,9 @@ final class PipelineHarness: Sendable {
     }
 
     /// Every record read so far, as it came (headers included).
-    func receivedRecords() -> [KafkaConsumerMessage] { received.withLock { $0 } }
+    public func receivedRecords() -> [KafkaConsumerMessage] { received.withLock { $0 } }
 
-    func deadLetters(count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaConsumerMessage] {
+    public func deadLetters(count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaConsumerMessage] {
         try await waitFor(timeout: timeout, "\(count) dead letters") {
             let letters = self.received.withLock { $0.filter { $0.topic == self.topics.deadLetter } }
             return letters.count >= count ? letters : nil
@@ -252,7 +271,7 @@ final class PipelineHarness: Sendable {
 }
 
 /// A harness on a fresh broker for the duration of `body`.
-func withPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
+public func withPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
     try await withBroker { broker in
         let pipeline = try await PipelineHarness(broker: broker)
         do {
@@ -267,13 +286,13 @@ func withPipeline(_ body: (PipelineHarness) async throws -> Void) async throws {
 
 /// What the app-state service needs to run as a process beside the workers:
 /// its key file (0600) and database in a directory of its own, and a free port.
-struct AppStateLaunch {
-    let directory: URL
-    let port: Int
+public struct AppStateLaunch: Sendable {
+    public let directory: URL
+    public let port: Int
     /// For ``WorkerProcesses``' `extraEnvironment`.
-    let environment: [String: String]
+    public let environment: [String: String]
 
-    init(key: [UInt8]) throws {
+    public init(key: [UInt8]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("appstate"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyFile = directory.appendingPathComponent("app-key")
@@ -289,7 +308,17 @@ struct AppStateLaunch {
 
 extension VoiceSimulator {
     /// Plays a script written as JSON text (`scripts/demo/conversation.json`'s format).
-    func play(json: String) async throws -> VoiceSimulator.Outcome {
+    public func play(json: String) async throws -> VoiceSimulator.Outcome {
         try await play(VoiceScript.load(Data(json.utf8)))
     }
+}
+
+public func money(_ amount: String, _ currency: String) -> CurrencyAmount {
+    CurrencyAmount(amount: DecimalAmount(amount)!, currency: currency)
+}
+
+/// A test's own failure, with what went wrong.
+public struct Failure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
