@@ -92,9 +92,11 @@ public final class AppStateStore: Sendable {
         guard !updates.isEmpty || ledgerEvent?.kind == .ownerClaimed else { return false }
         let applied = try await database.write { db in
             try Self.advance(db, to: position.map { [$0] } ?? [])
+            // Fenced before its id is taken: the new owner's event under the same id (its void
+            // of the same hold) still applies.
+            if let ledgerEvent, try !Self.admits(db, ledgerEvent) || updates.isEmpty { return false }
             try db.execute(sql: "INSERT OR IGNORE INTO applied_events (id) VALUES (?)", arguments: [envelope.id])
             guard db.changesCount == 1 else { return false }
-            if let ledgerEvent, try !Self.admits(db, ledgerEvent) || updates.isEmpty { return false }
             let at = EventTime.format(envelope.time)
             for update in updates {
                 switch update {

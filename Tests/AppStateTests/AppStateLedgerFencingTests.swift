@@ -30,7 +30,7 @@ struct AppStateLedgerFencingTests {
             ]))
 
     /// Alice's 100 CNY to Bob: held, then posted or voided, written under `owner`.
-    static func transfer(_ kind: LedgerEvent.Kind, under owner: LedgerOwner) -> EventEnvelope {
+    static func transfer(_ kind: LedgerEvent.Kind, under owner: LedgerOwner, id: String? = nil) -> EventEnvelope {
         let entries: [LedgerEntry] =
             switch kind {
             case .hold:
@@ -50,7 +50,7 @@ struct AppStateLedgerFencingTests {
                 ]
             }
         var event = LedgerEvent(
-            id: "\(kind.rawValue)-\(owner.member)", kind: kind, userID: "alice", intentID: "i1", transferID: "t1",
+            id: id ?? "\(kind.rawValue)-\(owner.member)", kind: kind, userID: "alice", intentID: "i1", transferID: "t1",
             entries: entries, counterpartyUserID: "bob", amount: cny("100"))
         event.owner = owner.description
         return envelope(event.id, type: LedgerEvent.type, user: "alice", intent: "i1", event)
@@ -78,6 +78,20 @@ struct AppStateLedgerFencingTests {
         #expect(try await Self.balance(store, "bob") == nil, "Bob was paid by a fenced post")
         let payment = try #require(try await store.snapshot(of: "alice").objectValue?["payments"]?.arrayValue?.first)
         #expect(payment.objectValue?["status"] == .string("cancelled"), "\(payment)")
+    }
+
+    @Test("the new owner's event under the id of a fenced one (its void of the same hold) still applies")
+    func sameIDAfterFencedCopy() async throws {
+        let store = try AppStateStore(path: ":memory:")
+        for event in [
+            Self.deposit, Self.claim(Self.first), Self.transfer(.hold, under: Self.first), Self.claim(Self.second),
+            // Both members decide the void under the id the hold derives; the first one's lands first.
+            Self.transfer(.void, under: Self.first, id: "void-t1"),
+            Self.transfer(.void, under: Self.second, id: "void-t1"),
+        ] {
+            try await store.apply(event)
+        }
+        #expect(try await Self.balance(store, "alice") == ["1000", "0"])
     }
 
     @Test("a replayed older claim takes nothing over, and an event stamped with no claim read counts for nothing")
