@@ -20,14 +20,8 @@ struct AppStateLedgerFencingTests {
         return envelope(event.id, type: LedgerEvent.type, user: event.userID, event)
     }
 
-    static let deposit = envelope(
-        "deposit", type: LedgerEvent.type, user: "alice",
-        LedgerEvent(
-            id: "deposit", kind: .deposit, userID: "alice",
-            entries: [
-                LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("1000")),
-                LedgerEntry(account: Ledger.available("alice"), side: .credit, amount: cny("1000")),
-            ]))
+    /// Alice's 1,000 CNY deposit (unstamped: the ledger operator's), as the store's tests make it.
+    static let deposit = paymentEvents[0]
 
     /// Alice's 100 CNY to Bob: held, then posted or voided, written under `owner`.
     static func transfer(_ kind: LedgerEvent.Kind, under owner: LedgerOwner, id: String? = nil) -> EventEnvelope {
