@@ -85,12 +85,15 @@ public struct ConfirmStage: Sendable {
             return refused
         }
         let now = envelope.time
-        // A payment this stage proposed before (a redo): its hold is on the ledger.
+        // A payment or request this stage proposed before (a redo): the payments stage took it,
+        // and its hold or its request is on the ledger.
         let held =
             report.intent.kind == .sendPayment ? ledger.transfer(forIntent: intentID, of: envelope.userID) : nil
+        let asked =
+            report.intent.kind == .requestPayment ? ledger.request(forIntent: intentID, of: envelope.userID) : nil
         let verdict = confirm(
             report.intent, intentID: intentID, userID: envelope.userID, ledger: ledger,
-            directory: directory ?? ledger.directory, held: held)
+            directory: directory ?? ledger.directory, proposed: held != nil || asked != nil)
         // Said in the user's locale (the request's, carried on every derived event).
         let said = MessageRenderer(locale: UserLocale.of(envelope)).render(verdict.message)
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
@@ -114,12 +117,12 @@ public struct ConfirmStage: Sendable {
         // A financial intent: the proposal goes to the payments stage first (the worker publishes
         // it, and waits for the broker, before the prompt), then the user is asked.
         let expiresAt = Timestamp(now.addingTimeInterval(Double(confirmationWindow.components.seconds)))
-        // A redo binds to the payee its first proposal named (held on the ledger), whatever
+        // A redo binds to the counterparty its first proposal named (on the ledger), whatever
         // the directory says now: the same binding, so the user's answer still decides it.
         let binding = bindingKey.binding(
             terms.binding(
                 kind: report.intent.kind, intentID: intentID, userID: envelope.userID, expiresAt: expiresAt,
-                counterpartyUserID: held?.payee
+                counterpartyUserID: held?.payee ?? asked?.payer
                     ?? terms.account.flatMap { (directory ?? ledger.directory).account(handle: $0) }?.userID,
                 requestSource: RequestSource.of(envelope)))
         let confirmation = IntentConfirmation(
@@ -160,10 +163,11 @@ public struct ConfirmStage: Sendable {
         }
     }
 
-    /// - Parameter held: The transfer this intent's earlier proposal holds, if any (a redo).
+    /// - Parameter proposed: Whether the payments stage took this intent's earlier proposal
+    ///   (a redo): its hold or request is on the ledger.
     func confirm(
         _ intent: Intent, intentID: String, userID: String, ledger: Ledger, directory: AccountDirectory,
-        held: Ledger.Transfer?
+        proposed: Bool
     ) -> Verdict {
         switch intent {
         case .sendMessage(let message):
@@ -186,33 +190,32 @@ public struct ConfirmStage: Sendable {
                 code: .ready, .markMessagesConfirm,
                 ["count": .number(change.messageIDs.count), "attribute": .text(change.attribute?.rawValue ?? "?")])
         case .sendPayment(let payment):
-            // Proposed before (a redo after a crash or a rebalance): the payments stage acted on
-            // this very proposal, whose hold moved the balance (and reserved the request) checked
-            // below, so checking again would refuse what was accepted; and the accounts may have
-            // changed since (a payee's account closed), so no check is made again. The verdict is
-            // the first one; the payments stage takes a proposal once and ignores it again.
-            let proposed = held != nil || ledger.closedProposal(forIntent: intentID, of: userID) != nil
             return confirmPayment(
-                userID: userID, counterparty: payment.payee, amount: payment.currencyAmount, ledger: ledger,
-                directory: directory,
-                paysRequestID: payment.paymentRequestID, isRequest: false, proposed: proposed)
+                userID: userID, intentID: intentID, counterparty: payment.payee, amount: payment.currencyAmount,
+                ledger: ledger, directory: directory, paysRequestID: payment.paymentRequestID, isRequest: false,
+                proposed: proposed)
         case .requestPayment(let request):
             return confirmPayment(
-                userID: userID, counterparty: request.payer, amount: request.currencyAmount, ledger: ledger,
-                directory: directory,
-                paysRequestID: nil, isRequest: true, proposed: false)
+                userID: userID, intentID: intentID, counterparty: request.payer, amount: request.currencyAmount,
+                ledger: ledger, directory: directory, paysRequestID: nil, isRequest: true, proposed: proposed)
         }
     }
 
     private func confirmPayment(
-        userID: String, counterparty: Person?, amount: CurrencyAmount?, ledger: Ledger, directory: AccountDirectory,
-        paysRequestID: String?,
-        isRequest: Bool, proposed: Bool
+        userID: String, intentID: String, counterparty: Person?, amount: CurrencyAmount?, ledger: Ledger,
+        directory: AccountDirectory, paysRequestID: String?, isRequest: Bool, proposed: Bool
     ) -> Verdict {
         guard let amount else { return Verdict(code: .failure, reason: "amountMissing", .amountMissing) }
         let name = MessageArgument.text(counterparty?.displayName ?? counterparty?.spoken ?? "?")
+        // Proposed before (a redo after a crash or a rebalance; a proposal closed since counts
+        // too): the payments stage acted on this very proposal, whose hold moved the balance (and
+        // reserved the request) checked below, so checking again would refuse what was accepted;
+        // and the accounts may have changed since (an account closed), so nothing is checked
+        // again. The verdict is the first one; the payments stage takes a proposal once.
+        let proposed = proposed || ledger.closedProposal(forIntent: intentID, of: userID) != nil
         if proposed, let handle = counterparty?.handle {
-            return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
+            return .proposal(
+                isRequest ? .requestPaymentConfirm : .sendPaymentConfirm, amount, name: name, account: handle)
         }
         guard let account = directory.accounts[userID] else {
             return Verdict(code: .failureNoBankAccount, .noPaymentAccount)

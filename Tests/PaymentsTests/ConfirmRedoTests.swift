@@ -80,4 +80,29 @@ struct ConfirmRedoTests {
         // A new payment to the closed account is refused as before.
         #expect(confirmed("i2", ledger).response?.code == .failure)
     }
+
+    @Test("a payment request taken by the payments stage, the payer's account closed since: the redo asks the same")
+    func requestRedoAfterPayerClosed() throws {
+        var ledger = try fundedLedger()
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: bob, currencyAmount: cny("50")))
+        let event = resolved(ask, intentID: "r1")
+        func confirmed() -> StageResult {
+            confirm.process(key: "alice", value: event.encoded(), signature: signature(event), ledger: ledger)
+        }
+        let first = confirmed()
+        let proposal = try #require(first.events(to: .confirmations).first)
+        _ = payments.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+        #expect(ledger.request(forIntent: "r1", of: "alice")?.payer == "bob")
+        try ledger.apply(LedgerEvent.closing(userID: "bob", version: 2))
+
+        let redo = confirmed()
+        #expect(redo.response == nil, "no second final response: \(String(describing: redo.response))")
+        let again = try #require(redo.events(to: .confirmations).first)
+        #expect(again.id == proposal.id)
+        #expect(
+            try again.decodeData(as: IntentConfirmation.self).binding
+                == proposal.decodeData(as: IntentConfirmation.self).binding)
+        #expect(redo.confirmationRequest?.binding == first.confirmationRequest?.binding)
+    }
 }
