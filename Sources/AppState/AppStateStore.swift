@@ -86,9 +86,10 @@ public final class AppStateStore: Sendable {
     ///   transaction as its effects (``ConsumerPosition``); nil when it is not read from a topic.
     @discardableResult
     public func apply(_ envelope: EventEnvelope, position: ConsumerPosition? = nil) async throws -> Bool {
-        let updates = try AppStateUpdates.of(envelope)
         // Ledger events pass the ledger's fencing first; a claim changes nothing shown but is kept.
         let ledgerEvent = envelope.type == LedgerEvent.type ? try LedgerEvent.decode(from: envelope) : nil
+        let updates =
+            try ledgerEvent.map { AppStateUpdates.of(ledger: $0, in: envelope) } ?? AppStateUpdates.of(envelope)
         guard !updates.isEmpty || ledgerEvent?.kind == .ownerClaimed else { return false }
         let applied = try await database.write { db in
             try Self.advance(db, to: position.map { [$0] } ?? [])

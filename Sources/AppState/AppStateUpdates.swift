@@ -44,11 +44,15 @@ public enum AppStateUpdates {
     public static func of(_ envelope: EventEnvelope) throws -> [Update] {
         switch envelope.type {
         case IntentResponse.type: return try response(envelope)
-        case LedgerEvent.type:
-            return try ledger(LedgerEvent.decode(from: envelope), at: .string(EventTime.format(envelope.time)))
+        case LedgerEvent.type: return of(ledger: try LedgerEvent.decode(from: envelope), in: envelope)
         case MessageEvent.type: return try message(envelope.decodeData(as: MessageEvent.self))
         default: return []
         }
+    }
+
+    /// A ledger event's updates, for a reader that decoded it already (the store, to fence it).
+    static func of(ledger event: LedgerEvent, in envelope: EventEnvelope) -> [Update] {
+        ledger(event, at: .string(EventTime.format(envelope.time)))
     }
 
     private static func response(_ envelope: EventEnvelope) throws -> [Update] {
