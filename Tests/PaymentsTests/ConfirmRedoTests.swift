@@ -29,6 +29,16 @@ struct ConfirmRedoTests {
         return confirm.process(key: "alice", value: event.encoded(), signature: signature(event), ledger: ledger)
     }
 
+    /// A redo proposes again what the first decision proposed: the same event id, binding and prompt.
+    func expectSameProposal(_ redo: StageResult, as first: StageResult, _ proposal: EventEnvelope) throws {
+        let again = try #require(redo.events(to: .confirmations).first)
+        #expect(again.id == proposal.id)
+        #expect(
+            try again.decodeData(as: IntentConfirmation.self).binding
+                == proposal.decodeData(as: IntentConfirmation.self).binding)
+        #expect(redo.confirmationRequest?.binding == first.confirmationRequest?.binding)
+    }
+
     @Test("held for this intent, the redo proposes the same again; another intent is still refused")
     func redoAfterHold() throws {
         var ledger = try fundedLedger()
@@ -71,12 +81,7 @@ struct ConfirmRedoTests {
 
         let redo = confirmed("i1", ledger)
         #expect(redo.response == nil, "no second final response: \(String(describing: redo.response))")
-        let again = try #require(redo.events(to: .confirmations).first)
-        #expect(again.id == proposal.id)
-        #expect(
-            try again.decodeData(as: IntentConfirmation.self).binding
-                == proposal.decodeData(as: IntentConfirmation.self).binding)
-        #expect(redo.confirmationRequest?.binding == first.confirmationRequest?.binding)
+        try expectSameProposal(redo, as: first, proposal)
         // A new payment to the closed account is refused as before.
         #expect(confirmed("i2", ledger).response?.code == .failure)
     }
@@ -98,11 +103,6 @@ struct ConfirmRedoTests {
 
         let redo = confirmed()
         #expect(redo.response == nil, "no second final response: \(String(describing: redo.response))")
-        let again = try #require(redo.events(to: .confirmations).first)
-        #expect(again.id == proposal.id)
-        #expect(
-            try again.decodeData(as: IntentConfirmation.self).binding
-                == proposal.decodeData(as: IntentConfirmation.self).binding)
-        #expect(redo.confirmationRequest?.binding == first.confirmationRequest?.binding)
+        try expectSameProposal(redo, as: first, proposal)
     }
 }
