@@ -419,6 +419,14 @@ public final class StageWorker: Service, Sendable {
             case .decide(let id, let records, let tick):
                 let consumed = Array(pipeline.held.prefix(records.count))
                 pipeline.held.removeFirst(consumed.count)
+                // The runtime's positions and the records held must be the same: a record decided
+                // under another's offsets would be lost without a trace.
+                guard
+                    consumed.count == records.count,
+                    zip(consumed, records).allSatisfy({ $0.partition == $1.partition && $0.offset == $1.offset })
+                else {
+                    preconditionFailure("the records held and the runtime's positions disagree")
+                }
                 let batch = try decide(consumed, tick: tick, owned: runtime.owned, host)
                 if !batch.isEmpty { pipeline.batches[id] = batch }
                 queue += runtime.decided(

@@ -100,7 +100,13 @@ public final class KafkaConsumer: Service, Sendable {
         try handle.withPointer("assign") { (pointer) throws(KafkaError) in
             try KafkaError.check(rd_kafka_assign(pointer, list.pointer), "assign \(offsets)")
         }
+        handle.callbacks.contiguity.withLock { $0.forgetAll() }
     }
+
+    /// How many times a partition was read again because a fetch left records out
+    /// (``ContiguousOffsets``): against Apache Kafka, only across transaction markers and
+    /// compacted ranges; against the local broker, its visibility race (docs/kafka.md, the local broker's known gaps).
+    public var holesReadAgain: Int { handle.callbacks.contiguity.withLock { $0.rewound } }
 
     /// Logical offset: the oldest retained record.
     public static let beginning = Int64(RD_KAFKA_OFFSET_BEGINNING)
@@ -133,7 +139,17 @@ public final class KafkaConsumer: Service, Sendable {
         try accept(first, into: &batch, handle, topicNames)
         // Then take what is already fetched in one call, under one queue lock.
         let wanted = maxMessages - batch.count
-        guard wanted > 0 else { return batch }
+        if wanted > 0 { try takeFetched(upTo: wanted, into: &batch, handle, queue, topicNames) }
+        guard !batch.isEmpty else { return batch }
+        let verdicts = handle.callbacks.contiguity.withLock { $0.inspect(batch) }
+        return verdicts.isEmpty ? batch : repair(batch, verdicts, pointer, handle)
+    }
+
+    /// Appends up to `wanted` records librdkafka has already fetched, without waiting.
+    private static func takeFetched(
+        upTo wanted: Int, into batch: inout [KafkaConsumerMessage], _ handle: RDKafkaHandle, _ queue: ConsumerQueue,
+        _ topicNames: TopicNameCache
+    ) throws(KafkaError) {
         try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<rd_kafka_message_t>?.self, capacity: wanted) {
             (raw) throws(KafkaError) in
             let count = rd_kafka_consume_batch_queue(queue.pointer, 0, raw.baseAddress, wanted)
@@ -153,7 +169,52 @@ public final class KafkaConsumer: Service, Sendable {
             }
             if let failure { throw failure }
         }
-        return batch
+    }
+
+    /// A batch with holes (``ContiguousOffsets``): each partition to read again is rewound to
+    /// its first missing offset, and its records from the hole on are left out (they come
+    /// again, after the missing ones); a hole read again often enough is delivered as it is.
+    private static func repair(
+        _ batch: [KafkaConsumerMessage], _ verdicts: [ContiguousOffsets.Verdict], _ pointer: OpaquePointer,
+        _ handle: RDKafkaHandle
+    ) -> [KafkaConsumerMessage] {
+        let logger = handle.callbacks.logger
+        var holes: [ContiguousOffsets.Hole] = []
+        for verdict in verdicts {
+            switch verdict {
+            case .rewind(let hole): holes.append(hole)
+            case .accepted(let hole):
+                logger.warning(
+                    "offsets missing from a partition, still after reading it again: taken as the log's own (transaction markers, compaction) and skipped",
+                    metadata: ["hole": "\(hole)", "rewinds": "\(ContiguousOffsets.maximumRewinds)"])
+            }
+        }
+        guard !holes.isEmpty else { return batch }
+        let list = TopicPartitionList(
+            holes.map {
+                KafkaPartitionOffset(topic: $0.partition.topic, partition: $0.partition.partition, offset: $0.expected)
+            })
+        let failure = rd_kafka_seek_partitions(pointer, list.pointer, 10_000).map {
+            KafkaError(consuming: $0, operation: "seek back to a hole")
+        }
+        let refused = Set(list.elements.filter { $0.error != RD_KAFKA_RESP_ERR_NO_ERROR }.map(\.topicPartition))
+        var rewound: [KafkaTopicPartition: Int64] = [:]
+        for hole in holes {
+            if failure != nil || refused.contains(hole.partition) {
+                let last = batch.last { $0.topicPartition == hole.partition }?.offset ?? hole.received
+                handle.callbacks.contiguity.withLock { $0.rewindFailed(hole, lastPolled: last) }
+                logger.warning(
+                    "offsets missing from a partition, and reading it again failed: delivered as polled",
+                    metadata: ["hole": "\(hole)", "error": "\(failure.map { "\($0)" } ?? "refused")"])
+            } else {
+                rewound[hole.partition] = hole.expected
+                logger.notice(
+                    "a fetch left out records; reading the partition again from the first one missing",
+                    metadata: ["hole": "\(hole)"])
+            }
+        }
+        guard !rewound.isEmpty else { return batch }
+        return batch.filter { message in rewound[message.topicPartition].map { message.offset < $0 } ?? true }
     }
 
     /// Appends a record, or reports a consumer error; destroys the librdkafka message either way.
@@ -344,6 +405,7 @@ public final class KafkaConsumer: Service, Sendable {
                 rd_kafka_seek_partitions(pointer, list.pointer, timeout.timeoutMilliseconds),
                 "seek \(offsets)")
             try list.checkElements("seek")
+            handle.callbacks.contiguity.withLock { $0.forget(offsets.map(\.topicPartition)) }
         }
     }
 
@@ -530,6 +592,7 @@ private let rebalanceCallback:
                 _ = rd_kafka_assign(handle, partitions)
             }
             callbacks.membership.withLock { $0.joined = true }
+            callbacks.contiguity.withLock { $0.forget(topicPartitions) }
             callbacks.afterAssign?(topicPartitions)
             callbacks.logger.info("partitions assigned", metadata: ["partitions": "\(topicPartitions)"])
             callbacks.rebalanceSink.yield(.assigned(topicPartitions))
@@ -551,6 +614,7 @@ private let rebalanceCallback:
             } else {
                 _ = rd_kafka_assign(handle, nil)
             }
+            callbacks.contiguity.withLock { $0.forget(topicPartitions) }
             callbacks.logger.info(
                 lost ? "partitions lost" : "partitions revoked", metadata: ["partitions": "\(topicPartitions)"])
             callbacks.rebalanceSink.yield(lost ? .lost(topicPartitions) : .revoked(topicPartitions))

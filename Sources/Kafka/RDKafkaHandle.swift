@@ -187,6 +187,9 @@ final class ClientCallbacks: Sendable {
     /// the group has since given it its first assignment (possibly empty):
     /// until then it is still joining (``KafkaConsumer/close()``).
     let membership = Locked<(subscribed: Bool, joined: Bool)>((false, false))
+    /// Where each assigned partition's next record must start (a consumer's; see
+    /// ``ContiguousOffsets``): forgotten by the rebalance callback as partitions move.
+    let contiguity = Locked(ContiguousOffsets())
 
     init(
         logger: Logger, beforeRevoke: (@Sendable () -> Void)? = nil,
