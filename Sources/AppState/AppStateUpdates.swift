@@ -2,7 +2,7 @@ import Foundation
 public import IntentEvents
 import Intents
 import Messaging
-import Payments
+public import Payments
 
 /// What one pipeline event changes in which users' app state: the pure part
 /// of the state service. Items are JSON objects merged field by field, so
@@ -50,8 +50,9 @@ public enum AppStateUpdates {
         }
     }
 
-    /// A ledger event's updates, for a reader that decoded it already (the store, to fence it).
-    static func of(ledger event: LedgerEvent, in envelope: EventEnvelope) -> [Update] {
+    /// A ledger event's updates, for a reader that decoded it already (the store and the
+    /// simulation's checks, to fence it).
+    public static func of(ledger event: LedgerEvent, in envelope: EventEnvelope) -> [Update] {
         ledger(event, at: .string(EventTime.format(envelope.time)))
     }
 

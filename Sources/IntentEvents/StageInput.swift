@@ -30,4 +30,19 @@ public struct StageInput<Payload: DirectlyReadPayload & Sendable>: Sendable {
         try freshness?.check(event.envelope, now: now)
         return (event.envelope, event.intentID, try event.envelope.decodeData(as: Payload.self))
     }
+
+    /// What ``verified(key:value:signature:now:)`` checks but freshness, the one check that
+    /// depends on the time read: the record's event if it passes, nil if not. For a reader
+    /// that reads the same immutable record again (the simulation's replay memory, on every
+    /// member that gains its partition), which keeps this and checks freshness per read
+    /// (``remember(_:value:signature:now:seen:)``).
+    @inlinable
+    public func verifiedAtAnyAge(key: String?, value: [UInt8]?, signature: EventSignature?) -> EventEnvelope? {
+        guard let event = try? IncomingEvent.decodeIntent(key: key, value: value, type: type),
+            (try? keys.verify(event.envelope, received: value, signature: signature, producedBy: .only(producer)))
+                != nil,
+            (try? event.envelope.decodeData(as: Payload.self)) != nil
+        else { return nil }
+        return event.envelope
+    }
 }

@@ -357,3 +357,35 @@ extension ConfirmationAnswer: DirectlyReadPayload {
         return ConfirmationAnswer(decision: decision, binding: binding)
     }
 }
+
+extension IntentResponse: DirectlyReadPayload {
+    /// Every intent's final response is read by the audit, the app state's projection and
+    /// the simulation's checks (each one, every response): through `Codable` that was a box,
+    /// a coding-key lookup and a link object per field.
+    public static func read<Reader: JSONReading>(from reader: inout Reader) throws(JSONRefusal) -> IntentResponse {
+        var kind: Intent.Kind?
+        var code: ResponseCode?
+        var message: String?
+        var response = IntentResponse(kind: .sendMessage, code: .success, message: "")
+        try reader.readObject { (key, value) throws(JSONRefusal) in
+            switch key {
+            case "kind": try setOnce(&kind, readRaw(Intent.Kind.self, &value))
+            case "code": try setOnce(&code, readRaw(ResponseCode.self, &value))
+            case "reason": try readOnce(&response.reason, &value)
+            case "message": try readOnce(&message, &value)
+            case "messageKey": try setOnce(&response.messageKey, readRaw(MessageKey.self, &value))
+            case "messageArguments": try setOnce(&response.messageArguments, MessageArgument.readAll(from: &value))
+            case "transferID": try readOnce(&response.transferID, &value)
+            case "paymentRequestID": try readOnce(&response.paymentRequestID, &value)
+            case "messageIDs": try setOnce(&response.messageIDs, readStrings(&value))
+            case "ledgerVersion": try setOnce(&response.ledgerVersion, readInt(&value))
+            default: throw JSONRefusal()
+            }
+        }
+        guard let kind, let code, let message else { throw JSONRefusal() }
+        response.kind = kind
+        response.code = code
+        response.message = message
+        return response
+    }
+}

@@ -32,7 +32,23 @@ extension StageInput {
     public func remember(
         key: String?, value: [UInt8]?, signature: EventSignature?, now: Date, seen: inout ReplayGuard?
     ) {
-        guard let event = try? verified(key: key, value: value, signature: signature, now: now) else { return }
-        _ = seen?.outcome(for: event.envelope, bytes: value, signature: signature, now: now)
+        remember(
+            verifiedAtAnyAge(key: key, value: value, signature: signature), value: value, signature: signature,
+            now: now, seen: &seen)
+    }
+
+    /// ``remember(key:value:signature:now:seen:)`` for a record's event checked already by
+    /// ``StageInput/verifiedAtAnyAge(key:value:signature:)`` (nil: it failed): only its
+    /// freshness is checked, at `now`.
+    public func remember(
+        _ envelope: EventEnvelope?, value: [UInt8]?, signature: EventSignature?, now: Date, seen: inout ReplayGuard?
+    ) {
+        guard let envelope else { return }
+        do throws(EventDecodingError) {
+            try freshness?.check(envelope, now: now)
+        } catch {
+            return
+        }
+        _ = seen?.outcome(for: envelope, bytes: value, signature: signature, now: now)
     }
 }

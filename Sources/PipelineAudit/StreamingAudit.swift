@@ -1,5 +1,5 @@
 public import IntentEvents
-import Intents
+public import Intents
 import Messaging
 public import Payments
 
@@ -25,9 +25,22 @@ public struct StreamingAudit: Sendable {
 
     public init() {}
 
-    public mutating func response(_ event: EventEnvelope) { responses.read(event) }
+    public mutating func response(_ event: EventEnvelope) {
+        responses.read(event, try? event.decodeData(as: IntentResponse.self))
+    }
 
-    public mutating func ledgerRecord(_ record: EventEnvelope) { ledger.read(record) }
+    /// ``response(_:)`` for a reader that decoded the response already (nil: it cannot be
+    /// read), so a caller checking more than the audit decodes each response once.
+    public mutating func response(_ event: EventEnvelope, decoded: IntentResponse?) {
+        responses.read(event, decoded)
+    }
+
+    public mutating func ledgerRecord(_ record: EventEnvelope) {
+        ledger.read(record, try? LedgerEvent.decode(from: record))
+    }
+
+    /// ``ledgerRecord(_:)`` for a reader that decoded the event already (nil: it cannot be read).
+    public mutating func ledgerRecord(_ record: EventEnvelope, decoded: LedgerEvent?) { ledger.read(record, decoded) }
 
     public mutating func confirmation(_ record: EventEnvelope) { confirmations.read(record) }
 
@@ -35,7 +48,12 @@ public struct StreamingAudit: Sendable {
 
     /// A record of the accounts topic (an opening or closing), in the topic's order.
     public mutating func accountRecord(_ record: EventEnvelope) {
-        guard let event = try? LedgerEvent.decode(from: record) else { return }
+        accountRecord(decoded: try? LedgerEvent.decode(from: record))
+    }
+
+    /// ``accountRecord(_:)`` for a reader that decoded the event already (nil: it cannot be read).
+    public mutating func accountRecord(decoded event: LedgerEvent?) {
+        guard let event else { return }
         accounts = accounts ?? AccountDirectory()
         accounts?.apply(event)
     }
@@ -64,8 +82,8 @@ private struct ResponseRules: Sendable {
     var seen: Set<String> = []
     var findings: [String] = []
 
-    mutating func read(_ event: EventEnvelope) {
-        guard let intentID = event.intentID, let response = try? event.decodeData(as: IntentResponse.self) else {
+    mutating func read(_ event: EventEnvelope, _ response: IntentResponse?) {
+        guard let intentID = event.intentID, let response else {
             findings.append("response \(event.id) cannot be read")
             return
         }
@@ -154,8 +172,8 @@ private struct LedgerRules: Sendable {
     private var ownership = LedgerOwnership()
     private var fenced: [String] = []
 
-    mutating func read(_ record: EventEnvelope) {
-        guard let event = try? LedgerEvent.decode(from: record) else {
+    mutating func read(_ record: EventEnvelope, _ event: LedgerEvent?) {
+        guard let event else {
             findings.append("ledger record \(record.id) cannot be read")
             return
         }

@@ -1,6 +1,7 @@
 import Foundation
 import IntentEvents
 import Intents
+import StageRuntime
 
 /// One value of partitioned state per owned input partition, restored from and following
 /// that partition of a decoded state topic: what a worker's `PartitionedState` holds beside
@@ -67,11 +68,18 @@ extension FollowedState where Value == ReplayGuard? {
 
     /// A record read back from a gained input partition, remembered as the stage
     /// remembered it when it acted (the workers' `ReplayMemory`).
+    /// Checked once per record for every member that reads it back (``VerifiedInputs``), but
+    /// for its freshness, at the world's time.
     mutating func remember<Payload>(
-        _ input: StageInput<Payload>, _ record: InMemoryCluster.Record, partition: Int32, now: Date
+        _ input: StageInput<Payload>, _ record: InMemoryCluster.Record, of topic: String, at position: InputPosition,
+        _ world: inout SimulatedWorld
     ) {
-        with(partition) {
-            input.remember(key: record.key, value: record.value, signature: record.signature, now: now, seen: &$0)
+        let envelope = world.verifiedInputs.envelope(
+            topic: topic, partition: position.partition, offset: position.offset
+        ) { input.verifiedAtAnyAge(key: record.key, value: record.value, signature: record.signature) }
+        let now = world.date
+        with(position.partition) {
+            input.remember(envelope, value: record.value, signature: record.signature, now: now, seen: &$0)
         }
     }
 }

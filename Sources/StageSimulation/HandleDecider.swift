@@ -43,8 +43,11 @@ struct HandleDecider: StageDecider {
         histories.follow(world.messageEvents, owned: owned) { history, event in history.apply(event) }
     }
 
-    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
-        seen.remember(stage.input, record, partition: partition, now: world.date)
+    mutating func remember(
+        _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
+    ) {
+        seen.remember(
+            stage.input, record, of: Self.input, at: InputPosition(partition: partition, offset: offset), &world)
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {

@@ -38,7 +38,9 @@ struct PaymentsDecider: StageDecider {
 
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) { ledgers.follow(owned: owned, world) }
 
-    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
+    mutating func remember(
+        _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
+    ) {
         let stage = self.stage
         seen.with(partition) { seen in
             stage.remember(

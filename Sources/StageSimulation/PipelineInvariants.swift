@@ -67,16 +67,24 @@ struct PipelineInvariants {
         report.digest = String(digest, radix: 16)
         report.deadLetters = world.cluster.records(of: SimulatedWorld.topics.deadLetter).count
         report.hostileRecords = voice.hostile.count
-        let responses = topics[SimulatedWorld.topics.responses] ?? []
+        // Each response and ledger event decoded once, for the audit and the checks below.
+        let responses = (topics[SimulatedWorld.topics.responses] ?? []).map {
+            (envelope: $0, response: try? $0.decodeData(as: IntentResponse.self))
+        }
         let ledger = topics[SimulatedWorld.topics.ledger] ?? []
-        // Decoded once for the accounts and the replay below (each read every event again).
         let ledgerEvents = ledger.map { (envelope: $0, event: try? LedgerEvent.decode(from: $0)) }
-        let audit = PipelineAudit.audit(
-            responses: responses, ledger: ledger, confirmations: topics[SimulatedWorld.topics.confirmations] ?? [],
-            messages: topics[SimulatedWorld.topics.messages] ?? [],
-            deadLetters: topics[SimulatedWorld.topics.deadLetter] ?? [],
-            accounts: ledgerEvents.filter { $0.event?.kind == .accountOpened }.map { $0.envelope },
-            bindingKey: SimulatedWorld.bindingKey)
+        // ``PipelineAudit/audit(responses:ledger:confirmations:messages:deadLetters:accounts:bindingKey:)``,
+        // fed the events decoded above.
+        var streaming = StreamingAudit()
+        for entry in ledgerEvents where entry.event?.kind == .accountOpened {
+            streaming.accountRecord(decoded: entry.event)
+        }
+        for entry in responses { streaming.response(entry.envelope, decoded: entry.response) }
+        for entry in ledgerEvents { streaming.ledgerRecord(entry.envelope, decoded: entry.event) }
+        for record in topics[SimulatedWorld.topics.confirmations] ?? [] { streaming.confirmation(record) }
+        for record in topics[SimulatedWorld.topics.messages] ?? [] { streaming.message(record) }
+        for record in topics[SimulatedWorld.topics.deadLetter] ?? [] { streaming.deadLetter(record) }
+        let audit = streaming.report(bindingKey: SimulatedWorld.bindingKey)
         report.failures += audit.findings
         report.postedTransfers = audit.postedTransfers
         report.voidedTransfers = audit.voidedTransfers
@@ -93,17 +101,20 @@ struct PipelineInvariants {
                 + ledger.compactMap(\.intentID)
         ).subtracting(voice.expected)
         if !acted.isEmpty { report.failures.append("acted on records it must refuse: \(acted.sorted().prefix(5))") }
-        checkAppState(responses + (topics[SimulatedWorld.topics.messages] ?? []), ledger: ledgerEvents)
+        checkAppState(
+            ids: responses.map(\.envelope.id) + (topics[SimulatedWorld.topics.messages] ?? []).map(\.id),
+            ledger: ledgerEvents)
         report.held = report.failures.isEmpty
         return report
     }
 
     /// Every intent asked with a valid signature has a final response.
-    private mutating func checkAnswered(_ responses: [EventEnvelope], _ topics: [String: [EventEnvelope]]) {
+    private mutating func checkAnswered(
+        _ responses: [(envelope: EventEnvelope, response: IntentResponse?)], _ topics: [String: [EventEnvelope]]
+    ) {
         var final: Set<String> = []
-        for event in responses {
-            guard let intentID = event.intentID, let response = try? event.decodeData(as: IntentResponse.self),
-                response.code != .inProgress
+        for (event, response) in responses {
+            guard let intentID = event.intentID, let response, response.code != .inProgress
             else { continue }
             final.insert(intentID)
         }
@@ -135,20 +146,17 @@ struct PipelineInvariants {
     /// The app state's projection (``AppStateUpdates``) of the output topics (`events`, and the
     /// ledger's), each event applied once as the store applies it, ledger events under the
     /// ledger's fencing (``LedgerOwnership``, as `AppStateStore` keeps it): every user is shown
-    /// the ledger's balances.
-    private mutating func checkAppState(
-        _ events: [EventEnvelope], ledger: [(envelope: EventEnvelope, event: LedgerEvent?)]
-    ) {
-        var applied: Set<String> = []
+    /// the ledger's balances. Balances move only by ledger events: of the other events
+    /// (responses, messages) only their ids are taken, as the store takes them, unread.
+    private mutating func checkAppState(ids: [String], ledger: [(envelope: EventEnvelope, event: LedgerEvent?)]) {
+        var applied = Set(ids)
         var shown: [String: (available: Int64, held: Int64)] = [:]
         // A fenced copy is skipped without taking its id: the new owner's event under the
         // same id (its void of the same hold) still counts, as in the store.
         var ownership = LedgerOwnership()
-        let admitted = ledger.compactMap { entry in
-            entry.event.map { ownership.admit($0) == nil } == false ? nil : entry.envelope
-        }
-        for event in events + admitted where applied.insert(event.id).inserted {
-            for case .balance(let user, _, let available, let held) in (try? AppStateUpdates.of(event)) ?? [] {
+        for case (let envelope, let event?) in ledger where ownership.admit(event) == nil {
+            guard applied.insert(envelope.id).inserted else { continue }
+            for case .balance(let user, _, let available, let held) in AppStateUpdates.of(ledger: event, in: envelope) {
                 shown[user, default: (0, 0)].available += available
                 shown[user, default: (0, 0)].held += held
             }

@@ -28,7 +28,9 @@ struct ResolveDecider: StageDecider {
 
     mutating func restore(owned: Set<Int32>, gained: Set<Int32>, _ world: SimulatedWorld) {}
 
-    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {
+    mutating func remember(
+        _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
+    ) {
         let settings = world.settings
         stage.remember(
             key: record.key, value: record.value, signature: record.signature, now: world.date,

@@ -119,7 +119,7 @@ struct SimulatedMember<Decider: StageDecider> {
         while let action = queue.popFirst() {
             switch action {
             case .restore(let owned, let gained):
-                restore(owned, gained, world)
+                restore(owned, gained, &world)
             case .claim(let owned):
                 let lost = decider.claim(owned, member: name, &world)
                 if !lost.isEmpty { return fence() }
@@ -185,7 +185,7 @@ struct SimulatedMember<Decider: StageDecider> {
 
     /// The assignment applied: state restored for `gained`, fetch positions from the
     /// committed offsets, and what was acted on there read back (the replay memory).
-    private mutating func restore(_ owned: Set<Int32>, _ gained: Set<Int32>, _ world: SimulatedWorld) {
+    private mutating func restore(_ owned: Set<Int32>, _ gained: Set<Int32>, _ world: inout SimulatedWorld) {
         decider.restore(owned: owned, gained: gained, world)
         for partition in gained.sorted() {
             let committed = world.cluster.committed(partition, group: Decider.group)
@@ -193,10 +193,10 @@ struct SimulatedMember<Decider: StageDecider> {
             // Drained before the restore: anything stored for it is from an earlier ownership.
             stored[partition] = nil
             let from = max(0, committed - Self.replayMemoryDepth)
-            for record in world.cluster.records(
+            let records = world.cluster.records(
                 of: Decider.input, partition: partition, from: from, limit: Int(committed - from))
-            {
-                decider.remember(record, partition: partition, world)
+            for (offset, record) in zip(from..., records) {
+                decider.remember(record, partition: partition, offset: offset, &world)
             }
         }
         for partition in positions.keys where !owned.contains(partition) { positions[partition] = nil }

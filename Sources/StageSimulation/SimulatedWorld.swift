@@ -62,6 +62,8 @@ struct SimulatedWorld {
     let settings: UserSettingsDirectory
     /// The accounts directory (every user's account), as the accounts topic holds it.
     var accounts = AccountDirectory()
+    /// The input records' events as the replay memory's checks found them (but freshness).
+    var verifiedInputs = VerifiedInputs()
     /// The ledger topic decoded: each partition's events with their envelope times.
     var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
     /// The messages topic decoded.

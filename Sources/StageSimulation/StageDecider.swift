@@ -27,8 +27,10 @@ protocol StageDecider {
     /// Applies what was appended to the owned partitions' state topics since last read
     /// (another member that lost a partition may still finish a round there).
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld)
-    /// An input record read back from a gained partition, before its committed offset.
-    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld)
+    /// An input record read back from a gained partition (at `offset`), before its committed offset.
+    mutating func remember(
+        _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
+    )
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult
     /// The periodic work for the owned partitions.
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult
@@ -45,7 +47,9 @@ protocol StageDecider {
 
 extension StageDecider {
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) {}
-    mutating func remember(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) {}
+    mutating func remember(
+        _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
+    ) {}
     mutating func tick(owned: Set<Int32>, _ world: SimulatedWorld) -> StageResult { StageResult() }
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {}
     mutating func claim(_ partitions: Set<Int32>, member: String, _ world: inout SimulatedWorld) -> Set<Int32> { [] }

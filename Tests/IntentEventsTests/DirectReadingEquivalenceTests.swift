@@ -47,6 +47,19 @@ struct DirectReadingEquivalenceTests {
         ConfirmationAnswer(decision: .declined, binding: binding),
     ]
 
+    /// Responses with every optional member present or absent, of several kinds and codes.
+    static var responses: [IntentResponse] {
+        Intent.Kind.allCases.enumerated().flatMap { index, kind in
+            [true, false].map { full in
+                IntentResponse(
+                    kind: kind, code: full ? .failureInsufficientFunds : .success, reason: full ? "why" : nil,
+                    message: "Отправлено 孙波", localized: full ? LocalizedMessage(.sendMessageConfirm, arguments) : nil,
+                    transferID: full ? "t\(index)" : nil, paymentRequestID: full ? "r\(index)" : nil,
+                    messageIDs: full ? ["m1", "m2"] : nil, ledgerVersion: full ? index : nil)
+            }
+        }
+    }
+
     /// Message events of every kind, with every optional member present or absent.
     static var messageEvents: [MessageEvent] {
         [MessageEvent.Kind.queued, .delivered, .attributeSet].flatMap { kind in
@@ -92,7 +105,7 @@ struct DirectReadingEquivalenceTests {
     }
 
     @Test(
-        "requests, resolutions, confirmations, confirmation requests, answers and message events read as Codable reads them"
+        "requests, resolutions, confirmations, confirmation requests, answers, message events and responses read as Codable reads them"
     )
     func everyPayload() throws {
         #expect(try check(PayloadCodingEquivalenceTests.payloads) > 500)
@@ -101,6 +114,7 @@ struct DirectReadingEquivalenceTests {
         #expect(try check(Self.requests, variants: 1_000) > 500)
         #expect(try check(Self.answers) > 20)
         #expect(try check(Self.messageEvents, variants: 1_500) > 200)
+        #expect(try check(Self.responses, variants: 1_000) > 500)
     }
 
     @Test("decodeData takes the direct reader and gives what the Codable path gives")
