@@ -55,26 +55,30 @@ struct ContiguousOffsets: Sendable {
         for message in batch {
             let partition = message.topicPartition
             let offset = message.offset
-            guard let expected = next[partition], offset > expected else {
-                if let rewind = rewinds[partition], offset >= rewind.offset { rewinds[partition] = nil }
-                next[partition] = offset + 1
+            // One look-up per record on the common path: the next offset is moved on at once and
+            // put back only where a hole is rewound.
+            guard let expected = next.updateValue(offset + 1, forKey: partition), offset > expected else {
+                if !rewinds.isEmpty, let rewind = rewinds[partition], offset >= rewind.offset {
+                    rewinds[partition] = nil
+                }
                 continue
             }
             // Already rewound in this batch: its later records are left out too.
             if verdicts.contains(where: {
                 if case .rewind(let hole) = $0 { hole.partition == partition } else { false }
             }) {
+                next[partition] = expected
                 continue
             }
             let hole = Hole(partition: partition, expected: expected, received: offset)
             let count = rewinds[partition].map { $0.offset == expected ? $0.count : 0 } ?? 0
             if count < Self.maximumRewinds {
                 rewinds[partition] = (expected, count + 1)
+                next[partition] = expected
                 rewound += 1
                 verdicts.append(.rewind(hole))
             } else {
                 rewinds[partition] = nil
-                next[partition] = offset + 1
                 verdicts.append(.accepted(hole))
             }
         }
