@@ -238,7 +238,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Without an array of optional instants: this runs on every turn that waits, and
-    /// unspecialized (a host in another module), each such array is a run-time metadata look-up.
+    /// wherever the runtime runs unspecialized, each such array is a run-time metadata look-up.
     @inlinable var earliestRetry: Instant? {
         var earliest: Instant?
         func consider(_ due: Instant?) {
