@@ -119,7 +119,7 @@ public struct ResolveStage: Sendable {
     }
 
     /// A request read back from the input partition (a worker that gained it, see the
-    /// worker's `ReplayMemory`), admitted to the turn tracker as ``process(key:value:signature:now:preferredLocale:settings:contacts:)``
+    /// worker's `ReplayMemory`), admitted to the turn tracker as ``process(key:value:signature:now:settings:contacts:)``
     /// admitted it when it acted: only if it passes the same checks. That is what makes a
     /// copy of a turn re-appended after a restart or a rebalance a repeat (`ignored`), as it
     /// is to a worker that never stopped. Whether the intent then went on to the confirm
@@ -129,17 +129,55 @@ public struct ResolveStage: Sendable {
         key: String?, value: [UInt8]?, signature: EventSignature?, now: Date = Date(),
         settings: (String) -> UserSettings? = { _ in nil }
     ) {
-        guard
-            let (envelope, intentID, userSettings) = try? authenticated(
-                key: key, value: value, signature: signature, now: now, settings: settings)
-        else { return }
+        remember(verifiedAtAnyAge(key: key, value: value, signature: signature), now: now, settings: settings)
+    }
+
+    /// A request as ``remember(key:value:signature:now:settings:)`` finds it before the checks
+    /// that depend on the time read or on the users' settings: decoded and signed by a voice
+    /// service, with its payload decoded (or why that failed: a request refused for it still
+    /// ends its intent). The same bytes always give the same value.
+    public struct ReadBack: Sendable {
+        let envelope: EventEnvelope
+        let intentID: String
+        let request: Result<IntentRequested, EventDecodingError>
+    }
+
+    /// What ``remember(key:value:signature:now:settings:)`` checks of a record but freshness
+    /// and settings: nil if it is not a request a voice service signed. For a reader that
+    /// reads the same immutable record back again and again (the simulation's replay memory,
+    /// on every member that gains its partition), which keeps this and makes the rest of the
+    /// checks per read (``remember(_:now:settings:)``).
+    public func verifiedAtAnyAge(key: String?, value: [UInt8]?, signature: EventSignature?) -> ReadBack? {
+        guard let (envelope, intentID) = try? signed(key: key, value: value, signature: signature) else {
+            return nil
+        }
+        let request = Result { () throws(EventDecodingError) in try envelope.decodeData(as: IntentRequested.self) }
+        return ReadBack(envelope: envelope, intentID: intentID, request: request)
+    }
+
+    /// ``remember(key:value:signature:now:settings:)`` for a record checked already by
+    /// ``verifiedAtAnyAge(key:value:signature:)`` (nil: it failed): only the checks that
+    /// depend on the time read (`now`) and on the users' `settings` are made.
+    public mutating func remember(
+        _ readBack: ReadBack?, now: Date = Date(), settings settingsOf: (String) -> UserSettings? = { _ in nil }
+    ) {
+        guard let readBack else { return }
+        let envelope = readBack.envelope
+        let settings: UserSettings?
         do throws(EventDecodingError) {
-            let request = try checked(envelope, settings: userSettings)
-            _ = tracker.admit(userID: envelope.userID, intentID: intentID, turn: request.turn, source: envelope.source)
+            settings = try admitted(envelope, now: now, settings: settingsOf)
+        } catch {
+            return
+        }
+        do throws(EventDecodingError) {
+            let request = try readBack.request.get()
+            try bound(request, envelope, settings: settings)
+            _ = tracker.admit(
+                userID: envelope.userID, intentID: readBack.intentID, turn: request.turn, source: envelope.source)
         } catch {
             // A refusal that ended its intent: later turns of it are ignored, as they were.
             if Self.kind(of: envelope) != nil {
-                _ = tracker.refuse(userID: envelope.userID, intentID: intentID, source: envelope.source)
+                _ = tracker.refuse(userID: envelope.userID, intentID: readBack.intentID, source: envelope.source)
             }
         }
     }
@@ -151,10 +189,27 @@ public struct ResolveStage: Sendable {
         key: String?, value: [UInt8]?, signature: EventSignature?, now: Date,
         settings settingsOf: (String) -> UserSettings?
     ) throws(EventDecodingError) -> (EventEnvelope, String, UserSettings?) {
+        let (envelope, intentID) = try signed(key: key, value: value, signature: signature)
+        return (envelope, intentID, try admitted(envelope, now: now, settings: settingsOf))
+    }
+
+    /// The half of ``authenticated(key:value:signature:now:settings:)`` that depends only on
+    /// the record's bytes: a request, signed by a voice service.
+    private func signed(key: String?, value: [UInt8]?, signature: EventSignature?) throws(EventDecodingError)
+        -> (EventEnvelope, String)
+    {
         let event = try IncomingEvent.decodeIntent(
             key: key, value: value, type: IntentRequested.type, maximumBytes: maximumEventBytes)
-        let envelope = event.envelope
-        try authenticator?.verify(envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
+        try authenticator?.verify(
+            event.envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
+        return (event.envelope, event.intentID)
+    }
+
+    /// The other half: fresh at `now`, and from a voice service the user speaks through; the
+    /// user's settings, read once.
+    private func admitted(
+        _ envelope: EventEnvelope, now: Date, settings settingsOf: (String) -> UserSettings?
+    ) throws(EventDecodingError) -> UserSettings? {
         try freshness.check(envelope, now: now)
         let settings = settingsOf(envelope.userID)
         // A user bound to voice services (in the settings) speaks through them alone.
@@ -164,7 +219,7 @@ public struct ResolveStage: Sendable {
                 "user \(envelope.userID) speaks only through \((settings.voiceServices ?? []).joined(separator: ", "))"
             )
         }
-        return (envelope, event.intentID, settings)
+        return settings
     }
 
     /// An authenticated request's payload, checked: well formed, and for a payment from a
@@ -173,14 +228,20 @@ public struct ResolveStage: Sendable {
         -> IntentRequested
     {
         let request = try envelope.decodeData(as: IntentRequested.self)
-        // Money moves only for a user enrolled with the service that asks.
+        try bound(request, envelope, settings: settings)
+        return request
+    }
+
+    /// Money moves only for a user enrolled with the voice service that asks.
+    private func bound(_ request: IntentRequested, _ envelope: EventEnvelope, settings: UserSettings?)
+        throws(EventDecodingError)
+    {
         if voiceBinding == .required, request.intent.isFinancial, settings?.voiceServices == nil {
             throw EventDecodingError(
                 .wrongProducer, field: "$.source",
                 "user \(envelope.userID) is bound to no voice service, and a payment needs one (user.settings.v1 voiceServices: intentctl settings set --voice-service \(envelope.source))"
             )
         }
-        return request
     }
 
     /// The answer to an authenticated request that fails ``checked(_:settings:)``: when it

@@ -112,14 +112,43 @@ public struct PaymentsStage: Sendable {
         key: String?, value: [UInt8]?, signature: EventSignature?, horizon: Duration?, now: Date = Date(),
         seen: inout ReplayGuard?
     ) {
-        func verified() throws(EventDecodingError) -> EventEnvelope {
-            let envelope = try decoded(
-                key: key, value: value, types: Self.proposalTypes, horizon: horizon, now: now)
+        remember(
+            verifiedAtAnyAge(key: key, value: value, signature: signature), value: value, signature: signature,
+            horizon: horizon, now: now, seen: &seen)
+    }
+
+    /// What ``remember(key:value:signature:horizon:now:seen:)`` checks of a record but the
+    /// checks that depend on the time read: decoded, a proposal, signed by the confirm stage,
+    /// with a well-formed payload. The record's event if it passes, nil if not. For a reader
+    /// that reads the same immutable record back again and again (the simulation's replay
+    /// memory, on every member that gains its partition), which keeps this and checks the
+    /// rest per read (``remember(_:value:signature:horizon:now:seen:)``).
+    public func verifiedAtAnyAge(key: String?, value: [UInt8]?, signature: EventSignature?) -> EventEnvelope? {
+        func checked() throws(EventDecodingError) -> EventEnvelope {
+            let envelope = try IncomingEvent.decode(key: key, value: value, types: Self.proposalTypes)
             _ = try IntentEvent(envelope)
-            _ = try verifiedProposal(envelope, value, signature, now: now)
+            try signedByConfirm(envelope, value, signature)
+            _ = try envelope.decodeData(as: IntentConfirmation.self)
             return envelope
         }
-        guard let envelope = try? verified() else { return }
+        return try? checked()
+    }
+
+    /// ``remember(key:value:signature:horizon:now:seen:)`` for a record checked already by
+    /// ``verifiedAtAnyAge(key:value:signature:)`` (nil: it failed): only the checks that depend on
+    /// the time read are made, at `now` (inside the idempotency `horizon`, and as fresh as a
+    /// stage event must be).
+    public func remember(
+        _ envelope: EventEnvelope?, value: [UInt8]?, signature: EventSignature?, horizon: Duration?,
+        now: Date = Date(), seen: inout ReplayGuard?
+    ) {
+        guard let envelope else { return }
+        do throws(EventDecodingError) {
+            try withinHorizon(envelope, horizon, now: now)
+            try FreshnessWindow.stageEvents.check(envelope, now: now)
+        } catch {
+            return
+        }
         _ = seen?.outcome(for: envelope, bytes: value, signature: signature, now: now)
     }
 
@@ -133,11 +162,18 @@ public struct PaymentsStage: Sendable {
         key: String?, value: [UInt8]?, types: Set<String>, horizon: Duration?, now: Date
     ) throws(EventDecodingError) -> EventEnvelope {
         let envelope = try IncomingEvent.decode(key: key, value: value, types: types)
-        if let horizon {
-            let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
-            try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
-        }
+        try withinHorizon(envelope, horizon, now: now)
         return envelope
+    }
+
+    /// The time-dependent half of ``decoded(key:value:types:horizon:now:)``: an event inside
+    /// the idempotency `horizon` (nil: any age).
+    private func withinHorizon(_ envelope: EventEnvelope, _ horizon: Duration?, now: Date)
+        throws(EventDecodingError)
+    {
+        guard let horizon else { return }
+        let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
+        try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
     }
 
     /// A proposal checked as every decision on it and every remembered one takes it: signed
@@ -145,9 +181,16 @@ public struct PaymentsStage: Sendable {
     private func verifiedProposal(
         _ envelope: EventEnvelope, _ value: [UInt8]?, _ signature: EventSignature?, now: Date
     ) throws(EventDecodingError) -> IntentConfirmation {
-        try stages.verify(envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
+        try signedByConfirm(envelope, value, signature)
         try FreshnessWindow.stageEvents.check(envelope, now: now)
         return try envelope.decodeData(as: IntentConfirmation.self)
+    }
+
+    /// Whether a proposal is signed by the confirm stage (over `value`, the record's bytes).
+    private func signedByConfirm(_ envelope: EventEnvelope, _ value: [UInt8]?, _ signature: EventSignature?)
+        throws(EventDecodingError)
+    {
+        try stages.verify(envelope, received: value, signature: signature, producedBy: .only(PipelineSource.confirm))
     }
 
     // MARK: Effects

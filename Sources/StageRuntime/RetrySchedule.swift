@@ -18,11 +18,13 @@ public struct RetrySchedule: Sendable, Hashable {
 
 /// One run of failures of one operation under a ``RetrySchedule``, on an injected
 /// time line: when it began, how many attempts failed, when the next one is due.
+@usableFromInline
 struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    let first: Instant
-    private(set) var attempts = 0
-    private(set) var due: Instant
+    @usableFromInline let first: Instant
+    @usableFromInline var attempts = 0
+    @usableFromInline var due: Instant
 
+    @inlinable
     init(at now: Instant) {
         first = now
         due = now
@@ -30,6 +32,7 @@ struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == 
 
     /// Counts a failure of `ticket`'s operation at `now` in `run` (starting a run when none is
     /// going on); returns why to stop once the run has lasted the give-up time.
+    @inlinable
     static func count(
         _ run: inout FailureRun?, _ ticket: StageTicket, at now: Instant, _ schedule: RetrySchedule,
         _ random: inout SplitMix64
@@ -43,6 +46,7 @@ struct FailureRun<Instant: InstantProtocol>: Sendable where Instant.Duration == 
     }
 
     /// Records a failure at `now`; nil when the run has lasted the give-up time.
+    @inlinable
     mutating func failed(at now: Instant, _ schedule: RetrySchedule, _ random: inout SplitMix64) -> Instant? {
         guard first.duration(to: now) < schedule.giveUpAfter else { return nil }
         let exponent = min(attempts, 30)

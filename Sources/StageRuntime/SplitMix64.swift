@@ -4,10 +4,12 @@
 /// run, a crash test whose kill schedule is reproduced from the seed it printed. Not
 /// for keys (see `SecureRandom`).
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
-    private var state: UInt64
+    @usableFromInline var state: UInt64
 
+    @inlinable
     public init(seed: UInt64) { state = seed }
 
+    @inlinable
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

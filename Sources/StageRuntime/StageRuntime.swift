@@ -15,6 +15,13 @@
 /// Revoked partitions and, with fencing, any assignment change drain first: nothing new
 /// is decided until what is in flight is finished, stored and committable, so the next
 /// owner starts from the last batch this member finished.
+///
+/// Inlinable throughout (its state `@usableFromInline`, not private): both hosts are in other
+/// modules, and a generic type called across modules runs unspecialized, looking generic
+/// metadata up at run time on every turn (a few percent of a simulated run). Inlinable, it is
+/// specialized for each host's instant (the worker's `ContinuousClock`, the simulation's
+/// manual clock) where the host is compiled. Nothing outside this module sets that state:
+/// `@usableFromInline` makes it visible to the inlined code only.
 public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// What the host waits for next.
     public enum Next: Hashable, Sendable {
@@ -29,46 +36,48 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     public let policy: StageRuntimePolicy
-    private var random: SplitMix64
-    private var nextBatch: UInt64 = 0
+    @usableFromInline var random: SplitMix64
+    @usableFromInline var nextBatch: UInt64 = 0
     /// Decided; their state goes with the next state round.
-    private var waiting: [RuntimeBatch] = []
+    @usableFromInline var waiting: [RuntimeBatch] = []
     /// The state round in flight (or waiting to be sent again).
-    private var stateRound: [RuntimeBatch] = []
+    @usableFromInline var stateRound: [RuntimeBatch] = []
     /// Sent again from this index of the state round when its backoff is due.
-    private var resendFrom: Int?
-    private var stateFailures: FailureRun<Instant>?
+    @usableFromInline var resendFrom: Int?
+    @usableFromInline var stateFailures: FailureRun<Instant>?
     /// Batches whose state is acknowledged, oldest first, with their notices in flight.
-    private var noticeRounds: [RuntimeBatch] = []
-    private var noticeFailures: FailureRun<Instant>?
+    @usableFromInline var noticeRounds: [RuntimeBatch] = []
+    @usableFromInline var noticeFailures: FailureRun<Instant>?
     /// Notices to send again, by batch, when the backoff is due.
-    private var noticesToResend: [BatchID] = []
+    @usableFromInline var noticesToResend: [BatchID] = []
     /// Handed out by ``StageAction/decide(_:records:tick:)``, not reported yet.
-    private var deciding: RuntimeBatch?
+    @usableFromInline var deciding: RuntimeBatch?
     /// Polled while draining: decided once the assignment is applied.
-    private var held: [InputPosition]?
+    @usableFromInline var held: [InputPosition]?
 
     /// The partitions the stage's state and decisions are for.
-    public private(set) var owned: Set<Int32> = []
+    @inlinable public var owned: Set<Int32> { ownedPartitions }
+    @usableFromInline var ownedPartitions: Set<Int32> = []
     /// Assigned since the assignment was last applied.
-    private var gained: Set<Int32> = []
-    private var assignmentChanged = false
-    private var revokedSinceApplied = false
+    @usableFromInline var gained: Set<Int32> = []
+    @usableFromInline var assignmentChanged = false
+    @usableFromInline var revokedSinceApplied = false
 
-    private var uncommitted = false
-    private var committing = false
-    private var lastCommit: Instant
-    private var commitFailures: FailureRun<Instant>?
-    private var lastTick: Instant
-    private var lastSnapshot: Instant
+    @usableFromInline var uncommitted = false
+    @usableFromInline var committing = false
+    @usableFromInline var lastCommit: Instant
+    @usableFromInline var commitFailures: FailureRun<Instant>?
+    @usableFromInline var lastTick: Instant
+    @usableFromInline var lastSnapshot: Instant
     /// A snapshot is due: nothing new is decided until what is in flight is finished.
-    private var snapshotDue = false
-    private var shuttingDown = false
-    public private(set) var stopped: StageStop?
+    @usableFromInline var snapshotDue = false
+    @usableFromInline var shuttingDown = false
+    @inlinable public var stopped: StageStop? { stopReason }
+    @usableFromInline var stopReason: StageStop?
 
     /// `now`: when the loop starts (ticks, commits and snapshots count from it); `seed`:
     /// the jitter of retries.
-    public init(policy: StageRuntimePolicy, now: Instant, seed: UInt64) {
+    @inlinable public init(policy: StageRuntimePolicy, now: Instant, seed: UInt64) {
         self.policy = policy
         random = SplitMix64(seed: seed)
         lastCommit = now
@@ -77,18 +86,18 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Batches decided and not finished.
-    public var batchesInFlight: Int { waiting.count + stateRound.count + noticeRounds.count }
+    @inlinable public var batchesInFlight: Int { waiting.count + stateRound.count + noticeRounds.count }
     /// Nothing decided is unfinished.
-    public var isIdle: Bool { batchesInFlight == 0 && deciding == nil }
+    @inlinable public var isIdle: Bool { batchesInFlight == 0 && deciding == nil }
     /// Finished work whose offsets are stored and not yet committed.
-    public var hasUncommitted: Bool { uncommitted }
+    @inlinable public var hasUncommitted: Bool { uncommitted }
 
     /// When the earliest retry's backoff is due, if a retry is pending.
-    public var nextRetry: Instant? { earliestRetry }
+    @inlinable public var nextRetry: Instant? { earliestRetry }
 
     /// What the host waits for next.
-    public func next() -> Next {
-        if stopped != nil { return .stopped }
+    @inlinable public func next() -> Next {
+        if stopReason != nil { return .stopped }
         if committing { return .acknowledgement(.commit) }
         let mustWait =
             shuttingDown || held != nil || batchesInFlight > policy.maximumBatchesInFlight
@@ -104,8 +113,8 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// Records were polled (possibly none): decides them unless the assignment must be
     /// applied first, and does whatever the cadences make due.
-    public mutating func polled(_ records: [InputPosition], now: Instant) -> [StageAction] {
-        guard stopped == nil else { return [] }
+    @inlinable public mutating func polled(_ records: [InputPosition], now: Instant) -> [StageAction] {
+        guard stopReason == nil else { return [] }
         var actions: [StageAction] = []
         if !records.isEmpty || held != nil {
             if held == nil { held = records } else { held! += records }
@@ -116,7 +125,8 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// The host decided ``StageAction/decide(_:records:tick:)``'s batch: whether it has
     /// records for the state round and for the notices round.
-    public mutating func decided(_ batch: BatchID, state: Bool, notices: Bool, now: Instant) -> [StageAction] {
+    @inlinable public mutating func decided(_ batch: BatchID, state: Bool, notices: Bool, now: Instant) -> [StageAction]
+    {
         guard var decided = deciding, decided.id == batch else { return [] }
         deciding = nil
         decided.state = state
@@ -127,7 +137,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         return actions
     }
 
-    public mutating func acknowledged(_ ticket: StageTicket, now: Instant) -> [StageAction] {
+    @inlinable public mutating func acknowledged(_ ticket: StageTicket, now: Instant) -> [StageAction] {
         var actions: [StageAction] = []
         switch ticket {
         case .state(let id):
@@ -146,7 +156,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// A transient failure (the host stops itself on a failure retrying cannot heal).
-    public mutating func failed(_ ticket: StageTicket, now: Instant) -> [StageAction] {
+    @inlinable public mutating func failed(_ ticket: StageTicket, now: Instant) -> [StageAction] {
         var actions: [StageAction] = []
         switch ticket {
         case .state(let id):
@@ -171,9 +181,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Partitions were assigned to this member (incrementally).
-    public mutating func assigned(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
+    @inlinable public mutating func assigned(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
         gained.formUnion(partitions)
-        owned.formUnion(partitions)
+        ownedPartitions.formUnion(partitions)
         assignmentChanged = true
         var actions: [StageAction] = []
         turn(now, &actions)
@@ -181,9 +191,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Partitions were taken from this member.
-    public mutating func revoked(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
-        guard !partitions.isDisjoint(with: owned) || !partitions.isDisjoint(with: gained) else { return [] }
-        owned.subtract(partitions)
+    @inlinable public mutating func revoked(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
+        guard !partitions.isDisjoint(with: ownedPartitions) || !partitions.isDisjoint(with: gained) else { return [] }
+        ownedPartitions.subtract(partitions)
         gained.subtract(partitions)
         assignmentChanged = true
         revokedSinceApplied = true
@@ -193,7 +203,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Time passed without another event (a retry's backoff is due).
-    public mutating func timer(now: Instant) -> [StageAction] {
+    @inlinable public mutating func timer(now: Instant) -> [StageAction] {
         var actions: [StageAction] = []
         turn(now, &actions)
         return actions
@@ -201,7 +211,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// Finish what is in flight, commit it, leave a snapshot, stop. Polled records not
     /// decided yet are left to the next owner.
-    public mutating func shutdown(now: Instant) -> [StageAction] {
+    @inlinable public mutating func shutdown(now: Instant) -> [StageAction] {
         shuttingDown = true
         held = nil
         var actions: [StageAction] = []
@@ -211,9 +221,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     // MARK: The machine
 
-    private var draining: Bool { assignmentChanged && (policy.fencing || revokedSinceApplied) }
+    @inlinable var draining: Bool { assignmentChanged && (policy.fencing || revokedSinceApplied) }
 
-    private var oldestInFlight: StageTicket? {
+    @inlinable var oldestInFlight: StageTicket? {
         if resendFrom == nil,
             let batch = stateRound.first(where: { $0.state && !$0.stateAcknowledged && !$0.stateFailed })
         {
@@ -228,8 +238,8 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Without an array of optional instants: this runs on every turn that waits, and
-    /// unspecialized (a host in another module), each such array is a run-time metadata look-up.
-    private var earliestRetry: Instant? {
+    /// wherever the runtime runs unspecialized, each such array is a run-time metadata look-up.
+    @inlinable var earliestRetry: Instant? {
         var earliest: Instant?
         func consider(_ due: Instant?) {
             if let due, earliest.map({ due < $0 }) ?? true { earliest = due }
@@ -240,27 +250,27 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         return earliest
     }
 
-    private mutating func stop(_ reason: StageStop) -> [StageAction] {
-        stopped = reason
+    @inlinable mutating func stop(_ reason: StageStop) -> [StageAction] {
+        stopReason = reason
         return [.stop(reason)]
     }
 
     /// Moves everything on as far as what is known at `now` allows.
-    private mutating func turn(_ now: Instant, _ actions: inout [StageAction]) {
-        guard stopped == nil, deciding == nil else { return }
+    @inlinable mutating func turn(_ now: Instant, _ actions: inout [StageAction]) {
+        guard stopReason == nil, deciding == nil else { return }
         var progressed = true
-        while progressed && stopped == nil {
+        while progressed && stopReason == nil {
             progressed = false
             if finishStateRound(now, &actions) { progressed = true }
             if startStateRound(&actions) { progressed = true }
             if finishNotices(now, &actions) { progressed = true }
         }
-        guard stopped == nil else { return }
+        guard stopReason == nil else { return }
         commitIfDue(now, &actions)
         if shuttingDown {
             if isIdle && !uncommitted && !committing {
-                if policy.snapshotInterval != nil && !owned.isEmpty {
-                    actions.append(.snapshot(owned: owned, final: true))
+                if policy.snapshotInterval != nil && !ownedPartitions.isEmpty {
+                    actions.append(.snapshot(owned: ownedPartitions, final: true))
                 }
                 actions += stop(.finished)
             }
@@ -273,7 +283,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// The state round, once every batch of it is reported: sent again from the first
     /// failure after the backoff, or (read back with fencing) handed over to the notices.
-    private mutating func finishStateRound(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
+    @inlinable mutating func finishStateRound(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
         guard !stateRound.isEmpty else { return false }
         if let from = resendFrom {
             guard let due = stateFailures?.due, now >= due else { return false }
@@ -309,7 +319,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// The next state round: every batch decided meanwhile, in order.
-    private mutating func startStateRound(_ actions: inout [StageAction]) -> Bool {
+    @inlinable mutating func startStateRound(_ actions: inout [StageAction]) -> Bool {
         guard stateRound.isEmpty, !waiting.isEmpty else { return false }
         stateRound = waiting
         waiting = []
@@ -319,7 +329,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// Finished batches, oldest first, store their offsets; failed notices go again.
-    private mutating func finishNotices(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
+    @inlinable mutating func finishNotices(_ now: Instant, _ actions: inout [StageAction]) -> Bool {
         var progressed = false
         if !noticesToResend.isEmpty, let due = noticeFailures?.due, now >= due {
             actions.append(.publish(.notices, noticesToResend, resend: true))
@@ -340,7 +350,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     }
 
     /// One commit per commit interval while batches keep coming; at once when nothing is in flight.
-    private mutating func commitIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+    @inlinable mutating func commitIfDue(_ now: Instant, _ actions: inout [StageAction]) {
         guard uncommitted, !committing else { return }
         if let due = commitFailures?.due, now < due { return }
         guard isIdle || lastCommit.duration(to: now) >= policy.commitInterval else { return }
@@ -352,24 +362,24 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// The assignment is applied before the next decision (at once with partitioned
     /// state), after draining when partitions were revoked or with fencing.
-    private mutating func applyAssignmentIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+    @inlinable mutating func applyAssignmentIfDue(_ now: Instant, _ actions: inout [StageAction]) {
         guard assignmentChanged,
             held != nil || tickDue(now) || policy.restoresOnAssignment || revokedSinceApplied
         else { return }
         if draining && (!isIdle || uncommitted || committing) { return }
-        actions.append(.restore(owned: owned, gained: gained))
-        if policy.fencing { actions.append(.claim(owned)) }
+        actions.append(.restore(owned: ownedPartitions, gained: gained))
+        if policy.fencing { actions.append(.claim(ownedPartitions)) }
         gained = []
         assignmentChanged = false
         revokedSinceApplied = false
     }
 
-    private func tickDue(_ now: Instant) -> Bool {
+    @inlinable func tickDue(_ now: Instant) -> Bool {
         guard let interval = policy.tickInterval else { return false }
         return lastTick.duration(to: now) >= interval
     }
 
-    private mutating func decideIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+    @inlinable mutating func decideIfDue(_ now: Instant, _ actions: inout [StageAction]) {
         guard !snapshotDue, !assignmentChanged || !draining, batchesInFlight <= policy.maximumBatchesInFlight else {
             return
         }
@@ -388,29 +398,38 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// Snapshots are taken with nothing in flight (the state is then exactly the state
     /// topics): once one is due, nothing new is decided until the pipeline has drained.
-    private mutating func snapshotIfDue(_ now: Instant, _ actions: inout [StageAction]) {
-        guard let interval = policy.snapshotInterval, !owned.isEmpty, !assignmentChanged else { return }
+    @inlinable mutating func snapshotIfDue(_ now: Instant, _ actions: inout [StageAction]) {
+        guard let interval = policy.snapshotInterval, !ownedPartitions.isEmpty, !assignmentChanged else { return }
         if lastSnapshot.duration(to: now) >= interval { snapshotDue = true }
         guard snapshotDue, isIdle else { return }
         snapshotDue = false
         lastSnapshot = now
-        actions.append(.snapshot(owned: owned, final: false))
+        actions.append(.snapshot(owned: ownedPartitions, final: false))
     }
 }
 
 /// One decided batch, on its way through the two rounds. Outside the generic runtime on
-/// purpose: nested, it would be generic over the clock too, and a host in another
-/// module (the simulation) runs the runtime unspecialized, looking the type's metadata
-/// up at run time on every count, filter and append of a round. Its fields are read with
-/// closures, not key paths, for the same reason: unspecialized, a key path literal is
-/// instantiated at run time each time it is evaluated.
-private struct RuntimeBatch: Sendable {
-    let id: BatchID
+/// purpose: nested, it would be generic over the clock too, and wherever the runtime runs
+/// unspecialized, its metadata would be looked up at run time on every count, filter and
+/// append of a round. Its fields are read with closures, not key paths, for the same
+/// reason: unspecialized, a key path literal is instantiated at run time each time it is
+/// evaluated.
+@usableFromInline
+struct RuntimeBatch: Sendable {
+    @usableFromInline let id: BatchID
     /// The next offset to read per partition once this batch is finished.
-    let offsets: [Int32: Int64]
-    var state: Bool
-    var notices: Bool
-    var stateAcknowledged = false
-    var stateFailed = false
-    var noticesAcknowledged = false
+    @usableFromInline let offsets: [Int32: Int64]
+    @usableFromInline var state: Bool
+    @usableFromInline var notices: Bool
+    @usableFromInline var stateAcknowledged = false
+    @usableFromInline var stateFailed = false
+    @usableFromInline var noticesAcknowledged = false
+
+    @inlinable
+    init(id: BatchID, offsets: [Int32: Int64], state: Bool, notices: Bool) {
+        self.id = id
+        self.offsets = offsets
+        self.state = state
+        self.notices = notices
+    }
 }

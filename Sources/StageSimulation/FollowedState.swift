@@ -74,7 +74,7 @@ extension FollowedState where Value == ReplayGuard? {
         _ input: StageInput<Payload>, _ record: InMemoryCluster.Record, of topic: String, at position: InputPosition,
         _ world: inout SimulatedWorld
     ) {
-        let envelope = world.verifiedInputs.envelope(
+        let envelope = world.verifiedInputs.checked(
             topic: topic, partition: position.partition, offset: position.offset
         ) { input.verifiedAtAnyAge(key: record.key, value: record.value, signature: record.signature) }
         let now = world.date

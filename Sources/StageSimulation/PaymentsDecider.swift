@@ -42,10 +42,12 @@ struct PaymentsDecider: StageDecider {
         _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
     ) {
         let stage = self.stage
+        let envelope = world.verifiedProposals.checked(topic: Self.input, partition: partition, offset: offset) {
+            stage.verifiedAtAnyAge(key: record.key, value: record.value, signature: record.signature)
+        }
         seen.with(partition) { seen in
             stage.remember(
-                key: record.key, value: record.value, signature: record.signature, horizon: nil, now: world.date,
-                seen: &seen)
+                envelope, value: record.value, signature: record.signature, horizon: nil, now: world.date, seen: &seen)
         }
     }
 

@@ -31,10 +31,11 @@ struct ResolveDecider: StageDecider {
     mutating func remember(
         _ record: InMemoryCluster.Record, partition: Int32, offset: Int64, _ world: inout SimulatedWorld
     ) {
+        let request = world.verifiedRequests.checked(topic: Self.input, partition: partition, offset: offset) {
+            self.stage.verifiedAtAnyAge(key: record.key, value: record.value, signature: record.signature)
+        }
         let settings = world.settings
-        stage.remember(
-            key: record.key, value: record.value, signature: record.signature, now: world.date,
-            settings: { settings.settings(of: $0) })
+        stage.remember(request, now: world.date, settings: { settings.settings(of: $0) })
     }
 
     mutating func decide(_ record: InMemoryCluster.Record, partition: Int32, _ world: SimulatedWorld) -> StageResult {

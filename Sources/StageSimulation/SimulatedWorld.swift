@@ -62,8 +62,12 @@ struct SimulatedWorld {
     let settings: UserSettingsDirectory
     /// The accounts directory (every user's account), as the accounts topic holds it.
     var accounts = AccountDirectory()
-    /// The input records' events as the replay memory's checks found them (but freshness).
-    var verifiedInputs = VerifiedInputs()
+    /// The input records' events as the replay memory's checks found them (but freshness):
+    /// the confirm and handle stages' (``StageInput``), the payments stage's, and the resolve
+    /// stage's, each kept apart since each stage checks its input its own way.
+    var verifiedInputs = VerifiedInputs<EventEnvelope?>()
+    var verifiedProposals = VerifiedInputs<EventEnvelope?>()
+    var verifiedRequests = VerifiedInputs<ResolveStage.ReadBack?>()
     /// The ledger topic decoded: each partition's events with their envelope times.
     var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
     /// The messages topic decoded.
