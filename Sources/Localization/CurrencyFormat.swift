@@ -1,6 +1,5 @@
 import Foundation
 import Intents
-import Synchronization
 
 /// Amounts of money in a locale, byte for byte as Foundation's currency format style
 /// writes them (CLDR's pattern, symbol, separators and grouping, through ICU), without
@@ -33,41 +32,23 @@ enum CurrencyFormat {
         var digitOffsets: [Int]
     }
 
-    /// Templates by shape; nil for a shape Foundation must format itself. A lock, not a
-    /// copy per renderer: renderers are made per record and the shapes are few.
-    private static let templates = Mutex<[Shape: Template?]>([:])
-    /// At most this many shapes are kept (a few hundred bytes each).
+    /// Templates by shape; nil for a shape Foundation must format itself. One table for
+    /// every renderer: the shapes are few.
+    private static let templates = BoundedMemo<Shape, Template?>(capacity: maximumShapes)
     static let maximumShapes = 4096
 
-    /// How many shapes are kept now.
-    static var shapeCount: Int { templates.withLock { $0.count } }
+    static var shapeCount: Int { templates.count }
 
-    /// The template kept for a shape: nil when none was built yet, `.some(nil)` when the
-    /// shape is formatted by Foundation every time.
     static func cachedTemplate(for shape: Shape) -> Template?? {
-        templates.withLock { $0[shape] }
+        templates.value(for: shape)
     }
 
-    /// The amount as ``foundation(_:locale:)`` writes it.
     static func format(_ amount: CurrencyAmount, locale: Locale) -> String {
         let digits = integerAndFraction(amount.amount)
         let shape = Shape(
             locale: locale.identifier, currency: amount.currency, negative: amount.amount.units < 0,
             integerDigits: digits.integer.count, scale: amount.amount.scale)
-        let cached = templates.withLock { $0[shape] }
-        let template: Template?
-        if let cached {
-            template = cached
-        } else {
-            template = Self.template(for: shape, locale: locale)
-            templates.withLock { templates in
-                // Locale tags come from requests: a sender naming ever new ones must not grow
-                // the table without end. Past the bound it starts again (the shapes in use
-                // come back within a few records).
-                if templates.count >= maximumShapes { templates.removeAll(keepingCapacity: true) }
-                templates[shape] = template
-            }
-        }
+        let template = templates.value(for: shape) { Self.template(for: $0, locale: locale) }
         guard let template, let text = fill(template, digits) else { return foundation(amount, locale: locale) }
         return text
     }

@@ -11,10 +11,20 @@ public struct MessageRenderer: Sendable {
     private let catalog: MessageCatalog
 
     /// `identifier`: a BCP 47 tag (``UserLocale``); nil is English.
+    ///
+    /// Stages make a renderer per record; making its `Locale` and finding its language
+    /// asks ICU each time (about a twentieth of the confirm stage's decision), so each
+    /// tag's renderer is made once and kept (``renderers``).
     public init(locale identifier: String?) {
-        let locale = Locale(identifier: identifier ?? UserLocale.fallback)
-        self.init(locale: locale, catalog: MessageCatalog.of(language: locale.language.languageCode?.identifier))
+        self = Self.renderers.value(for: identifier ?? UserLocale.fallback) { tag in
+            let locale = Locale(identifier: tag)
+            return MessageRenderer(
+                locale: locale, catalog: MessageCatalog.of(language: locale.language.languageCode?.identifier))
+        }
     }
+
+    /// Renderers by locale tag, as requests name them (bounded: tags come from outside).
+    static let renderers = BoundedMemo<String, MessageRenderer>(capacity: 1024)
 
     /// With a given catalog (a test's, lacking sentences).
     init(locale identifier: String?, catalog: MessageCatalog) {
@@ -24,7 +34,12 @@ public struct MessageRenderer: Sendable {
     private init(locale: Locale, catalog: MessageCatalog) {
         self.locale = locale
         self.catalog = catalog
+        self.isLeftToRight = locale.language.characterDirection == .leftToRight
     }
+
+    /// Whether the locale writes left to right: only there is a list of one plain item that
+    /// item itself (``listOfOne(_:)``).
+    private let isLeftToRight: Bool
 
     public func render(_ message: LocalizedMessage) -> String {
         let sentence =
@@ -45,6 +60,8 @@ public struct MessageRenderer: Sendable {
         switch argument {
         case .text(let text): text
         case .number(let number): number.formatted(.number.locale(locale))
+        case .names(let names) where names.count == 1 && listOfOne(names[0]): names[0]
+        case .choices(let choices) where choices.count == 1 && listOfOne(choices[0]): choices[0]
         case .names(let names): names.formatted(.list(type: .and).locale(locale))
         case .choices(let choices): choices.formatted(.list(type: .or).locale(locale))
         case .amount(let amount): format(amount)
@@ -57,5 +74,24 @@ public struct MessageRenderer: Sendable {
     /// text, from a template per shape of amount (``CurrencyFormat``).
     public func format(_ amount: CurrencyAmount) -> String {
         CurrencyFormat.format(amount, locale: locale)
+    }
+
+    /// Whether Foundation's list formatter writes a list of just `item` as `item` unchanged,
+    /// so it need not be asked: ICU's list formatter, made per call, cost more than the rest
+    /// of a confirmation's sentence, and one recipient is the common case. It isolates an
+    /// item (U+2068 ... U+2069) whose direction differs from the locale's: so only in a
+    /// left-to-right locale, and only for an item with no right-to-left letter (Hebrew,
+    /// Arabic, Syriac, Thaana, N'Ko and the like, their presentation forms, the historic
+    /// scripts of U+10800-U+10FFF and U+1E800-U+1EFFF) and no explicit direction mark.
+    /// `MessageRendererTests/listOfOne` compares the two across scripts and locales.
+    private func listOfOne(_ item: String) -> Bool {
+        guard isLeftToRight else { return false }
+        return !item.unicodeScalars.contains { scalar in
+            switch scalar.value {
+            case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: true
+            case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+            default: false
+            }
+        }
     }
 }

@@ -93,4 +93,36 @@ struct MessageRendererTests {
         ]
         for json in malformed { #expect(MessageArgument(json: json) == nil, "\(json)") }
     }
+
+    @Test("a list of one is written as Foundation's list formatter writes it, in every locale")
+    func listOfOne() {
+        let names = [
+            "孙波", "Юлия Щукина", "Brandon Lee", "1) 张伟", "", "123", "Ω", "ᏣᎳᎩ", "שלום", "محمد", "ܐ", "𐤀", "a\u{200F}",
+            "\u{061C}x", "x\u{202E}y", "x\u{2067}y", "Ana \u{200E}",
+        ]
+        for tag in [
+            "en-US", "zh-Hans-CN", "ru-RU", "ar-EG", "ja-JP", "de-DE", "he-IL", "fa-IR", "en-IL", "x-not-a-locale",
+        ] {
+            let renderer = MessageRenderer(locale: tag)
+            for name in names {
+                #expect(renderer.format(.names([name])) == [name].formatted(.list(type: .and).locale(renderer.locale)))
+                #expect(renderer.format(.choices([name])) == [name].formatted(.list(type: .or).locale(renderer.locale)))
+            }
+        }
+    }
+
+    @Test("a tag's renderer is made once and the table of them stays bounded, whatever tags arrive")
+    func renderersAreKeptAndBounded() {
+        let message = LocalizedMessage(
+            .requestPaymentConfirm, ["amount": Self.amount("500", "RUB"), "name": .text("Юля")])
+        let first = MessageRenderer(locale: "ru-RU").render(message)
+        #expect(MessageRenderer(locale: "ru-RU").render(message) == first)
+        #expect(MessageRenderer(locale: "ru-RU").locale == Locale(identifier: "ru-RU"))
+        for index in 0..<(MessageRenderer.renderers.capacity + 50) {
+            #expect(MessageRenderer(locale: "ru-RU-x-\(index)").render(message) == first)
+        }
+        #expect(MessageRenderer.renderers.count <= MessageRenderer.renderers.capacity)
+        #expect(MessageRenderer(locale: "en-US").locale == Locale(identifier: "en-US"))
+        #expect(MessageRenderer(locale: nil).locale == Locale(identifier: UserLocale.fallback))
+    }
 }
