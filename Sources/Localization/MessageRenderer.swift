@@ -60,10 +60,8 @@ public struct MessageRenderer: Sendable {
         switch argument {
         case .text(let text): text
         case .number(let number): number.formatted(.number.locale(locale))
-        case .names(let names) where names.count == 1 && listOfOne(names[0]): names[0]
-        case .choices(let choices) where choices.count == 1 && listOfOne(choices[0]): choices[0]
-        case .names(let names): names.formatted(.list(type: .and).locale(locale))
-        case .choices(let choices): choices.formatted(.list(type: .or).locale(locale))
+        case .names(let names): list(names, .and)
+        case .choices(let choices): list(choices, .or)
         case .amount(let amount): format(amount)
         }
     }
@@ -74,6 +72,13 @@ public struct MessageRenderer: Sendable {
     /// text, from a template per shape of amount (``CurrencyFormat``).
     public func format(_ amount: CurrencyAmount) -> String {
         CurrencyFormat.format(amount, locale: locale)
+    }
+
+    /// `items` joined by the locale's list pattern; a list of one that Foundation would write
+    /// as the item itself (``listOfOne(_:)``) without asking it.
+    private func list(_ items: [String], _ type: ListFormatStyle<StringStyle, [String]>.ListType) -> String {
+        if items.count == 1, listOfOne(items[0]) { return items[0] }
+        return items.formatted(.list(type: type).locale(locale))
     }
 
     /// Whether Foundation's list formatter writes a list of just `item` as `item` unchanged,
