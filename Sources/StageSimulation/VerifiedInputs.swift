@@ -13,7 +13,7 @@ struct VerifiedInputs<Checked> {
         var offset: Int64
     }
 
-    private var checked: [Address: Checked] = [:]
+    private var found: [Address: Checked] = [:]
 
     /// What `verify` finds of the record at `offset` of `topic`'s `partition`, found the
     /// first time it is asked for.
@@ -21,9 +21,9 @@ struct VerifiedInputs<Checked> {
         topic: String, partition: Int32, offset: Int64, _ verify: () -> Checked
     ) -> Checked {
         let address = Address(topic: topic, partition: partition, offset: offset)
-        if let known = checked[address] { return known }
-        let found = verify()
-        checked[address] = found
-        return found
+        if let known = found[address] { return known }
+        let checks = verify()
+        found[address] = checks
+        return checks
     }
 }
