@@ -442,6 +442,8 @@ public final class KafkaConsumer: Service, Sendable {
         let handle = self.handle
         let logger = self.logger
         let queue = self.queue
+        let subscribed = handle.callbacks.membership.withLock { $0.subscribed }
+        let leaveTimeout = configuration.sessionTimeout
         await executor.run {
             // Calls in progress finish first; later ones fail with `_DESTROY`.
             handle.close { pointer in
@@ -452,6 +454,7 @@ public final class KafkaConsumer: Service, Sendable {
                     logger.warning(
                         "commit before close: \(KafkaError(rawCode: committed, operation: "commit before close"))")
                 }
+                if subscribed { Self.leaveGroup(pointer, within: leaveTimeout, logger) }
                 let code = rd_kafka_consumer_close(pointer)
                 if code != RD_KAFKA_RESP_ERR_NO_ERROR {
                     logger.warning("consumer close: \(KafkaError(rawCode: code, operation: "close consumer"))")
@@ -463,6 +466,41 @@ public final class KafkaConsumer: Service, Sendable {
 }
 
 extension KafkaConsumer {
+    /// Leaves the group before the consumer is closed: unsubscribes, then serves the
+    /// revocation (and any assignment the group handed out while nobody polled) until
+    /// nothing is assigned, up to `timeout`.
+    ///
+    /// librdkafka (2.5 to at least 2.8) aborts the process inside `rd_kafka_consumer_close`
+    /// when, with cooperative rebalancing, an assignment arrives while the group terminates:
+    /// `rd_kafka_cgrp_terminated: assert: !rd_kafka_assignment_in_progress` (librdkafka
+    /// issues 4527 and 4792). Seen here once in 32 runs of `ConsumerGroupTests`: three
+    /// members stop polling and close one after another, so each one's close serves the
+    /// rebalance the previous one's leave started ("revoked", then "assigned []", then the
+    /// abort). The workaround its maintainers give: unsubscribe, wait until nothing is
+    /// assigned, then close. Records polled meanwhile are dropped unprocessed (their
+    /// offsets are never stored), so the next owner reads them. Blocking: run on the
+    /// consumer's executor.
+    static func leaveGroup(_ pointer: OpaquePointer, within timeout: Duration, _ logger: Logger) {
+        let code = rd_kafka_unsubscribe(pointer)
+        guard code == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            logger.warning("unsubscribe before close: \(KafkaError(rawCode: code, operation: "unsubscribe"))")
+            return
+        }
+        let deadline = ContinuousClock.now + timeout
+        // Two polls in a row with nothing assigned: a queued assignment is served by the first.
+        var emptyPolls = 0
+        while emptyPolls < 2, ContinuousClock.now < deadline {
+            if let message = rd_kafka_consumer_poll(pointer, 50) { rd_kafka_message_destroy(message) }
+            var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+            guard rd_kafka_assignment(pointer, &raw) == RD_KAFKA_RESP_ERR_NO_ERROR, let raw else { return }
+            emptyPolls = raw.pointee.cnt == 0 ? emptyPolls + 1 : 0
+            rd_kafka_topic_partition_list_destroy(raw)
+        }
+        if emptyPolls < 2 {
+            logger.warning("closing with partitions still assigned after \(timeout) of leaving the group")
+        }
+    }
+
     /// A member closed while its first join is under way leaves with a member
     /// id the coordinator has not finished admitting. Measured with the local
     /// broker (Tansu 0.6): after such a LeaveGroup the group never rebalances
