@@ -9,7 +9,8 @@
 # the tests take longer than INTENT_TEST_TIMEOUT seconds (default 1200; a
 # whole run takes about a minute), this prints the tests that started and
 # never finished and every thread's stack of the test process (gdb), then
-# stops the run and exits 124.
+# stops the run and exits 124. A test process that crashed and has not exited
+# INTENT_TEST_CRASH_GRACE seconds later (default 120) is stopped the same way.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .build
@@ -47,7 +48,7 @@ report_hang_and_stop() {
     local runner=$1 pid
     touch .build/test-timed-out
     echo
-    echo "==== the tests did not finish within ${timeout_seconds} s: stopping them ===="
+    echo "==== the tests did not finish (limit ${timeout_seconds} s, or a crash above): stopping them ===="
     echo "started and never finished:"
     unfinished
     for pid in $(descendants "$runner"); do
@@ -72,9 +73,25 @@ export INTENT_TEST_RUN="$$-$RANDOM-$(date +%s)"
 stdbuf -oL -eL ${SWIFT:-swift} test "$@" > >(tee "$log") 2>&1 &
 runner=$!
 rm -f .build/test-timed-out
+# A test process that crashed can hang too, in the crash handler (seen: Swift's
+# backtracer after librdkafka's abort, "failed to suspend thread" then nothing),
+# so a crash is given crash_grace_seconds to end the run before it is stopped too.
+crash_grace_seconds="${INTENT_TEST_CRASH_GRACE:-120}"
 (
-    sleep "$timeout_seconds"
-    kill -0 "$runner" 2>/dev/null && report_hang_and_stop "$runner"
+    started=$SECONDS
+    crashed_at=
+    while kill -0 "$runner" 2>/dev/null; do
+        sleep 5
+        if [ -z "$crashed_at" ] && grep -qE '^\*\*\* .*assert|Program crashed|: Fatal error:' "$log" 2>/dev/null; then
+            crashed_at=$SECONDS
+        fi
+        if ((SECONDS - started >= timeout_seconds)) ||
+            { [ -n "$crashed_at" ] && ((SECONDS - crashed_at >= crash_grace_seconds)); }; then
+            [ -n "$crashed_at" ] && echo && echo "==== a test process crashed and did not exit within ${crash_grace_seconds} s ===="
+            kill -0 "$runner" 2>/dev/null && report_hang_and_stop "$runner"
+            break
+        fi
+    done
 ) &
 watchdog=$!
 wait "$runner"
