@@ -367,10 +367,14 @@ public final class KafkaConsumer: Service, Sendable {
 
     /// The partitions currently assigned to this member.
     public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
+        try handle.withPointer("read assignment") { (pointer) throws(KafkaError) in try Self.assignment(of: pointer) }
+    }
+
+    /// The assignment of the instance behind `pointer`, for callers that already hold it
+    /// (a lease, or the closing instance to itself).
+    static func assignment(of pointer: OpaquePointer) throws(KafkaError) -> [KafkaTopicPartition] {
         var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-        try handle.withPointer("read assignment") { (pointer) throws(KafkaError) in
-            try KafkaError.check(rd_kafka_assignment(pointer, &raw), "read assignment")
-        }
+        try KafkaError.check(rd_kafka_assignment(pointer, &raw), "read assignment")
         guard let raw else { return [] }
         return TopicPartitionList(owning: raw).topicPartitions
     }
@@ -491,10 +495,8 @@ extension KafkaConsumer {
         var emptyPolls = 0
         while emptyPolls < 2, ContinuousClock.now < deadline {
             if let message = rd_kafka_consumer_poll(pointer, 50) { rd_kafka_message_destroy(message) }
-            var raw: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-            guard rd_kafka_assignment(pointer, &raw) == RD_KAFKA_RESP_ERR_NO_ERROR, let raw else { return }
-            emptyPolls = raw.pointee.cnt == 0 ? emptyPolls + 1 : 0
-            rd_kafka_topic_partition_list_destroy(raw)
+            guard let assigned = try? assignment(of: pointer) else { return }
+            emptyPolls = assigned.isEmpty ? emptyPolls + 1 : 0
         }
         if emptyPolls < 2 {
             logger.warning("closing with partitions still assigned after \(timeout) of leaving the group")
