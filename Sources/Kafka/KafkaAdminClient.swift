@@ -49,7 +49,7 @@ public final class KafkaAdminClient: Sendable {
 
     public init(configuration: KafkaConfiguration, logger: Logger) throws(KafkaError) {
         self.configuration = configuration
-        var properties = configuration.librdkafkaProperties
+        var properties = configuration.nonConsumerProperties
         // Describing a topic must not create it: topics are created only on purpose (createTopics).
         properties["allow.auto.create.topics"] = "false"
         handle = try RDKafkaHandle(kind: .producer, properties: properties, callbacks: ClientCallbacks(logger: logger))

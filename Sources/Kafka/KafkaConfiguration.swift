@@ -120,6 +120,23 @@ public struct KafkaConfiguration: Sendable, Hashable {
         result.merge(properties) { $1 }
         return result
     }
+
+    /// ``librdkafkaProperties`` without the consumer-only ones, for producers and admin
+    /// clients: an environment shared by every client (`KAFKA_SESSION_TIMEOUT_MS`,
+    /// `KAFKA_FETCH_WAIT_MAX_MS`) would otherwise make librdkafka warn that it ignores them.
+    public var nonConsumerProperties: [String: String] {
+        librdkafkaProperties.filter { !Self.consumerOnly.contains($0.key) }
+    }
+
+    /// librdkafka properties that only consumers read (CONFIGURATION.md, "C" in the C/P column).
+    static let consumerOnly: Set<String> = [
+        "session.timeout.ms", "heartbeat.interval.ms", "group.protocol.type", "group.protocol",
+        "group.instance.id", "group.remote.assignor", "partition.assignment.strategy", "coordinator.query.interval.ms",
+        "max.poll.interval.ms", "enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store",
+        "queued.min.messages", "queued.max.messages.kbytes", "fetch.wait.max.ms", "fetch.queue.backoff.ms",
+        "fetch.message.max.bytes", "max.partition.fetch.bytes", "fetch.max.bytes", "fetch.min.bytes",
+        "fetch.error.backoff.ms", "isolation.level", "enable.partition.eof", "check.crcs", "auto.offset.reset",
+    ]
 }
 
 extension Duration {

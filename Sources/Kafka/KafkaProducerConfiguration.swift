@@ -70,18 +70,7 @@ public struct KafkaProducerConfiguration: Sendable, Hashable {
         result["batch.size"] = batchSizeBytes.map(String.init)
         result["transactional.id"] = transactionalID
         // Client properties (including the user's raw overrides) win, except the
-        // consumer-only ones a shared environment sets for every client
-        // (`KAFKA_SESSION_TIMEOUT_MS`): a producer would ignore them with a warning.
-        return result.merging(client.librdkafkaProperties.filter { !Self.consumerOnly.contains($0.key) }) { $1 }
+        // consumer-only ones a shared environment sets for every client.
+        return result.merging(client.nonConsumerProperties) { $1 }
     }
-
-    /// librdkafka properties that only consumers read (CONFIGURATION.md, "C" in the C/P column).
-    static let consumerOnly: Set<String> = [
-        "session.timeout.ms", "heartbeat.interval.ms", "group.protocol.type", "group.protocol",
-        "group.instance.id", "group.remote.assignor", "partition.assignment.strategy", "coordinator.query.interval.ms",
-        "max.poll.interval.ms", "enable.auto.commit", "auto.commit.interval.ms", "enable.auto.offset.store",
-        "queued.min.messages", "queued.max.messages.kbytes", "fetch.wait.max.ms", "fetch.queue.backoff.ms",
-        "fetch.message.max.bytes", "max.partition.fetch.bytes", "fetch.max.bytes", "fetch.min.bytes",
-        "fetch.error.backoff.ms", "isolation.level", "enable.partition.eof", "check.crcs", "auto.offset.reset",
-    ]
 }

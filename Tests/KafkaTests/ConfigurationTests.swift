@@ -18,7 +18,7 @@ struct ConfigurationTests {
         #expect(KafkaConfiguration.fromEnvironment(["HOME": "/root"]) == nil)
     }
 
-    @Test("consumer-only properties set for every client reach consumers, not producers (no CONFWARN)")
+    @Test("consumer-only properties set for every client reach consumers, not producers or admin clients (no CONFWARN)")
     func consumerOnlyProperties() throws {
         let client = try #require(
             KafkaConfiguration.fromEnvironment([
@@ -29,6 +29,8 @@ struct ConfigurationTests {
         #expect(producer["session.timeout.ms"] == nil)
         #expect(producer["heartbeat.interval.ms"] == nil)
         #expect(producer["linger.ms"] == "3", "producer properties from the environment still win")
+        #expect(client.nonConsumerProperties["session.timeout.ms"] == nil, "the admin client's properties")
+        #expect(client.nonConsumerProperties["linger.ms"] == "3")
         let consumer = KafkaConsumerConfiguration(client: client, groupID: "g").librdkafkaProperties
         #expect(consumer["session.timeout.ms"] == "6000")
         #expect(consumer["heartbeat.interval.ms"] == "500")
