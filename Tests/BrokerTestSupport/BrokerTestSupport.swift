@@ -38,13 +38,16 @@ public func withBroker<Result>(
     }
 }
 
-/// Client settings for tests: fail fast, rejoin groups fast.
+/// Client settings for tests: fail fast, rejoin groups fast, and fetch at the tests'
+/// pace (``GroupSession/fetchWait``): every consumer made from it, in-process stage
+/// workers' included, takes that `fetch.wait.max.ms`.
 public func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
     KafkaConfiguration(
         bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,
         connectionSetupTimeout: .seconds(3), requestTimeout: .seconds(10),
         debugContexts: ProcessInfo.processInfo.environment["INTENT_TEST_KAFKA_DEBUG"]?.split(separator: ",").map(
-            String.init) ?? [])
+            String.init) ?? [],
+        properties: ["fetch.wait.max.ms": GroupSession.milliseconds(GroupSession.fetchWait)])
 }
 
 public func producerConfiguration(_ broker: LocalBroker, deliveryTimeout: Duration = .seconds(20))
