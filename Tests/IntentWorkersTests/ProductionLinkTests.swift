@@ -20,22 +20,37 @@ struct ProductionLinkTests {
     static let faultSymbol = "13StageTestHost"
     static let production = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"]
 
-    /// How many symbols of `executable` contain `module` (a mangled module name).
-    func symbols(of module: String, in executable: String) async throws -> Int {
+    /// The symbol table of `executable` as `nm` prints it, in a file the caller removes.
+    func symbolTable(of executable: String) async throws -> URL {
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nm"))
-        defer { try? FileManager.default.removeItem(at: output) }
-        let (status, symbols) = try await runProcess(
-            name: "nm", executable: try ToolLocator.executable(named: "nm"), arguments: [path], outputFile: output,
+        let table = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nm"))
+        let (status, _) = try await runProcess(
+            name: "nm", executable: try ToolLocator.executable(named: "nm"), arguments: [path], outputFile: table,
             timeout: .seconds(60))
         #expect(status == 0, "nm \(path) exited \(status)")
-        return symbols.split(separator: "\n").count { $0.contains(module) }
+        return table
+    }
+
+    /// How many symbols of `table` contain `module` (a mangled module name). `grep -c` counts
+    /// them: splitting nm's tens of megabytes into lines in this debug-built test took more
+    /// CPU than all of nm (docs/test-suite-time.md).
+    func symbols(of module: String, in table: URL) async throws -> Int {
+        let counted = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("grep"))
+        defer { try? FileManager.default.removeItem(at: counted) }
+        let (status, count) = try await runProcess(
+            name: "grep", executable: try ToolLocator.executable(named: "grep"),
+            arguments: ["-c", "-F", "-e", module, table.path], outputFile: counted, timeout: .seconds(60))
+        // grep exits 1 when no line matches, and still prints the count (0).
+        #expect(status == 0 || status == 1, "grep exited \(status)")
+        return try #require(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)), "grep printed \(count)")
     }
 
     @Test("workers and the app-state service link neither LocalBroker nor StageTestHost", arguments: Self.production)
     func productionExecutable(_ executable: String) async throws {
-        #expect(try await symbols(of: Self.harnessSymbol, in: executable) == 0)
-        #expect(try await symbols(of: Self.faultSymbol, in: executable) == 0)
+        let table = try await symbolTable(of: executable)
+        defer { try? FileManager.default.removeItem(at: table) }
+        #expect(try await symbols(of: Self.harnessSymbol, in: table) == 0)
+        #expect(try await symbols(of: Self.faultSymbol, in: table) == 0)
     }
 
     /// intentctl runs the demo and `broker start`; intent-fault-host runs the crash and fencing tests' workers.
@@ -43,6 +58,8 @@ struct ProductionLinkTests {
         "intentctl links LocalBroker and intent-fault-host StageTestHost (the check can see them)",
         arguments: [("intentctl", Self.harnessSymbol), ("intent-fault-host", Self.faultSymbol)])
     func checkSeesTheModule(_ executable: String, module: String) async throws {
-        #expect(try await symbols(of: module, in: executable) > 0)
+        let table = try await symbolTable(of: executable)
+        defer { try? FileManager.default.removeItem(at: table) }
+        #expect(try await symbols(of: module, in: table) > 0)
     }
 }
