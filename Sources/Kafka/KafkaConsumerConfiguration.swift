@@ -50,7 +50,8 @@ public struct KafkaConsumerConfiguration: Sendable, Hashable {
     /// at 2 ms; the local broker's CPU with four idle workers (and the
     /// benchmark's own 1 ms reader) went from 26 % to 33 % to 44 % of a core.
     /// 5 ms, because at 2 ms a consumer did not resume after the local broker
-    /// was killed and restarted (`BrokerFailureTests`, 2 runs of 2; 5 ms passes).
+    /// was killed and restarted (`BrokerDurabilityTests`, 2 runs of 2; 5 ms passes;
+    /// `BrokerOutageTests` runs its workers at this default, the other tests at 50 ms).
     /// `KAFKA_FETCH_WAIT_MAX_MS` (or `--kafka-property fetch.wait.max.ms=N`) sets it per worker.
     public var maximumFetchWait: Duration = .milliseconds(5)
 

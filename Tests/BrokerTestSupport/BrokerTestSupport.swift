@@ -39,8 +39,10 @@ public func withBroker<Result>(
 }
 
 /// Client settings for tests: fail fast, rejoin groups fast, and fetch at the tests'
-/// pace (``GroupSession/fetchWait``): every consumer made from it, in-process stage
-/// workers' included, takes that `fetch.wait.max.ms`.
+/// pace (``GroupSession/fetchWait``) as a client property, so the in-process stage workers'
+/// consumers take it too (topic followers and offset look-ups set their own). A client
+/// property wins over `KafkaConsumerConfiguration.maximumFetchWait`: a test that needs
+/// another wait sets `client.properties["fetch.wait.max.ms"]`.
 public func clientConfiguration(_ broker: LocalBroker, security: KafkaSecurity = .plaintext) -> KafkaConfiguration {
     KafkaConfiguration(
         bootstrapServers: [broker.bootstrapServers], clientID: "kafka-tests", security: security,

@@ -40,13 +40,14 @@ public struct GroupSession: Sendable {
     /// The running test's: ``serialLane`` in the serial process-level lane, else ``gated``.
     public static var current: GroupSession { SerialProcessLaneTrait.isCurrent ? serialLane : gated }
 
-    /// How long a test's stage consumers let the local broker hold an empty fetch
-    /// (`fetch.wait.max.ms`; production's default is 5 ms, the manifests' 100 ms). Tansu
-    /// answers an idle consumer's fetch only when this runs out, so at 5 ms each idle
-    /// consumer asks about 200 times a second: measured over a whole run (`perf record -a`,
-    /// docs/test-suite-time.md), the brokers took 27% of the CPU, most of it the idle
-    /// members of tests that wait on group joins. 50 ms costs a test at most that much per
-    /// hop of a record already in flight; a partition with records waiting is answered at once.
+    /// How long a test's consumers (all but topic followers and offset look-ups) let the
+    /// local broker hold an empty fetch (`fetch.wait.max.ms`; production's default is 5 ms,
+    /// the manifests' 100 ms). Tansu answers an idle consumer's fetch only when this runs
+    /// out, so at 5 ms each idle consumer asks up to 200 times a second: measured over a
+    /// whole run (`perf record -a`, docs/test-suite-time.md), the brokers took 29% of the
+    /// busy CPU, most of it the idle members of tests that wait on group joins. 50 ms costs a
+    /// test at most that much per hop of a record already in flight; a partition with
+    /// records waiting is answered at once. `BrokerOutageTests` keeps production's 5 ms.
     public static let fetchWait: Duration = .milliseconds(50)
 
     /// As a worker process reads them (`WorkerLauncher`'s environment).

@@ -23,17 +23,20 @@ struct ConfigurationTests {
         let client = try #require(
             KafkaConfiguration.fromEnvironment([
                 "KAFKA_BOOTSTRAP_SERVERS": "a:9092", "KAFKA_SESSION_TIMEOUT_MS": "6000",
-                "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "KAFKA_LINGER_MS": "3",
+                "KAFKA_HEARTBEAT_INTERVAL_MS": "500", "KAFKA_LINGER_MS": "3", "KAFKA_FETCH_WAIT_MAX_MS": "50",
             ]))
         let producer = KafkaProducerConfiguration(client: client).librdkafkaProperties
         #expect(producer["session.timeout.ms"] == nil)
         #expect(producer["heartbeat.interval.ms"] == nil)
         #expect(producer["linger.ms"] == "3", "producer properties from the environment still win")
         #expect(client.nonConsumerProperties["session.timeout.ms"] == nil, "the admin client's properties")
+        #expect(client.nonConsumerProperties["fetch.wait.max.ms"] == nil)
+        #expect(producer["fetch.wait.max.ms"] == nil)
         #expect(client.nonConsumerProperties["linger.ms"] == "3")
         let consumer = KafkaConsumerConfiguration(client: client, groupID: "g").librdkafkaProperties
         #expect(consumer["session.timeout.ms"] == "6000")
         #expect(consumer["heartbeat.interval.ms"] == "500")
+        #expect(consumer["fetch.wait.max.ms"] == "50")
     }
 
     @Test("KAFKA_<PROPERTY>_FILE names a file for the property, and never becomes a property itself")

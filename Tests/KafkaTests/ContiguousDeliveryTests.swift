@@ -53,7 +53,7 @@ struct ContiguousDeliveryTests {
             for index in 0..<Self.consumers {
                 group.addTask {
                     var configuration = consumerConfiguration(broker, group: uniqueName("tail-\(index)"))
-                    // Fetching as soon as anything is there, as the workers do: each fetch
+                    // Fetching as soon as anything is there, as production's workers do: each fetch
                     // finds the partition's end while the producers append.
                     configuration.client.properties["fetch.wait.max.ms"] = "5"
                     let consumer = try KafkaConsumer(configuration: configuration, logger: testLogger)

@@ -57,8 +57,17 @@ extension ProcessLevel {
                 let intents = allIntents.filter { wanted.contains($0.key) }
 
                 // A give-up time far beyond the outage: an exit here is a failure to ride it out.
+                // Production's fetch wait (5 ms), not the tests' 50 ms: that default was chosen
+                // because at 2 ms a consumer did not resume after the broker came back.
+                let productionFetchWait = KafkaConsumerConfiguration(
+                    client: clientConfiguration(broker), groupID: "unused"
+                ).maximumFetchWait
                 let workers = try WorkerProcesses(
-                    broker: broker, topics: topics, extraEnvironment: ["INTENT_GIVE_UP_AFTER": "180"])
+                    broker: broker, topics: topics,
+                    extraEnvironment: [
+                        "INTENT_GIVE_UP_AFTER": "180",
+                        "KAFKA_FETCH_WAIT_MAX_MS": GroupSession.milliseconds(productionFetchWait),
+                    ])
                 let responder = try Responder(broker: broker, topics: topics, producer: producer)
                 let watcher = try KafkaConsumer(
                     configuration: consumerConfiguration(broker, group: uniqueName("watch")), logger: testLogger)
