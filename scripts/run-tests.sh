@@ -77,12 +77,15 @@ rm -f .build/test-timed-out
 # backtracer after librdkafka's abort, "failed to suspend thread" then nothing),
 # so a crash is given crash_grace_seconds to end the run before it is stopped too.
 crash_grace_seconds="${INTENT_TEST_CRASH_GRACE:-120}"
+# What a crash prints: an abort in C (librdkafka's "*** file:line: assert: ..."),
+# Swift's crash report, or a Swift runtime trap ("file:line: Fatal error: ...").
+crash_pattern='^\*\*\* .*assert|Program crashed|: Fatal error:'
 (
     started=$SECONDS
     crashed_at=
     while kill -0 "$runner" 2>/dev/null; do
         sleep 5
-        if [ -z "$crashed_at" ] && grep -qE '^\*\*\* .*assert|Program crashed|: Fatal error:' "$log" 2>/dev/null; then
+        if [ -z "$crashed_at" ] && grep -qE "$crash_pattern" "$log" 2>/dev/null; then
             crashed_at=$SECONDS
         fi
         if ((SECONDS - started >= timeout_seconds)) ||
@@ -124,6 +127,6 @@ if [ "$status" -ne 0 ]; then
     echo "==== why the tests failed (whole output: $log) ===="
     awk '/ crashed:$/ { show = 1; lines = 0 } show { print; if (++lines > 25) show = 0 }' "$log"
     grep -E "✘ Test .*(recorded an issue|failed)|error: Process|Caught error" "$log" | tail -12
-    grep -E "Fatal error|Program crashed" "$log" | tail -3
+    grep -E "$crash_pattern" "$log" | tail -3
 fi
 exit "$status"
