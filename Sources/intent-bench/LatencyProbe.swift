@@ -80,6 +80,22 @@ final class LatencyProbe: Sendable {
         }
     }
 
+    /// Runs `body` with the reader's partitions paused, so no fetches: what idle workers cost
+    /// the broker is measured without the probe's own, which asks every 1 ms
+    /// (docs/profile-2026-11-27.md, session 10).
+    func withReaderPaused<Result>(_ body: () async throws -> Result) async throws -> Result {
+        let partitions = try consumer.assignment()
+        try consumer.pause(partitions)
+        do {
+            let result = try await body()
+            try consumer.resume(partitions)
+            return result
+        } catch {
+            try? consumer.resume(partitions)
+            throw error
+        }
+    }
+
     func close() async {
         stopped.store(true, ordering: .relaxed)
         await consumer.close()

@@ -332,7 +332,8 @@ struct PipelineBenchmark: AsyncParsableCommand {
             _ = try await probe.measure(label: "warm-m", payment: false, rate: 1, seconds: 1, drain: .seconds(30))
             _ = try await probe.measure(label: "warm-p", payment: true, rate: 1, seconds: 1, drain: .seconds(30))
             // What waiting costs: the workers and the broker with every worker idle, over 3 s
-            // (fetch.wait.max.ms decides how often each idle consumer asks the broker).
+            // (fetch.wait.max.ms decides how often each idle consumer asks the broker), the
+            // probe's own reader paused.
             let brokerPIDs = broker.processes.map(\.pid)
             func cpu() -> (broker: Double, workers: Double) {
                 (
@@ -340,9 +341,11 @@ struct PipelineBenchmark: AsyncParsableCommand {
                     processes.map(\.cpuSeconds).reduce(0, +)
                 )
             }
-            let idleStart = cpu()
-            try await Task.sleep(for: .seconds(3))  // a measurement window, not synchronization
-            let idleEnd = cpu()
+            let (idleStart, idleEnd) = try await probe.withReaderPaused {
+                let start = cpu()
+                try await Task.sleep(for: .seconds(3))  // a measurement window, not synchronization
+                return (start, cpu())
+            }
             report.append(("idle_broker_cpu_pct", (idleEnd.broker - idleStart.broker) / 3 * 100))
             report.append(("idle_workers_cpu_pct", (idleEnd.workers - idleStart.workers) / 3 * 100))
             for rate in rates {
