@@ -90,7 +90,7 @@ public final class ManagedProcess: Sendable {
     }
 
     /// Runs a command to completion and returns its exit status and
-    /// standard output; standard error goes to `outputFile` + ".stderr".
+    /// standard output; standard error goes to ``errorFile(of:)``.
     /// Output goes through a file, not a pipe: Foundation's pipe reads are a
     /// `try!` that traps when a read is interrupted.
     public static func run(
@@ -98,11 +98,23 @@ public final class ManagedProcess: Sendable {
     ) async throws -> (status: Int32, output: String) {
         let process = try ManagedProcess(
             name: name, executable: executable, arguments: arguments, logFile: outputFile,
-            errorLogFile: outputFile.appendingPathExtension("stderr"))
+            errorLogFile: errorFile(of: outputFile))
         guard let status = await process.waitForExit(within: timeout) else {
             throw LocalBrokerError.timedOut(name: name, after: timeout)
         }
         return (status, try String(contentsOf: outputFile, encoding: .utf8))
+    }
+
+    /// Where ``run(name:executable:arguments:outputFile:timeout:)`` writes standard error.
+    public static func errorFile(of outputFile: URL) -> URL {
+        outputFile.appendingPathExtension("stderr")
+    }
+
+    /// Removes what ``run(name:executable:arguments:outputFile:timeout:)`` wrote: the output
+    /// file and the standard error beside it.
+    public static func removeOutput(of outputFile: URL) {
+        try? FileManager.default.removeItem(at: outputFile)
+        try? FileManager.default.removeItem(at: errorFile(of: outputFile))
     }
 
     private static func truncatedForWriting(_ file: URL) throws -> FileHandle {

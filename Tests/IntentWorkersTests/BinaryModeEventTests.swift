@@ -111,7 +111,7 @@ struct BinaryModeEventTests {
                         pipeline.topics.prefix,
                     ],
                     outputFile: output, timeout: .seconds(60))
-                let error = (try? String(contentsOf: output.appendingPathExtension("stderr"), encoding: .utf8)) ?? ""
+                let error = (try? String(contentsOf: ManagedProcess.errorFile(of: output), encoding: .utf8)) ?? ""
                 return (status, text, error)
             }
             let traced = try await trace("good")

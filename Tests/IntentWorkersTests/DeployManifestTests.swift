@@ -104,7 +104,7 @@ struct DeployManifestTests {
     /// real `intentctl keys generate`.
     func followReadme(_ readme: URL) async throws -> (status: Int32, output: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: output) }
+        defer { ManagedProcess.removeOutput(of: output) }
         let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
         return try await runProcess(
             name: "check_deploy_readme.py", executable: try ToolLocator.python(),

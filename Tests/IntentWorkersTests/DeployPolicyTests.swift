@@ -18,7 +18,7 @@ struct DeployPolicyTests {
         status: Int32, output: String
     ) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: output) }
+        defer { ManagedProcess.removeOutput(of: output) }
         return try await runProcess(
             name: name, executable: executable, arguments: arguments, outputFile: output, timeout: .seconds(180))
     }

@@ -1,6 +1,7 @@
 import BrokerTestSupport
 import Foundation
 import Kafka
+import LocalBroker
 import PipelineTestSupport
 import Synchronization
 import Testing
@@ -67,7 +68,7 @@ struct EventsFollowTests {
             await producer.shutdown()
             #expect(kill(pid, signalNumber) == 0)
             let (status, _) = try await run.value
-            let errors = (try? String(contentsOf: URL(fileURLWithPath: log.path + ".stderr"), encoding: .utf8)) ?? ""
+            let errors = (try? String(contentsOf: ManagedProcess.errorFile(of: log), encoding: .utf8)) ?? ""
             #expect(status == 0, "\(name): exit \(status): \(errors)")
             #expect(!errors.contains("Error"), "\(name): \(errors)")
         }

@@ -12,10 +12,7 @@ import Testing
 struct ManagedProcessTests {
     func output(_ command: String) async throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID()).log")
-        defer {
-            try? FileManager.default.removeItem(at: log)
-            try? FileManager.default.removeItem(at: log.appendingPathExtension("stderr"))
-        }
+        defer { ManagedProcess.removeOutput(of: log) }
         return try await ManagedProcess.run(
             name: "sh", executable: "/bin/sh", arguments: ["-c", command], outputFile: log, timeout: .seconds(30))
     }

@@ -21,7 +21,7 @@ struct ProductionLinkTests {
     static let production = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"]
 
     /// The symbol table of `executable` as `nm` prints it, in a file the caller removes
-    /// (``remove(_:)``).
+    /// (`ManagedProcess.removeOutput(of:)`).
     func symbolTable(of executable: String) async throws -> URL {
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
         let table = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nm"))
@@ -32,15 +32,9 @@ struct ProductionLinkTests {
             #expect(status == 0, "nm \(path) exited \(status)")
             return table
         } catch {
-            remove(table)
+            ManagedProcess.removeOutput(of: table)
             throw error
         }
-    }
-
-    /// Removes a process's output file and the `.stderr` file `runProcess` writes beside it.
-    func remove(_ output: URL) {
-        try? FileManager.default.removeItem(at: output)
-        try? FileManager.default.removeItem(at: output.appendingPathExtension("stderr"))
     }
 
     /// How many symbols of `table` contain `module` (a mangled module name). `grep -c` counts
@@ -48,7 +42,7 @@ struct ProductionLinkTests {
     /// CPU than all of nm (docs/test-suite-time.md).
     func symbols(of module: String, in table: URL) async throws -> Int {
         let counted = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("grep"))
-        defer { remove(counted) }
+        defer { ManagedProcess.removeOutput(of: counted) }
         let (status, count) = try await runProcess(
             name: "grep", executable: try ToolLocator.executable(named: "grep"),
             arguments: ["-c", "-F", "-e", module, table.path], outputFile: counted, timeout: .seconds(60))
@@ -60,7 +54,7 @@ struct ProductionLinkTests {
     @Test("workers and the app-state service link neither LocalBroker nor StageTestHost", arguments: Self.production)
     func productionExecutable(_ executable: String) async throws {
         let table = try await symbolTable(of: executable)
-        defer { remove(table) }
+        defer { ManagedProcess.removeOutput(of: table) }
         #expect(try await symbols(of: Self.harnessSymbol, in: table) == 0)
         #expect(try await symbols(of: Self.faultSymbol, in: table) == 0)
     }
@@ -71,7 +65,7 @@ struct ProductionLinkTests {
         arguments: [("intentctl", Self.harnessSymbol), ("intent-fault-host", Self.faultSymbol)])
     func checkSeesTheModule(_ executable: String, module: String) async throws {
         let table = try await symbolTable(of: executable)
-        defer { remove(table) }
+        defer { ManagedProcess.removeOutput(of: table) }
         #expect(try await symbols(of: module, in: table) > 0)
     }
 }

@@ -53,7 +53,7 @@ extension ProcessLevel {
                 }
                 let output = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "smoke-\(UUID().uuidString).log")
-                defer { try? FileManager.default.removeItem(at: output) }
+                defer { ManagedProcess.removeOutput(of: output) }
                 let (status, text) = try await runProcess(
                     name: "manifest_smoke.py", executable: try ToolLocator.python(),
                     arguments: [
