@@ -177,7 +177,10 @@ enum JSONParser {
         mutating func plainString() throws(Failure) -> (contents: Range<Int>, isASCII: Bool)? {
             position += 1
             let start = position
-            var bits: UInt8 = 0
+            // Whole words first: a word that may hold the end is read byte by byte below.
+            var seen: UInt64 = 0
+            position = StringBytesScan.skipPlainWords(bytes, from: position, seen: &seen)
+            var bits: UInt8 = StringBytesScan.hasNonASCII(seen) ? 0x80 : 0
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") { return (start..<position, bits < 0x80) }
