@@ -3,6 +3,7 @@ import IntentEvents
 import Intents
 import Kafka
 import Logging
+import Payments
 import PipelineTopics
 
 /// Where a round trip's time goes: for the intents of one latency run, the
@@ -12,21 +13,58 @@ import PipelineTopics
 /// produced: the broker's append, the fetch (and its wait), the worker's
 /// queueing and its decision.
 enum HopTimes {
+    /// One point on an intent's path: the first record of the intent on `topic` that
+    /// `matches`, or the last when `last` (a payment's final response follows its in-progress
+    /// one); timed from the point named `after` (the one before it when nil).
+    struct Hop: Sendable {
+        var name: String
+        var topic: String
+        var after: String? = nil
+        var last = false
+        var matches: @Sendable (EventEnvelope) -> Bool = { _ in true }
+
+        static func of(_ type: String) -> @Sendable (EventEnvelope) -> Bool { { $0.type == type } }
+        static func ledger(_ kind: LedgerEvent.Kind) -> @Sendable (EventEnvelope) -> Bool {
+            { (try? LedgerEvent.decode(from: $0))?.kind == kind }
+        }
+    }
+
+    /// A message's path: request, resolve, confirm, handle.
+    static func message(_ topics: PipelineTopics) -> [Hop] {
+        [
+            Hop(name: "requested", topic: topics.requested), Hop(name: "resolved", topic: topics.resolved),
+            Hop(name: "confirmed", topic: topics.confirmed),
+            Hop(name: "response", topic: topics.responses, matches: Hop.of(IntentResponse.type)),
+        ]
+    }
+
+    /// A payment's path: request, resolve, the confirm stage's proposal (to the payments
+    /// stage) and its confirmation request (to the user), the user's answer (the probe's), the
+    /// post on the ledger and the final response (payments, after reading its post back);
+    /// beside them, the hold the payments stage writes on the proposal, timed from it.
+    static func payment(_ topics: PipelineTopics) -> [Hop] {
+        [
+            Hop(name: "requested", topic: topics.requested), Hop(name: "resolved", topic: topics.resolved),
+            Hop(name: "proposed", topic: topics.confirmations, matches: Hop.of(IntentConfirmation.type)),
+            Hop(name: "asked", topic: topics.prompts, matches: Hop.of(ConfirmationRequest.type)),
+            Hop(name: "answered", topic: topics.confirmations, matches: Hop.of(ConfirmationAnswer.type)),
+            Hop(name: "posted", topic: topics.ledger, matches: Hop.ledger(.post)),
+            Hop(name: "response", topic: topics.responses, last: true, matches: Hop.of(IntentResponse.type)),
+            Hop(name: "held", topic: topics.ledger, after: "proposed", matches: Hop.ledger(.hold)),
+        ]
+    }
+
     /// p50 and p99 in milliseconds per hop, keyed `hop_<name>_p50_ms` and `_p99_ms`.
     static func measure(
-        intents: Set<String>, topics: PipelineTopics, client: KafkaConfiguration, logger: Logger
+        _ hops: [Hop], intents: Set<String>, client: KafkaConfiguration, logger: Logger
     ) async throws -> [(String, Double)] {
-        let hops: [(name: String, topic: String, type: String?)] = [
-            ("requested", topics.requested, nil), ("resolved", topics.resolved, nil),
-            ("confirmed", topics.confirmed, nil), ("response", topics.responses, IntentResponse.type),
-        ]
         var times: [String: [String: Double]] = [:]
         for hop in hops {
-            times[hop.name] = try await firstTimes(
-                of: hop.topic, type: hop.type, intents: intents, client: client, logger: logger)
+            times[hop.name] = try await Self.times(of: hop, intents: intents, client: client, logger: logger)
         }
         var report: [(String, Double)] = []
-        for (from, to) in zip(hops, hops.dropFirst()) {
+        for (previous, to) in zip(hops, hops.dropFirst()) {
+            let from = to.after.flatMap { name in hops.first { $0.name == name } } ?? previous
             var deltas = intents.compactMap { intent -> Double? in
                 guard let start = times[from.name]?[intent], let end = times[to.name]?[intent] else { return nil }
                 return (end - start) * 1000
@@ -39,17 +77,17 @@ enum HopTimes {
         return report
     }
 
-    /// The earliest producer timestamp per intent on a topic (of one event type, if given).
-    private static func firstTimes(
-        of topic: String, type: String?, intents: Set<String>, client: KafkaConfiguration, logger: Logger
+    /// The earliest (or latest) producer timestamp per intent on the hop's topic.
+    private static func times(
+        of hop: Hop, intents: Set<String>, client: KafkaConfiguration, logger: Logger
     ) async throws -> [String: Double] {
         var times: [String: Double] = [:]
-        try await TopicReader.forEachRecord(of: topic, configuration: client, logger: logger) { message in
+        try await TopicReader.forEachRecord(of: hop.topic, configuration: client, logger: logger) { message in
             guard let time = message.timestamp?.timeIntervalSince1970,
                 let event = try? EventEnvelope.decode(message.value ?? []), let intent = event.intentID,
-                intents.contains(intent), type == nil || event.type == type
+                intents.contains(intent), hop.matches(event)
             else { return }
-            times[intent] = min(times[intent] ?? time, time)
+            times[intent] = hop.last ? max(times[intent] ?? time, time) : min(times[intent] ?? time, time)
         }
         return times
     }

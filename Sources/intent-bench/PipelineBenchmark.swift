@@ -33,7 +33,11 @@ struct PipelineBenchmark: AsyncParsableCommand {
             Latency: all four workers on fresh topics; for each rate in --rates, --seconds of send-message \
             intents (publish to final response) and then of send-payment intents (confirmation answered as \
             soon as it is asked): p50, p99, p99.9, max, the achieved rate (final responses per second, first to \
-            last) and how many were still unanswered after the drain time (8 x --seconds, at least 30 s).
+            last) and how many were still unanswered after the drain time (8 x --seconds, at least 30 s). \
+            Where each round trip's time went, from the producer timestamps on the topics: \
+            message_hop_<resolved|confirmed|response>_<p50|p99>_ms_at_<rate>, and for payments \
+            payment_hop_<resolved|proposed|asked|answered|posted|response>_... along the path and \
+            payment_hop_held_... (the hold, timed from the proposal).
 
             The last line is one JSON object: resolve_per_s, confirm_per_s, payments_per_s, handle_per_s, \
             relay_per_s, <worker>_ratio_to_relay, <worker>_cpu_s_per_1000, <worker>_startup_ms, \
@@ -357,14 +361,13 @@ struct PipelineBenchmark: AsyncParsableCommand {
                     print(
                         "\(kind) at \(rate)/s offered: \(result.completed)/\(result.published) answered, achieved \(Int(result.achievedPerSecond))/s, p50 \(format(result.p50)) ms, p99 \(format(result.p99)) ms, p99.9 \(format(result.p999)) ms, max \(format(result.max)) ms"
                     )
-                    if !payment {
-                        // Where the message round trip's time went, hop by hop.
-                        let ids = Set((0..<max(1, Int(Double(rate) * seconds))).map { "\(kind)-\(rate)-\($0)" })
-                        for (key, value) in try await HopTimes.measure(
-                            intents: ids, topics: topics, client: client, logger: logger)
-                        {
-                            report.append(("message_\(key)_at_\(rate)", value))
-                        }
+                    // Where the round trip's time went, hop by hop.
+                    let ids = Set((0..<max(1, Int(Double(rate) * seconds))).map { "\(kind)-\(rate)-\($0)" })
+                    for (key, value) in try await HopTimes.measure(
+                        payment ? HopTimes.payment(topics) : HopTimes.message(topics), intents: ids, client: client,
+                        logger: logger)
+                    {
+                        report.append(("\(kind)_\(key)_at_\(rate)", value))
                     }
                     report += [
                         ("\(kind)_p50_ms_at_\(rate)", result.p50), ("\(kind)_p99_ms_at_\(rate)", result.p99),
