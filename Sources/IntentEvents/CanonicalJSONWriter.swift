@@ -5,6 +5,7 @@
 /// `Encodable` machinery. Every event a worker publishes or verifies is
 /// encoded here, so it must be fast and must not change a byte:
 /// `CanonicalJSONEquivalenceTests` compares it with the Foundation encoder.
+@usableFromInline
 enum CanonicalJSONWriter {
     static func encode(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
@@ -13,6 +14,7 @@ enum CanonicalJSONWriter {
         return output
     }
 
+    @usableFromInline
     static func write(_ value: JSONValue, into output: inout [UInt8]) {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
@@ -43,6 +45,7 @@ enum CanonicalJSONWriter {
         }
     }
 
+    @usableFromInline
     static func write(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string

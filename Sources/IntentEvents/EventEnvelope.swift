@@ -355,10 +355,7 @@ public struct EventEnvelope: Sendable, Hashable {
             id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
             conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
         if let direct = payload as? any CanonicalPayload {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(512)
-            direct.writeCanonicalJSON(into: &bytes)
-            body = .canonical(bytes)
+            body = Self.canonicalBody(direct)
             return
         }
         // Encoding the pipeline's payload types cannot fail: they hold only
@@ -367,6 +364,26 @@ public struct EventEnvelope: Sendable, Hashable {
             preconditionFailure("encoding \(Swift.type(of: payload)) as JSON failed")
         }
         body = .canonical(bytes)
+    }
+
+    /// The same for a payload known to write its own canonical JSON: chosen at compile time,
+    /// without the run-time cast above (a dynamic cast per published record).
+    public init(
+        id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
+        userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
+        payload: some CanonicalPayload
+    ) {
+        self.init(
+            id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
+            conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
+        body = Self.canonicalBody(payload)
+    }
+
+    private static func canonicalBody(_ payload: some CanonicalPayload) -> EventData {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        payload.writeCanonicalJSON(into: &bytes)
+        return .canonical(bytes)
     }
 }
 
