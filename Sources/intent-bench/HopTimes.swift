@@ -58,9 +58,13 @@ enum HopTimes {
     static func measure(
         _ hops: [Hop], intents: Set<String>, client: KafkaConfiguration, logger: Logger
     ) async throws -> [(String, Double)] {
+        // Each topic read once (a payment's path has two points on the ledger and two on
+        // the confirmations topic), each record decoded once for all its points.
         var times: [String: [String: Double]] = [:]
-        for hop in hops {
-            times[hop.name] = try await Self.times(of: hop, intents: intents, client: client, logger: logger)
+        var read: Set<String> = []
+        for hop in hops where read.insert(hop.topic).inserted {
+            let points = hops.filter { $0.topic == hop.topic }
+            try await Self.record(points, intents: intents, into: &times, client: client, logger: logger)
         }
         var report: [(String, Double)] = []
         for (previous, to) in zip(hops, hops.dropFirst()) {
@@ -77,18 +81,25 @@ enum HopTimes {
         return report
     }
 
-    /// The earliest (or latest) producer timestamp per intent on the hop's topic.
-    private static func times(
-        of hop: Hop, intents: Set<String>, client: KafkaConfiguration, logger: Logger
-    ) async throws -> [String: Double] {
-        var times: [String: Double] = [:]
-        try await TopicReader.forEachRecord(of: hop.topic, configuration: client, logger: logger) { message in
+    /// The earliest (or latest) producer timestamp per intent of each of `points`, all on one
+    /// topic, by point name.
+    private static func record(
+        _ points: [Hop], intents: Set<String>, into times: inout [String: [String: Double]],
+        client: KafkaConfiguration, logger: Logger
+    ) async throws {
+        guard let topic = points.first?.topic else { return }
+        var found: [String: [String: Double]] = [:]
+        try await TopicReader.forEachRecord(of: topic, configuration: client, logger: logger) { message in
             guard let time = message.timestamp?.timeIntervalSince1970,
                 let event = try? EventEnvelope.decode(message.value ?? []), let intent = event.intentID,
-                intents.contains(intent), hop.matches(event)
+                intents.contains(intent)
             else { return }
-            times[intent] = hop.last ? max(times[intent] ?? time, time) : min(times[intent] ?? time, time)
+            for point in points where point.matches(event) {
+                let earlier = found[point.name]?[intent]
+                found[point.name, default: [:]][intent] =
+                    point.last ? max(earlier ?? time, time) : min(earlier ?? time, time)
+            }
         }
-        return times
+        times.merge(found) { _, new in new }
     }
 }
