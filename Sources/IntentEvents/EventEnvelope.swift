@@ -98,7 +98,7 @@ public struct EventEnvelope: Sendable, Hashable {
         // The members themselves, not ``ExtensionAttributes/sorted`` (an array per event).
         let members = extensions.members
         var pending = 0
-        for attribute in Self.sortedAttributes {
+        for (attribute, key) in Self.sortedKeys {
             // Extension names never equal an attribute's, so each goes before the first larger one.
             while pending < members.count, members[pending].name < attribute.rawValue {
                 Self.write(extension: members[pending], into: &output)
@@ -111,7 +111,7 @@ public struct EventEnvelope: Sendable, Hashable {
             case .source: text = source
             case .type: text = type
             case .time:
-                Self.key(attribute, into: &output)
+                Self.append(key, to: &output)
                 // An RFC 3339 time has nothing to escape: written in place, not as a string first.
                 output.append(UInt8(ascii: "\""))
                 EventTime.write(time, into: &output)
@@ -125,12 +125,12 @@ public struct EventEnvelope: Sendable, Hashable {
             case .intentid: text = intentID
             case .causationid: text = causationID
             case .data:
-                Self.key(attribute, into: &output)
+                Self.append(key, to: &output)
                 body.write(into: &output)
                 continue
             }
             guard let text else { continue }
-            Self.key(attribute, into: &output)
+            Self.append(key, to: &output)
             CanonicalJSONWriter.write(text, into: &output)
         }
         for member in members[pending...] { Self.write(extension: member, into: &output) }
@@ -138,11 +138,10 @@ public struct EventEnvelope: Sendable, Hashable {
         return output
     }
 
-    /// `,"name":` (no comma after the opening brace).
-    private static func key(_ attribute: Attribute, into output: inout [UInt8]) {
+    /// `,"name":` (no comma after the opening brace), from the name's bytes written once.
+    private static func append(_ key: [UInt8], to output: inout [UInt8]) {
         if output.count > 1 { output.append(UInt8(ascii: ",")) }
-        CanonicalJSONWriter.write(attribute.rawValue, into: &output)
-        output.append(UInt8(ascii: ":"))
+        output.append(contentsOf: key)
     }
 
     private static func write(extension member: ExtensionAttributes.Member, into output: inout [UInt8]) {
@@ -154,6 +153,15 @@ public struct EventEnvelope: Sendable, Hashable {
 
     /// The attributes in the order canonical JSON writes them (keys sorted).
     static let sortedAttributes = Attribute.allCases.sorted { $0.rawValue < $1.rawValue }
+
+    /// Each of ``sortedAttributes`` with its name as a JSON key, `"name":`: written through the
+    /// escaping writer once here rather than for every attribute of every encoded event.
+    static let sortedKeys: [(attribute: Attribute, key: [UInt8])] = sortedAttributes.map { attribute in
+        var key: [UInt8] = []
+        CanonicalJSONWriter.write(attribute.rawValue, into: &key)
+        key.append(UInt8(ascii: ":"))
+        return (attribute, key)
+    }
 
     /// The envelope as one JSON object, encoded through Foundation: the
     /// reference ``encoded()`` is tested against.
@@ -346,6 +354,14 @@ public struct EventEnvelope: Sendable, Hashable {
 
     /// An envelope around a typed payload, encoded straight to its canonical
     /// bytes (the bytes of `JSONValue(encoding: payload)` written canonically).
+    ///
+    /// Inlinable so that the cast below is decided where the payload's type is known: at
+    /// a call with a concrete payload the optimizer folds it, so a payload that writes its
+    /// own canonical JSON (``CanonicalPayload``) costs no run-time conformance look-up (a
+    /// lock and a cache per published record when it was made here, in every worker). The
+    /// cast is of the type, not the value: a value cast to `any CanonicalPayload` would be
+    /// boxed, an allocation per record for every payload wider than three words.
+    @inlinable
     public init(
         id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
         userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
@@ -354,36 +370,32 @@ public struct EventEnvelope: Sendable, Hashable {
         self.init(
             id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
             conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
-        if let direct = payload as? any CanonicalPayload {
-            body = Self.canonicalBody(direct)
-            return
+        if let writer = Swift.type(of: payload) as? any CanonicalPayload.Type {
+            setBody(writing: payload, as: writer)
+        } else {
+            setBody(encoding: payload)
         }
+    }
+
+    /// `data` as the canonical bytes `payload` writes itself; `writer` is its own type.
+    @usableFromInline
+    mutating func setBody<Payload, Writer: CanonicalPayload>(writing payload: Payload, as writer: Writer.Type) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        // The same type, so the cast is the run time's identity case (no conformance look-up).
+        (payload as! Writer).writeCanonicalJSON(into: &bytes)
+        body = .canonical(bytes)
+    }
+
+    /// `data` as the canonical bytes of `payload` through its `Encodable` conformance.
+    @usableFromInline
+    mutating func setBody(encoding payload: some Encodable) {
         // Encoding the pipeline's payload types cannot fail: they hold only
         // strings, finite numbers, booleans, arrays and objects.
         guard let bytes = try? CanonicalEncoder.encode(payload, style: .payload) else {
             preconditionFailure("encoding \(Swift.type(of: payload)) as JSON failed")
         }
         body = .canonical(bytes)
-    }
-
-    /// The same for a payload known to write its own canonical JSON: chosen at compile time,
-    /// without the run-time cast above (a dynamic cast per published record).
-    public init(
-        id: String, source: String, type: String, time: Date, subject: String? = nil, dataSchema: String? = nil,
-        userID: String, conversationID: String, intentID: String? = nil, causationID: String? = nil,
-        payload: some CanonicalPayload
-    ) {
-        self.init(
-            id: id, source: source, type: type, time: time, subject: subject, dataSchema: dataSchema, userID: userID,
-            conversationID: conversationID, intentID: intentID, causationID: causationID, data: .null)
-        body = Self.canonicalBody(payload)
-    }
-
-    private static func canonicalBody(_ payload: some CanonicalPayload) -> EventData {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        payload.writeCanonicalJSON(into: &bytes)
-        return .canonical(bytes)
     }
 }
 

@@ -5,6 +5,9 @@ extension EventEnvelope {
     /// An event caused by this one, with an id derived from (type, user, intent,
     /// cause), so processing the cause again yields the same event. It carries
     /// the cause's extension attributes (a trace context, a producer's own).
+    /// Inlinable so the payload's concrete type reaches the envelope's initializer, which
+    /// then knows at compile time how the payload writes itself.
+    @inlinable
     public func derived(
         type: String, dataSchema: String, source: String, time: Date, payload: some Encodable,
         discriminator: String = ""
