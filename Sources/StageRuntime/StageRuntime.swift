@@ -182,6 +182,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 
     /// Partitions were assigned to this member (incrementally).
     @inlinable public mutating func assigned(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
+        // Assigned while still held: the host saw it revoked and assigned again between two
+        // reports (another member may have held it meanwhile), so it is revoked here first.
+        forgetOffsets(of: partitions.intersection(ownedPartitions))
         gained.formUnion(partitions)
         ownedPartitions.formUnion(partitions)
         assignmentChanged = true
@@ -193,6 +196,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// Partitions were taken from this member.
     @inlinable public mutating func revoked(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
         guard !partitions.isDisjoint(with: ownedPartitions) || !partitions.isDisjoint(with: gained) else { return [] }
+        forgetOffsets(of: partitions)
         ownedPartitions.subtract(partitions)
         gained.subtract(partitions)
         assignmentChanged = true
@@ -200,6 +204,28 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         var actions: [StageAction] = []
         turn(now, &actions)
         return actions
+    }
+
+    /// The batches decided before `partitions` were revoked no longer move those partitions'
+    /// offsets on, though they still finish: their state went out under a claim another member
+    /// may have overtaken since, and then no reader counts it (with fencing), so whoever holds
+    /// the partition next, this member again included, decides those records again. Storing
+    /// their offsets once the partition was regained lost a payment's hold this way (a
+    /// state-only round is not read back, so nothing noticed the claim it landed behind).
+    @inlinable mutating func forgetOffsets(of partitions: Set<Int32>) {
+        guard !partitions.isEmpty else { return }
+        func forget(_ batches: inout [RuntimeBatch]) {
+            for index in batches.indices {
+                batches[index].offsets = batches[index].offsets.filter { !partitions.contains($0.key) }
+            }
+        }
+        forget(&waiting)
+        forget(&stateRound)
+        forget(&noticeRounds)
+        if var batch = deciding {
+            batch.offsets = batch.offsets.filter { !partitions.contains($0.key) }
+            deciding = batch
+        }
     }
 
     /// Time passed without another event (a retry's backoff is due).
@@ -417,8 +443,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 @usableFromInline
 struct RuntimeBatch: Sendable {
     @usableFromInline let id: BatchID
-    /// The next offset to read per partition once this batch is finished.
-    @usableFromInline let offsets: [Int32: Int64]
+    /// The next offset to read per partition once this batch is finished; a partition
+    /// revoked while the batch is in flight is taken out (``StageRuntime/forgetOffsets(of:)``).
+    @usableFromInline var offsets: [Int32: Int64]
     @usableFromInline var state: Bool
     @usableFromInline var notices: Bool
     @usableFromInline var stateAcknowledged = false

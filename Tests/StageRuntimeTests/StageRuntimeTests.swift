@@ -192,6 +192,43 @@ import Testing
             ])
     }
 
+    /// A state-only round is not read back, so nothing notices when it landed behind another
+    /// member's claim; its records must then be decided again, not skipped. Found by seed 360 of
+    /// the simulation (a payment's hold lost, its answer dead-lettered as "not pending").
+    @Test func aBatchInFlightWhenItsPartitionIsRevokedAndRegainedDoesNotMoveItsOffset() {
+        var runtime = runtime(StageRuntimePolicy(fencing: true))
+        _ = runtime.polled(Self.records(0, 0...1) + Self.records(1, 5...5), now: clock.now)
+        #expect(
+            runtime.decided(BatchID(1), state: true, notices: false, now: clock.now) == [
+                .publish(.state, [BatchID(1)], resend: false)
+            ])
+        // Partition 0 goes to another member (which claims it) and comes back, all while batch 1 is in flight.
+        #expect(runtime.revoked([0], now: clock.now).isEmpty)
+        #expect(runtime.assigned([0], now: clock.now).isEmpty)
+        #expect(
+            runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [1: 6]), .commit,
+            ])
+        #expect(
+            runtime.acknowledged(.commit, now: clock.now) == [
+                .restore(owned: [0, 1], gained: [0]), .claim([0, 1]),
+            ])
+    }
+
+    /// The same when the host saw the partition revoked and assigned again between two of its
+    /// reports and says only that it was assigned.
+    @Test func aPartitionAssignedWhileStillHeldCountsAsRevokedFirst() {
+        var runtime = runtime()
+        _ = runtime.polled(Self.records(0, 0...1) + Self.records(1, 5...5), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        #expect(runtime.assigned([0], now: clock.now).isEmpty)
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
+                .storeOffsets(BatchID(1), [1: 6]), .commit,
+            ])
+    }
+
     @Test func shutdownFinishesWhatIsInFlightAndCommitsIt() {
         var runtime = runtime(StageRuntimePolicy(snapshotInterval: .seconds(30)))
         _ = runtime.polled(Self.records(0, 0...1), now: clock.now)
