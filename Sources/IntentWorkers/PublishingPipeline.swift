@@ -29,8 +29,18 @@ struct PublishingPipeline {
     var deliveries: [StageTicket: KafkaPendingDelivery] = [:]
     /// With fencing: the last offset per partition of each batch's state records on the claimed topic.
     var written: [BatchID: [Int32: Int64]] = [:]
+    /// With fencing: the state rounds being read back, by their first batch.
+    var readBacks: [BatchID: RunningReadBack] = [:]
     /// The last transient failure, for the message when the runtime gives up.
     var lastError: (any Error)?
+
+    /// Read-backs finished by now, taken out: reported without waiting (oldest first, as
+    /// the runtime sends notices in that order anyway).
+    mutating func finishedReadBacks() -> [(BatchID, RunningReadBack)] {
+        let done = readBacks.filter { $0.value.isDone }.sorted { $0.key < $1.key }
+        for (id, _) in done { readBacks[id] = nil }
+        return done.map { ($0.key, $0.value) }
+    }
 
     /// Deliveries complete by now, taken out: reported without waiting.
     mutating func completed() -> [(StageTicket, KafkaPendingDelivery)] {

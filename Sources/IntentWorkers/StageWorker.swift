@@ -298,9 +298,12 @@ public final class StageWorker: Service, Sendable {
                 pipeline.held = []
                 try await execute(runtime.shutdown(now: .now), &runtime, &pipeline, host)
             }
-            // Acknowledgements already in are reported without waiting.
+            // Acknowledgements and read-backs already in are reported without waiting.
             for (ticket, delivery) in pipeline.completed() {
                 try await report(ticket, delivery, &runtime, &pipeline, host)
+            }
+            for (id, readBack) in pipeline.finishedReadBacks() {
+                try await report(readBack: id, readBack, &runtime, &pipeline, host)
             }
             switch runtime.next() {
             case .stopped:
@@ -326,6 +329,11 @@ public final class StageWorker: Service, Sendable {
                 pipeline.held += batch
                 let positions = batch.map { InputPosition(partition: $0.partition, offset: $0.offset) }
                 try await execute(runtime.polled(positions, now: .now), &runtime, &pipeline, host)
+            case .acknowledgement(.readBack(let id)):
+                guard let readBack = pipeline.readBacks.removeValue(forKey: id) else {
+                    preconditionFailure("the stage runtime waits for the read-back of \(id), which nothing runs")
+                }
+                try await report(readBack: id, readBack, &runtime, &pipeline, host)
             case .acknowledgement(let ticket):
                 guard let delivery = pipeline.deliveries.removeValue(forKey: ticket) else {
                     preconditionFailure("the stage runtime waits for \(ticket), which nothing delivers")
@@ -382,10 +390,20 @@ public final class StageWorker: Service, Sendable {
                 try retried("publish notices", failure, &pipeline)
                 return try await execute(runtime.failed(ticket, now: .now), &runtime, &pipeline, host)
             }
-        case .commit:
+        case .commit, .readBack:
             return
         }
         try await execute(runtime.acknowledged(ticket, now: .now), &runtime, &pipeline, host)
+    }
+
+    /// Waits for a state round's read-back and reports it; its error (``StageFenced``, or the
+    /// follower's failure) stops the worker, as when the loop read the round back itself.
+    private func report(
+        readBack id: BatchID, _ readBack: RunningReadBack, _ runtime: inout Runtime,
+        _ pipeline: inout PublishingPipeline, _ host: Host
+    ) async throws {
+        try await readBack.result()
+        try await execute(runtime.acknowledged(.readBack(id), now: .now), &runtime, &pipeline, host)
     }
 
     /// A failure the runtime retries; one that retrying cannot heal stops the worker here.
@@ -490,7 +508,8 @@ public final class StageWorker: Service, Sendable {
                 for id in ids {
                     written.merge(pipeline.written.removeValue(forKey: id) ?? [:], uniquingKeysWith: max)
                 }
-                try await readBack(resent ? nil : written)
+                let partitions = resent ? nil : written
+                pipeline.readBacks[ids[0]] = RunningReadBack { [self] in try await self.readBack(partitions) }
             case .storeOffsets(let id, _):
                 guard let batch = pipeline.batches.removeValue(forKey: id) else { continue }
                 pipeline.written[id] = nil

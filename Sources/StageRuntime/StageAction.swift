@@ -34,6 +34,10 @@ public enum StageTicket: Hashable, Sendable {
     case notices(BatchID)
     /// The commit of the stored offsets.
     case commit
+    /// With fencing: the read-back of the state round that starts with this batch
+    /// (``StageAction/readBack(_:resent:)``), reported done once every record of the round
+    /// was read back under this member's claims (the host stops when one was not).
+    case readBack(BatchID)
 }
 
 /// Why a runtime stopped.
@@ -45,9 +49,10 @@ public enum StageStop: Hashable, Sendable {
 }
 
 /// What the host does for the runtime, in the order given. Actions the host completes
-/// before it reports the next event (``decide``, ``restore``, ``claim``, ``readBack``,
-/// ``snapshot``, ``storeOffsets``) are done when the host returns to the runtime;
-/// ``publish`` and ``commit`` end with an acknowledgement or a failure event.
+/// before it reports the next event (``decide``, ``restore``, ``claim``, ``snapshot``,
+/// ``storeOffsets``) are done when the host returns to the runtime; ``publish`` and
+/// ``commit`` end with an acknowledgement or a failure event, ``readBack`` with an
+/// acknowledgement of ``StageTicket/readBack(_:)`` (or the host stopping).
 public enum StageAction: Hashable, Sendable {
     /// The assignment changed: partitioned state is to hold exactly `owned`, restored for
     /// `gained` (and global tables caught up when anything was gained) before any decision.
@@ -61,7 +66,9 @@ public enum StageAction: Hashable, Sendable {
     /// failure, one batch after another.
     case publish(PublishRound, [BatchID], resend: Bool)
     /// Fencing: read the state round of `batches` back before their notices go (`resent`:
-    /// without delivery reports at hand, to the end of the owned partitions).
+    /// without delivery reports at hand, to the end of the owned partitions), then report
+    /// ``StageTicket/readBack(_:)`` of the first. Meanwhile the runtime goes on deciding and
+    /// sending later state rounds; their notices wait for this read-back.
     case readBack([BatchID], resent: Bool)
     /// `batch` is finished: the next offsets to read per partition move on.
     case storeOffsets(BatchID, [Int32: Int64])

@@ -50,6 +50,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     @usableFromInline var noticeFailures: FailureRun<Instant>?
     /// Notices to send again, by batch, when the backoff is due.
     @usableFromInline var noticesToResend: [BatchID] = []
+    /// With fencing: state rounds being read back, oldest first; their notices go, in this
+    /// order, once each and every earlier one is read back.
+    @usableFromInline var readBacks: [PendingReadBack] = []
     /// Handed out by ``StageAction/decide(_:records:tick:)``, not reported yet.
     @usableFromInline var deciding: RuntimeBatch?
     /// Polled while draining: decided once the assignment is applied.
@@ -150,9 +153,26 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             guard committing else { return [] }
             committing = false
             commitFailures = nil
+        case .readBack(let id):
+            guard let index = readBacks.firstIndex(where: { $0.id == id }) else { return [] }
+            readBacks[index].done = true
+            sendReadBackNotices(&actions)
         }
         turn(now, &actions)
         return actions
+    }
+
+    /// The notices of the read-back rounds, oldest first, as far as every earlier one is done.
+    @inlinable mutating func sendReadBackNotices(_ actions: inout [StageAction]) {
+        while let first = readBacks.first, first.done {
+            readBacks.removeFirst()
+            var noticed: [BatchID] = []
+            for index in noticeRounds.indices where first.batches.contains(noticeRounds[index].id) {
+                noticeRounds[index].readingBack = false
+                if noticeRounds[index].notices { noticed.append(noticeRounds[index].id) }
+            }
+            if !noticed.isEmpty { actions.append(.publish(.notices, noticed, resend: false)) }
+        }
     }
 
     /// A transient failure (the host stops itself on a failure retrying cannot heal).
@@ -175,6 +195,9 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             if let reason = FailureRun.count(&commitFailures, ticket, at: now, policy.retry, &random) {
                 return stop(reason)
             }
+        case .readBack:
+            // Not retried: a read-back that cannot finish leaves the member unsure of its claims.
+            return stop(.gaveUp(ticket, failingFor: .zero))
         }
         turn(now, &actions)
         return actions
@@ -256,10 +279,11 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             return .state(batch.id)
         }
         if let batch = noticeRounds.first(where: {
-            $0.notices && !$0.noticesAcknowledged && !noticesToResend.contains($0.id)
+            $0.notices && !$0.noticesAcknowledged && !$0.readingBack && !noticesToResend.contains($0.id)
         }) {
             return .notices(batch.id)
         }
+        if let round = readBacks.first(where: { !$0.done }) { return .readBack(round.id) }
         return nil
     }
 
@@ -333,13 +357,28 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
         }
         let resent = stateFailures != nil
         stateFailures = nil
-        let round = stateRound
+        var round = stateRound
         stateRound = []
         if policy.fencing, round.contains(where: { $0.state && $0.notices }) {
-            actions.append(.readBack(round.map { $0.id }, resent: resent))
+            // Its notices (and every later round's) go once it is read back; nothing of it is
+            // stored before then.
+            let ids = round.map { $0.id }
+            actions.append(.readBack(ids, resent: resent))
+            readBacks.append(PendingReadBack(id: ids[0], batches: ids))
+            for index in round.indices { round[index].readingBack = true }
+            noticeRounds += round
+            return true
         }
         let noticed = round.filter { $0.notices }.map { $0.id }
-        if !noticed.isEmpty { actions.append(.publish(.notices, noticed, resend: false)) }
+        if !noticed.isEmpty {
+            if readBacks.isEmpty {
+                actions.append(.publish(.notices, noticed, resend: false))
+            } else {
+                // Behind a round still being read back: its notices go after that round's.
+                readBacks.append(PendingReadBack(id: round[0].id, batches: round.map { $0.id }, done: true))
+                for index in round.indices { round[index].readingBack = true }
+            }
+        }
         noticeRounds += round
         return true
     }
@@ -362,7 +401,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
             noticesToResend = []
             progressed = true
         }
-        while let batch = noticeRounds.first, !batch.notices || batch.noticesAcknowledged {
+        while let batch = noticeRounds.first, !batch.readingBack, !batch.notices || batch.noticesAcknowledged {
             noticeRounds.removeFirst()
             if noticesToResend.isEmpty && !noticeRounds.contains(where: { $0.notices && !$0.noticesAcknowledged }) {
                 noticeFailures = nil
@@ -451,6 +490,8 @@ struct RuntimeBatch: Sendable {
     @usableFromInline var stateAcknowledged = false
     @usableFromInline var stateFailed = false
     @usableFromInline var noticesAcknowledged = false
+    /// Its state round is being read back (or an earlier one is): nothing of it goes on yet.
+    @usableFromInline var readingBack = false
 
     @inlinable
     init(id: BatchID, offsets: [Int32: Int64], state: Bool, notices: Bool) {
@@ -458,5 +499,20 @@ struct RuntimeBatch: Sendable {
         self.offsets = offsets
         self.state = state
         self.notices = notices
+    }
+}
+
+/// A state round being read back before its notices go: named by its first batch.
+@usableFromInline
+struct PendingReadBack: Sendable {
+    @usableFromInline let id: BatchID
+    @usableFromInline let batches: [BatchID]
+    @usableFromInline var done = false
+
+    @inlinable
+    init(id: BatchID, batches: [BatchID], done: Bool = false) {
+        self.id = id
+        self.batches = batches
+        self.done = done
     }
 }

@@ -12,11 +12,13 @@ import StageRuntime
 struct SimulatedMember<Decider: StageDecider> {
     typealias Instant = ManualClock.Instant
 
-    /// A delivery the cluster reports at `due`.
+    /// A delivery the cluster reports at `due`, or a read-back that ends then (`readBack`:
+    /// the partitions it reads, nil for every owned one; whether it succeeds is decided then).
     struct Pending: Due {
         var ticket: StageTicket
         var due: Instant
         var succeeds: Bool
+        var readBack: Set<Int32>?? = nil
     }
 
     /// One decided batch's outputs by round.
@@ -73,10 +75,16 @@ struct SimulatedMember<Decider: StageDecider> {
         guard !left else { return }
         let now = world.clock.now
         for delivery in pending.removeDue(by: now) {
+            if case .some(let partitions) = delivery.readBack {
+                // Read back now: another member's claim may have landed since the round did.
+                let overtaken = decider.readBack(partitions, world)
+                if !overtaken.isEmpty { return fence() }
+            }
             let actions =
                 delivery.succeeds
                 ? runtime.acknowledged(delivery.ticket, now: now) : runtime.failed(delivery.ticket, now: now)
             execute(actions, &world)
+            guard !left else { return }
         }
         switch runtime.next() {
         case .stopped, .acknowledgement:
@@ -125,12 +133,16 @@ struct SimulatedMember<Decider: StageDecider> {
                 if !lost.isEmpty { return fence() }
             case .readBack(let ids, let resent):
                 // Sent again after a failure: every partition held is read back, as the worker does.
+                // It ends a little later, as the worker's follower reads the round back beside its loop.
                 let written = ids.flatMap { batches[$0]?.state ?? [] }.filter {
                     $0.topic == SimulatedWorld.topics.ledger
                 }
                 .map { world.cluster.partition(forKey: $0.record.key) }
-                let overtaken = decider.readBack(resent ? nil : Set(written), world)
-                if !overtaken.isEmpty { return fence() }
+                let delay = Duration.microseconds(Int64(100 + world.random.next() % 3000))
+                pending.append(
+                    Pending(
+                        ticket: .readBack(ids[0]), due: world.clock.now.advanced(by: delay), succeeds: true,
+                        readBack: .some(resent ? nil : Set(written))))
             case .snapshot(let owned, _):
                 decider.follow(owned: owned, world)
                 decider.snapshot(owned: owned, &world)

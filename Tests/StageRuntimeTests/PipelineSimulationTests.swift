@@ -59,7 +59,7 @@ import Testing
     /// as still catches it, to keep the suite's CPU time low: losing the records after a
     /// snapshot needs a snapshot and a partition moving after it.
     @Test(arguments: [
-        (PipelineSimulation.Mutation.skipLedgerRestore, 50), (.commitAtDecision, 40), (.dropDeadLetters, 30),
+        (PipelineSimulation.Mutation.skipLedgerRestore, 150), (.commitAtDecision, 40), (.dropDeadLetters, 30),
         (.duplicateLedgerEvents, 30),
     ])
     func aMutationIsCaught(_ mutation: PipelineSimulation.Mutation, intents: Int) async {

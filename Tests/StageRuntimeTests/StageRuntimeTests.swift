@@ -152,10 +152,67 @@ import Testing
         _ = runtime.failed(.state(BatchID(1)), now: clock.now)
         clock.advance(by: .seconds(1))
         #expect(runtime.timer(now: clock.now) == [.publish(.state, [BatchID(1)], resend: true)])
+        #expect(runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [.readBack([BatchID(1)], resent: true)])
+        #expect(runtime.next() == .poll(maximum: runtime.policy.maximumBatch, timeout: runtime.policy.busyPoll))
         #expect(
-            runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [
-                .readBack([BatchID(1)], resent: true), .publish(.notices, [BatchID(1)], resend: false),
+            runtime.acknowledged(.readBack(BatchID(1)), now: clock.now) == [
+                .publish(.notices, [BatchID(1)], resend: false)
             ])
+    }
+
+    /// With fencing, a round's read-back runs beside the loop: later batches are decided and
+    /// their state rounds sent meanwhile, but no notices go and no offsets move until the
+    /// read-back of every earlier round is reported, and then in round order.
+    @Test func laterRoundsGoOnWhileARoundIsReadBackAndTheirNoticesWait() {
+        let clock = self.clock
+        var runtime = runtime(StageRuntimePolicy(fencing: true))
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        #expect(
+            runtime.decided(BatchID(1), state: true, notices: true, now: clock.now) == [
+                .publish(.state, [BatchID(1)], resend: false)
+            ])
+        #expect(runtime.acknowledged(.state(BatchID(1)), now: clock.now) == [.readBack([BatchID(1)], resent: false)])
+        // Batch 2 (state and notices) and batch 3 (notices only) are decided while round 1 is read back.
+        #expect(
+            runtime.polled(Self.records(0, 1...1), now: clock.now) == [
+                .decide(BatchID(2), records: Self.records(0, 1...1), tick: false)
+            ])
+        #expect(
+            runtime.decided(BatchID(2), state: true, notices: true, now: clock.now) == [
+                .publish(.state, [BatchID(2)], resend: false)
+            ])
+        #expect(runtime.acknowledged(.state(BatchID(2)), now: clock.now) == [.readBack([BatchID(2)], resent: false)])
+        #expect(
+            runtime.polled(Self.records(1, 0...0), now: clock.now) == [
+                .decide(BatchID(3), records: Self.records(1, 0...0), tick: false)
+            ])
+        #expect(runtime.decided(BatchID(3), state: false, notices: true, now: clock.now).isEmpty)
+        // Round 2's read-back reported first: nothing goes, round 1 is still being read back.
+        #expect(runtime.acknowledged(.readBack(BatchID(2)), now: clock.now).isEmpty)
+        #expect(runtime.next() == .poll(maximum: runtime.policy.maximumBatch, timeout: runtime.policy.busyPoll))
+        // Round 1 read back: the notices of rounds 1, 2 and 3, in that order.
+        #expect(
+            runtime.acknowledged(.readBack(BatchID(1)), now: clock.now) == [
+                .publish(.notices, [BatchID(1)], resend: false), .publish(.notices, [BatchID(2)], resend: false),
+                .publish(.notices, [BatchID(3)], resend: false),
+            ])
+        #expect(runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [.storeOffsets(BatchID(1), [0: 1])])
+        #expect(runtime.acknowledged(.notices(BatchID(3)), now: clock.now).isEmpty)
+        #expect(
+            runtime.acknowledged(.notices(BatchID(2)), now: clock.now) == [
+                .storeOffsets(BatchID(2), [0: 2]), .storeOffsets(BatchID(3), [1: 1]), .commit,
+            ])
+    }
+
+    /// Shutting down waits for a read-back like any acknowledgement.
+    @Test func shutdownWaitsForAReadBack() {
+        let clock = self.clock
+        var runtime = runtime(StageRuntimePolicy(fencing: true))
+        _ = runtime.polled(Self.records(0, 0...0), now: clock.now)
+        _ = runtime.decided(BatchID(1), state: true, notices: true, now: clock.now)
+        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
+        #expect(runtime.shutdown(now: clock.now).isEmpty)
+        #expect(runtime.next() == .acknowledgement(.readBack(BatchID(1))))
     }
 
     @Test func failedNoticesAreSentAgainBeforeTheOffsetsMove() {
