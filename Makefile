@@ -48,7 +48,7 @@ bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact re
 simulate: ## The seeded pipeline simulation (release) over many seeds, on every core (SEED, SEEDS, INTENTS, PARALLEL); prints a failing seed to rerun
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product intent-bench
 	$$($(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)/intent-bench simulate \
-		--seed $${SEED:-1} --seeds $${SEEDS:-100} --intents $${INTENTS:-500} --parallel $${PARALLEL:-$$(nproc)}
+		--seed $${SEED:-1} --seeds $${SEEDS:-500} --intents $${INTENTS:-500} --parallel $${PARALLEL:-$$(nproc)}
 
 eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval
