@@ -237,18 +237,10 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// state-only round is not read back, so nothing noticed the claim it landed behind).
     @inlinable mutating func forgetOffsets(of partitions: Set<Int32>) {
         guard !partitions.isEmpty else { return }
-        func forget(_ batches: inout [RuntimeBatch]) {
-            for index in batches.indices {
-                batches[index].offsets = batches[index].offsets.filter { !partitions.contains($0.key) }
-            }
-        }
-        forget(&waiting)
-        forget(&stateRound)
-        forget(&noticeRounds)
-        if var batch = deciding {
-            batch.offsets = batch.offsets.filter { !partitions.contains($0.key) }
-            deciding = batch
-        }
+        for index in waiting.indices { waiting[index].forgetOffsets(of: partitions) }
+        for index in stateRound.indices { stateRound[index].forgetOffsets(of: partitions) }
+        for index in noticeRounds.indices { noticeRounds[index].forgetOffsets(of: partitions) }
+        deciding?.forgetOffsets(of: partitions)
     }
 
     /// Time passed without another event (a retry's backoff is due).
@@ -499,6 +491,10 @@ struct RuntimeBatch: Sendable {
         self.offsets = offsets
         self.state = state
         self.notices = notices
+    }
+
+    @inlinable mutating func forgetOffsets(of partitions: Set<Int32>) {
+        offsets = offsets.filter { !partitions.contains($0.key) }
     }
 }
 
