@@ -1,3 +1,4 @@
+import ContactResolution
 public import Intents
 
 /// SiriKit's resolve stage as a pure function: every parameter of an intent
@@ -94,7 +95,7 @@ public struct IntentResolver: Sendable {
     }
 
     private func required(_ text: String?, _ parameter: String, ask: String) -> ParameterResolution {
-        let present = !(text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true)
+        let present = !(text?.trimmingWhitespaceAndNewlines.isEmpty ?? true)
         return present
             ? ParameterResolution(parameter: parameter, outcome: .success)
             : ParameterResolution(parameter: parameter, outcome: .needsValue, message: ask)
