@@ -19,25 +19,85 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Parses `0`, `12`, `12.5`, `100.00`: no sign, no exponent, no leading
     /// zeros, at most 12 integer and 6 fraction digits (so it fits an Int64).
+    ///
+    /// Read byte by byte, with no allocation: every amount in every payment event a
+    /// stage reads is parsed here (splitting the text into substrings and joining them
+    /// again cost two allocations an amount).
     public init?(_ text: String) {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let integer = parts[0]
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard !integer.isEmpty, integer.count <= Self.maximumIntegerDigits,
-            integer.allSatisfy(\.isASCIIDigit), integer == "0" || integer.first != "0",
-            parts.count == 1 || (!fraction.isEmpty && fraction.count <= Self.maximumScale),
-            fraction.allSatisfy(\.isASCIIDigit),
-            let units = Int64(integer + fraction)
-        else { return nil }
-        self.init(units: units, scale: fraction.count)
+        var units: Int64 = 0
+        var integerDigits = 0
+        var fractionDigits: Int? = nil
+        var leadingZero = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), fractionDigits == nil {
+                fractionDigits = 0
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            if let digits = fractionDigits {
+                guard digits < Self.maximumScale else { return nil }
+                fractionDigits = digits + 1
+            } else {
+                guard integerDigits < Self.maximumIntegerDigits, !leadingZero else { return nil }
+                leadingZero = integerDigits == 0 && byte == UInt8(ascii: "0")
+                integerDigits += 1
+            }
+            // At most 18 digits: never overflows.
+            units = units * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        guard integerDigits > 0, fractionDigits != 0 else { return nil }
+        self.init(units: units, scale: fractionDigits ?? 0)
     }
 
+    /// The digits with the point before the last `scale` of them, at least one digit before
+    /// it ("0.05"), and a minus sign before a negative amount (which no parsed text gives).
     public var description: String {
-        guard scale > 0 else { return String(units) }
-        let digits = String(units)
-        let padded = String(repeating: "0", count: max(0, scale + 1 - digits.count)) + digits
-        let point = padded.index(padded.endIndex, offsetBy: -scale)
-        return "\(padded[..<point]).\(padded[point...])"
+        String(unsafeUninitializedCapacity: Self.maximumWrittenCount) { write(into: $0) }
+    }
+
+    /// Appends ``description``'s bytes to `output` (a canonical JSON string's contents: a
+    /// sign, digits and a point need no escaping), with no string in between.
+    public func appendDescription(to output: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumWrittenCount) { buffer in
+            output.append(contentsOf: buffer[..<write(into: buffer)])
+        }
+    }
+
+    /// The most bytes ``write(into:)`` writes: a sign, an Int64's 19 digits, the point, and
+    /// a zero before the point when the scale is not smaller than the digits.
+    private static let maximumWrittenCount = 1 + 19 + 1 + 1 + maximumScale
+
+    /// Writes ``description`` at the start of `buffer` (at least ``maximumWrittenCount``
+    /// long); returns its length.
+    private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        // The magnitude's digits, last first, padded with zeros to one more than the scale.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            var rest = units.magnitude
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            while count < scale + 1 {
+                digits[count] = UInt8(ascii: "0")
+                count += 1
+            }
+            var length = 0
+            if units < 0 {
+                buffer[length] = UInt8(ascii: "-")
+                length += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                if index == scale - 1 {
+                    buffer[length] = UInt8(ascii: ".")
+                    length += 1
+                }
+                buffer[length] = digits[index]
+                length += 1
+            }
+            return length
+        }
     }
 
     /// The same value without trailing fraction zeros ("1.50" → "1.5", "100.00" → "100").

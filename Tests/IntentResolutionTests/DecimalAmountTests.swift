@@ -47,4 +47,65 @@ struct DecimalAmountTests {
             try JSONDecoder().decode(CurrencyAmount.self, from: Data(#"{"amount": "1", "currency": "yuan"}"#.utf8))
         }
     }
+
+    @Test("reads and writes byte by byte exactly as the grammar says, on seeded random texts and values")
+    func matchesTheGrammar() throws {
+        var random = SplitMix(seed: 20_261_128)
+        let alphabet = ["0", "0", "1", "5", "9", ".", ".", "-", "+", "e", " ", "٣", "１", "1\u{301}", "x"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int(random.next() % 22)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+                .joined()
+            let parsed = DecimalAmount(text)
+            let expected = Self.grammar(text)
+            #expect(parsed.map { ($0.units, $0.scale) } ?? (-1, -1) == expected ?? (-1, -1), "\(text)")
+            if let parsed { #expect(parsed.description == text, "\(text)") }
+        }
+        for _ in 0..<20_000 {
+            let units = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)
+            let amount = DecimalAmount(units: units, scale: Int(random.next() % 7))
+            let expected = Self.written(units: amount.units, scale: amount.scale)
+            #expect(amount.description == expected)
+            var bytes: [UInt8] = [1]
+            amount.appendDescription(to: &bytes)
+            #expect(bytes == [1] + Array(expected.utf8))
+        }
+    }
+
+    /// The grammar, as a reference written another way: ASCII digits, at most one point with
+    /// 1-6 digits after it, 1-12 digits before it and no leading zero but a lone "0".
+    private static func grammar(_ text: String) -> (units: Int64, scale: Int)? {
+        let bytes = Array(text.utf8)
+        let parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        guard let integer = parts.first, (1...12).contains(integer.count), integer.allSatisfy(isDigit),
+            integer.count == 1 || integer.first != UInt8(ascii: "0")
+        else { return nil }
+        let fraction = parts.count == 2 ? parts[1] : []
+        guard parts.count == 1 || (1...6).contains(fraction.count), fraction.allSatisfy(isDigit) else { return nil }
+        let units = (integer + fraction).reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+        return (units, fraction.count)
+    }
+
+    /// How an amount is written, as a reference: the units' digits padded with zeros to one
+    /// more than the scale, the point before the last `scale` of them.
+    private static func written(units: Int64, scale: Int) -> String {
+        let digits = String(units.magnitude)
+        let padded = String(repeating: "0", count: max(0, scale + 1 - digits.count)) + digits
+        let cut = padded.count - scale
+        let text = scale == 0 ? padded : "\(padded.prefix(cut)).\(padded.suffix(scale))"
+        return units < 0 ? "-" + text : text
+    }
+
+    /// SplitMix64, so the texts are the same on every run.
+    private struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
 }
