@@ -481,7 +481,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntentResolutionTests",
-            dependencies: ["IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Localization"],
+            dependencies: [
+                "IntentResolution", "Intents", "IntentEvents", "ContactResolution", "Localization", "StageRuntime",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Intents
+import StageRuntime
 import Testing
 
 @Suite("Exact decimal amounts")
@@ -50,7 +51,7 @@ struct DecimalAmountTests {
 
     @Test("reads and writes byte by byte exactly as the grammar says, on seeded random texts and values")
     func matchesTheGrammar() throws {
-        var random = SplitMix(seed: 20_261_128)
+        var random = SplitMix64(seed: 20_261_128)
         let alphabet = ["0", "0", "1", "5", "9", ".", ".", "-", "+", "e", " ", "٣", "１", "1\u{301}", "x"]
         for _ in 0..<20_000 {
             let text = (0..<Int(random.next() % 22)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
@@ -94,18 +95,5 @@ struct DecimalAmountTests {
         let cut = padded.count - scale
         let text = scale == 0 ? padded : "\(padded.prefix(cut)).\(padded.suffix(scale))"
         return units < 0 ? "-" + text : text
-    }
-
-    /// SplitMix64, so the texts are the same on every run.
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
