@@ -465,7 +465,7 @@ let package = Package(
             dependencies: [
                 "Confirmation", "IntentEvents", "LocalBroker", "Intents", "IntentResolution", "ContactResolution",
                 "Payments",
-                "Messaging", "BrokerTestSupport",
+                "Messaging", "BrokerTestSupport", "StageRuntime",
             ],
             swiftSettings: swiftSettings
         ),

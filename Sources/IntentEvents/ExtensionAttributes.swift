@@ -30,10 +30,8 @@ public struct ExtensionAttributes: Sendable, Hashable {
     /// objects do. The first invalid one in name order is the one reported.
     public init(validating others: [(key: String, value: JSONValue)]) throws(EventDecodingError) {
         guard !others.isEmpty else { return }
-        var byName: [String: JSONValue] = [:]
-        for (name, value) in others where byName[name] == nil { byName[name] = value }
-        for name in byName.keys.sorted() {
-            guard let value = try Self.validated(name: name, value: byName[name] ?? .null) else { continue }
+        for (name, value) in Self.firstOfEachName(others) {
+            guard let value = try Self.validated(name: name, value: value) else { continue }
             members.append(Member(name: name, value: value))
         }
         guard members.count <= Self.maximumCount else {
@@ -41,6 +39,30 @@ public struct ExtensionAttributes: Sendable, Hashable {
                 .schemaInvalid, field: "$.\(members[Self.maximumCount].name)",
                 "more than \(Self.maximumCount) extension attributes")
         }
+    }
+
+    /// The first member of each name, in name order. A few members (a pipeline record carries
+    /// one or two: its chain link, a trace context) are sorted in place, with no table: the
+    /// table and the sorted copy of its keys were two allocations and a hash per member on every
+    /// record read. Many (only a hostile or unusual producer sends more than a handful) go
+    /// through a table, so the work stays linear in the count.
+    private static func firstOfEachName(
+        _ others: [(key: String, value: JSONValue)]
+    ) -> [(key: String, value: JSONValue)] {
+        guard others.count > 8 else {
+            var sorted: [(key: String, value: JSONValue)] = []
+            sorted.reserveCapacity(others.count)
+            for member in others {
+                var index = sorted.endIndex
+                while index > sorted.startIndex, member.key < sorted[index - 1].key { index -= 1 }
+                if index > sorted.startIndex, sorted[index - 1].key == member.key { continue }
+                sorted.insert(member, at: index)
+            }
+            return sorted
+        }
+        var byName: [String: JSONValue] = [:]
+        for (name, value) in others where byName[name] == nil { byName[name] = value }
+        return byName.keys.sorted().map { ($0, byName[$0] ?? .null) }
     }
 
     /// The members as (name, value), in name order.
