@@ -39,6 +39,17 @@ public struct CanonicalObjectWriter {
         CanonicalJSONWriter.write(value, into: &output)
     }
 
+    /// An optional time, as its ``Timestamp/description`` in a string (digits, `-`, `:`, `T`,
+    /// `.` and `Z`: nothing to escape), written straight into `output`.
+    @inlinable
+    public mutating func time(_ key: StaticString, _ value: Timestamp?, into output: inout [UInt8]) {
+        guard let value else { return }
+        self.key(key, into: &output)
+        output.append(UInt8(ascii: "\""))
+        value.appendDescription(to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
     /// An optional JSON value, written canonically.
     @inlinable
     public mutating func value(_ key: StaticString, _ value: JSONValue?, into output: inout [UInt8]) {

@@ -35,7 +35,11 @@ public enum EventTime {
     /// Appends the time's text (``format(_:)``) to `output`: how an envelope writes its
     /// time, with no string in between (every published event has one).
     public static func write(_ date: Date, into output: inout [UInt8]) {
-        let milliseconds = milliseconds(date)
+        write(milliseconds: milliseconds(date), into: &output)
+    }
+
+    /// ``write(_:into:)`` of a time in whole milliseconds (a payload's ``Timestamp``).
+    public static func write(milliseconds: Int64, into output: inout [UInt8]) {
         if !writeCivil(milliseconds: milliseconds, into: &output) {
             output.append(contentsOf: foundationFormat(milliseconds: milliseconds).utf8)
         }

@@ -33,5 +33,12 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     public var description: String { EventTime.format(milliseconds: milliseconds) }
 
+    /// Appends ``description``'s bytes to `output`, with no string in between: payloads
+    /// written on the hot path carry one or two times each, and each description was an
+    /// array and a heap string.
+    public func appendDescription(to output: inout [UInt8]) {
+        EventTime.write(milliseconds: milliseconds, into: &output)
+    }
+
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
 }

@@ -39,7 +39,7 @@ extension ConfirmationBinding {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
         object.string("digest", digest, into: &output)
-        object.string("expiresAt", expiresAt.description, into: &output)
+        object.time("expiresAt", expiresAt, into: &output)
         object.close(into: &output)
     }
 }

@@ -7,11 +7,11 @@ import Intents
 extension MessageEvent: CanonicalPayload {
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
-        object.string("at", at.description, into: &output)
+        object.time("at", at, into: &output)
         object.string("attribute", attribute?.rawValue, into: &output)
         object.string("content", content, into: &output)
         object.string("conversation", conversation, into: &output)
-        object.string("dueAt", dueAt?.description, into: &output)
+        object.time("dueAt", dueAt, into: &output)
         object.string("id", id, into: &output)
         object.string("intentID", intentID, into: &output)
         object.string("kind", kind.rawValue, into: &output)

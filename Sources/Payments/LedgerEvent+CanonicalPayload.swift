@@ -17,7 +17,7 @@ extension LedgerEvent: CanonicalPayload {
         object.string("counterpartyAccount", counterpartyAccount, into: &output)
         object.string("counterpartyContactID", counterpartyContactID, into: &output)
         object.string("counterpartyUserID", counterpartyUserID, into: &output)
-        object.string("decidedAt", decidedAt?.description, into: &output)
+        object.time("decidedAt", decidedAt, into: &output)
         object.string("decidedBy", decidedBy, into: &output)
         object.array("entries", entries, into: &output) { entry, output in
             var item = CanonicalObjectWriter(into: &output)
@@ -27,7 +27,7 @@ extension LedgerEvent: CanonicalPayload {
             item.string("side", entry.side.rawValue, into: &output)
             item.close(into: &output)
         }
-        object.string("expiresAt", expiresAt?.description, into: &output)
+        object.time("expiresAt", expiresAt, into: &output)
         object.strings("handles", handles, into: &output)
         object.string("id", id, into: &output)
         object.string("intentID", intentID, into: &output)
