@@ -51,8 +51,13 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The digits with the point before the last `scale` of them, at least one digit before
     /// it ("0.05"), and a minus sign before a negative amount (which no parsed text gives).
+    ///
+    /// Written on the stack and then made a string, so an amount of up to 15 bytes (nearly all)
+    /// is a small string, with no allocation.
     public var description: String {
-        String(unsafeUninitializedCapacity: Self.maximumWrittenCount) { write(into: $0) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumWrittenCount) { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[..<write(into: buffer)]), as: UTF8.self)
+        }
     }
 
     /// Appends ``description``'s bytes to `output` (a canonical JSON string's contents: a

@@ -39,23 +39,32 @@ public struct Person: Codable, Sendable, Hashable {
     /// form feed, carriage return and space (a CR LF pair is one character, removed as a
     /// whole either way). Nil for anything else. The ledger looks handles up for every
     /// proposal and answer, and grapheme-by-grapheme filtering dominated that.
+    ///
+    /// A handle that is normalized already (most are: the ledger keeps them so) is returned
+    /// as it is; another is written on the stack, so only its string is allocated.
     static func asciiNormalizedHandle(_ handle: String) -> String? {
-        var handle = handle
-        return handle.withUTF8 { bytes -> String? in
+        var text = handle
+        return text.withUTF8 { bytes -> String? in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
             let isEmail = bytes.contains(UInt8(ascii: "@"))
-            var output: [UInt8] = []
-            output.reserveCapacity(bytes.count)
-            for byte in bytes {
+            func kept(_ byte: UInt8) -> UInt8? {
                 switch byte {
-                case 0x09...0x0D, 0x20: continue
-                case UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "."):
-                    if isEmail { output.append(byte) }
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): output.append(byte + 0x20)
-                default: output.append(byte)
+                case 0x09...0x0D, 0x20: nil
+                case UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "."): isEmail ? byte : nil
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 0x20
+                default: byte
                 }
             }
-            return String(decoding: output, as: UTF8.self)
+            if bytes.allSatisfy({ kept($0) == $0 }) { return handle }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
+                var count = 0
+                for byte in bytes {
+                    guard let byte = kept(byte) else { continue }
+                    output[count] = byte
+                    count += 1
+                }
+                return String(decoding: UnsafeBufferPointer(rebasing: output[..<count]), as: UTF8.self)
+            }
         }
     }
 }
