@@ -30,10 +30,16 @@ public struct ExtensionAttributes: Sendable, Hashable {
     /// objects do. The first invalid one in name order is the one reported.
     public init(validating others: [(key: String, value: JSONValue)]) throws(EventDecodingError) {
         guard !others.isEmpty else { return }
-        for (name, value) in Self.firstOfEachName(others) {
-            guard let value = try Self.validated(name: name, value: value) else { continue }
-            members.append(Member(name: name, value: value))
+        members = Self.firstOfEachName(others)
+        // Validated in name order, in place: a null member is dropped.
+        var kept = 0
+        for index in members.indices {
+            guard let value = try Self.validated(name: members[index].name, value: members[index].value)
+            else { continue }
+            members[kept] = Member(name: members[index].name, value: value)
+            kept += 1
         }
+        members.removeLast(members.count - kept)
         guard members.count <= Self.maximumCount else {
             throw EventDecodingError(
                 .schemaInvalid, field: "$.\(members[Self.maximumCount].name)",
@@ -42,27 +48,25 @@ public struct ExtensionAttributes: Sendable, Hashable {
     }
 
     /// The first member of each name, in name order. A few members (a pipeline record carries
-    /// one or two: its chain link, a trace context) are sorted in place, with no table: the
-    /// table and the sorted copy of its keys were two allocations and a hash per member on every
-    /// record read. Many (only a hostile or unusual producer sends more than a handful) go
-    /// through a table, so the work stays linear in the count.
-    private static func firstOfEachName(
-        _ others: [(key: String, value: JSONValue)]
-    ) -> [(key: String, value: JSONValue)] {
+    /// one or two: its chain link, a trace context) are sorted in place, into the one array
+    /// kept: a table and a sorted copy of its keys were two more allocations and a hash per
+    /// member on every record read. Many (only a hostile or unusual producer sends more than a
+    /// handful) go through a table, so the work stays linear in the count.
+    private static func firstOfEachName(_ others: [(key: String, value: JSONValue)]) -> [Member] {
         guard others.count > 8 else {
-            var sorted: [(key: String, value: JSONValue)] = []
+            var sorted: [Member] = []
             sorted.reserveCapacity(others.count)
-            for member in others {
+            for (name, value) in others {
                 var index = sorted.endIndex
-                while index > sorted.startIndex, member.key < sorted[index - 1].key { index -= 1 }
-                if index > sorted.startIndex, sorted[index - 1].key == member.key { continue }
-                sorted.insert(member, at: index)
+                while index > sorted.startIndex, name < sorted[index - 1].name { index -= 1 }
+                if index > sorted.startIndex, sorted[index - 1].name == name { continue }
+                sorted.insert(Member(name: name, value: value), at: index)
             }
             return sorted
         }
         var byName: [String: JSONValue] = [:]
         for (name, value) in others where byName[name] == nil { byName[name] = value }
-        return byName.keys.sorted().map { ($0, byName[$0] ?? .null) }
+        return byName.keys.sorted().map { Member(name: $0, value: byName[$0] ?? .null) }
     }
 
     /// The members as (name, value), in name order.
