@@ -39,15 +39,23 @@ public struct CanonicalObjectWriter {
         CanonicalJSONWriter.write(value, into: &output)
     }
 
-    /// An optional time, as its ``Timestamp/description`` in a string (digits, `-`, `:`, `T`,
-    /// `.` and `Z`: nothing to escape), written straight into `output`.
+    /// A string whose contents `write` appends straight into `output`, for text with nothing
+    /// to escape (a number's or a time's digits, signs, points), with no string in between.
+    @inlinable
+    public mutating func unescapedString(
+        _ key: StaticString, into output: inout [UInt8], _ write: (inout [UInt8]) -> Void
+    ) {
+        self.key(key, into: &output)
+        output.append(UInt8(ascii: "\""))
+        write(&output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// An optional time, as its ``Timestamp/description`` (digits, `-`, `:`, `T`, `.` and `Z`).
     @inlinable
     public mutating func time(_ key: StaticString, _ value: Timestamp?, into output: inout [UInt8]) {
         guard let value else { return }
-        self.key(key, into: &output)
-        output.append(UInt8(ascii: "\""))
-        value.appendDescription(to: &output)
-        output.append(UInt8(ascii: "\""))
+        unescapedString(key, into: &output) { value.appendDescription(to: &$0) }
     }
 
     /// An optional JSON value, written canonically.

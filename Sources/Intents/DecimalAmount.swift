@@ -73,36 +73,30 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
     private static let maximumWrittenCount = 1 + 19 + 1 + 1 + maximumScale
 
     /// Writes ``description`` at the start of `buffer` (at least ``maximumWrittenCount``
-    /// long); returns its length.
+    /// long), from its last digit back; returns its length.
     private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        // The magnitude's digits, last first, padded with zeros to one more than the scale.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var count = 0
-            var rest = units.magnitude
-            repeat {
-                digits[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            while count < scale + 1 {
-                digits[count] = UInt8(ascii: "0")
-                count += 1
-            }
-            var length = 0
-            if units < 0 {
-                buffer[length] = UInt8(ascii: "-")
-                length += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                if index == scale - 1 {
-                    buffer[length] = UInt8(ascii: ".")
-                    length += 1
-                }
-                buffer[length] = digits[index]
-                length += 1
-            }
-            return length
+        var significant = 1
+        var rest = units.magnitude
+        while rest >= 10 {
+            rest /= 10
+            significant += 1
         }
+        // At least one digit before the point: "0.05".
+        let digits = max(significant, scale + 1)
+        let length = (units < 0 ? 1 : 0) + digits + (scale > 0 ? 1 : 0)
+        rest = units.magnitude
+        var position = length
+        for written in 0..<digits {
+            if written == scale, scale > 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: ".")
+            }
+            position -= 1
+            buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        if units < 0 { buffer[0] = UInt8(ascii: "-") }
+        return length
     }
 
     /// The same value without trailing fraction zeros ("1.50" → "1.5", "100.00" → "100").

@@ -24,11 +24,7 @@ extension CurrencyAmount {
     /// `{"amount":"12.50","currency":"CNY"}`, as its `Encodable` form writes it.
     public func writeCanonicalJSON(into output: inout [UInt8]) {
         var object = CanonicalObjectWriter(into: &output)
-        // Digits and a point: the string's contents need no escaping.
-        object.key("amount", into: &output)
-        output.append(UInt8(ascii: "\""))
-        amount.appendDescription(to: &output)
-        output.append(UInt8(ascii: "\""))
+        object.unescapedString("amount", into: &output) { amount.appendDescription(to: &$0) }
         object.string("currency", currency, into: &output)
         object.close(into: &output)
     }
