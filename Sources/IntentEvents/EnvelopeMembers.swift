@@ -13,6 +13,10 @@ struct EnvelopeMembers {
     /// Where the first `data` member's value is in the bytes read, when it was deferred:
     /// checked as parsing it would be, not built.
     var deferredData: Range<Int>?
+    /// The first `time` member, when it is a time exactly as events write it: its instant
+    /// in milliseconds, read from the bytes (where its text is), in place of a `time`
+    /// value (``subscript(attribute:)`` then has none).
+    var parsedTime: (milliseconds: Int64, text: Range<Int>)?
 
     /// A stored property per attribute rather than an array: reading an envelope allocates
     /// nothing for its attributes, and a switch costs no key path or index lookup.
@@ -55,6 +59,7 @@ struct EnvelopeMembers {
 
     /// Keeps `value` for `attribute` unless it already has one (a repeated name keeps its first).
     mutating func keepFirst(_ value: JSONValue, for attribute: EventEnvelope.Attribute) {
+        guard attribute != .time || parsedTime == nil else { return }
         if case .none = self[attribute] { self[attribute] = value }
     }
 }
@@ -91,20 +96,79 @@ extension JSONParser.Reader {
         var members = EnvelopeMembers()
         if try enter(depth: 1, closing: UInt8(ascii: "}")) { return .members(members) }
         while true {
-            let key = try memberKey { (reader: inout Self) throws(JSONParser.Failure) in try reader.string() }
-            if let attribute = EventEnvelope.Attribute.named(key) {
-                if deferringData, attribute == .data {
-                    skipWhitespace()
-                    let start = position
-                    try skipValue(depth: 1)
-                    if members.deferredData == nil { members.deferredData = start..<position }
+            switch try memberKey({ (reader: inout Self) throws(JSONParser.Failure) in try reader.memberName() }) {
+            case .attribute(.data) where deferringData:
+                skipWhitespace()
+                let start = position
+                try skipValue(depth: 1)
+                if members.deferredData == nil { members.deferredData = start..<position }
+            case .attribute(.time) where members[.time] == nil && members.parsedTime == nil:
+                if let time = try plainTime() {
+                    members.parsedTime = time
                 } else {
-                    members.keepFirst(try value(depth: 1), for: attribute)
+                    members.keepFirst(try value(depth: 1), for: .time)
                 }
-            } else {
+            case .attribute(let attribute):
+                members.keepFirst(try attributeValue(), for: attribute)
+            case .other(let key):
                 members.others.append((key, try value(depth: 1)))
             }
             if try closes(with: UInt8(ascii: "}")) { return .members(members) }
         }
+    }
+
+    /// A top-level member's name: an attribute, or another member's name as a string.
+    enum MemberName {
+        case attribute(EventEnvelope.Attribute)
+        case other(String)
+    }
+
+    /// The name at `position` as ``string()`` reads it (the same failures), matched against
+    /// the attributes' names from its bytes when it is plain ASCII: no string is made
+    /// for an attribute's name.
+    mutating func memberName() throws(JSONParser.Failure) -> MemberName {
+        let opening = position
+        if let plain = try plainString(), plain.isASCII {
+            position += 1
+            if let attribute = EventEnvelope.Attribute.named(UnsafeBufferPointer(rebasing: bytes[plain.contents])) {
+                return .attribute(attribute)
+            }
+            return .other(ascii(plain.contents))
+        }
+        position = opening
+        let name = try string()
+        return EventEnvelope.Attribute.named(name).map { .attribute($0) } ?? .other(name)
+    }
+
+    /// An attribute's value as ``value(depth:)`` reads it (the same failures): a plain ASCII
+    /// string among ``WellKnownAttributeValues`` is that shared string, not a new one.
+    mutating func attributeValue() throws(JSONParser.Failure) -> JSONValue {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return try value(depth: 1) }
+        let opening = position
+        if let plain = try plainString(), plain.isASCII {
+            position += 1
+            return .string(
+                WellKnownAttributeValues.value(UnsafeBufferPointer(rebasing: bytes[plain.contents]))
+                    ?? ascii(plain.contents))
+        }
+        position = opening
+        return try value(depth: 1)
+    }
+
+    /// A `time` value that is a time exactly as events write it (``EventTime/civilParse(_:)``),
+    /// read from its bytes; nil, with nothing read, for any other value.
+    mutating func plainTime() throws(JSONParser.Failure) -> (milliseconds: Int64, text: Range<Int>)? {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        let opening = position
+        if let plain = try plainString(), plain.isASCII,
+            let milliseconds = EventTime.civilParse(UnsafeBufferPointer(rebasing: bytes[plain.contents]))
+        {
+            position += 1
+            return (milliseconds, plain.contents)
+        }
+        position = opening
+        return nil
     }
 }

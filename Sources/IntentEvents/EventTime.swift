@@ -100,14 +100,19 @@ public enum EventTime {
     /// signature covers and what the consumer acts on are the same instant
     /// (found by fuzzing: such an envelope did not survive its own canonical form).
     public static func parse(_ text: String) -> Date? {
-        if let milliseconds = civilParse(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+        if let milliseconds = civilParse(text) { return date(milliseconds: milliseconds) }
         return foundationParse(text)
+    }
+
+    /// The instant `milliseconds` after 1970 as ``parse(_:)`` gives it.
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// The reference parsing, through Foundation's ISO 8601 format styles.
     static func foundationParse(_ text: String) -> Date? {
         guard let date = (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text)) else { return nil }
-        return Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
+        return self.date(milliseconds: milliseconds(date))
     }
 
     /// The milliseconds of a time exactly as events write it,
@@ -119,44 +124,50 @@ public enum EventTime {
     /// lengths, offsets, out-of-range fields), which Foundation decides.
     static func civilParse(_ text: String) -> Int64? {
         var text = text
-        return text.withUTF8 { bytes -> Int64? in
-            guard bytes.count == 20 || bytes.count == 24, bytes[bytes.count - 1] == UInt8(ascii: "Z") else {
-                return nil
-            }
-            func number(_ start: Int, _ count: Int) -> Int64? {
-                var value: Int64 = 0
-                for index in start..<start + count {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int64(digit)
-                }
-                return value
-            }
-            let separators: [(Int, UInt8)] = [
-                (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")), (13, UInt8(ascii: ":")),
-                (16, UInt8(ascii: ":")),
-            ]
-            guard separators.allSatisfy({ bytes[$0.0] == $0.1 }),
-                let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-                let minute = number(14, 2), let second = number(17, 2),
-                (1970...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60
-            else { return nil }
-            var fraction: Int64 = 0
-            if bytes.count == 24 {
-                guard bytes[19] == UInt8(ascii: "."), let digits = number(20, 3) else { return nil }
-                fraction = digits
-            }
-            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-            let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-            guard day >= 1, day <= monthDays[Int(month - 1)] else { return nil }
-            // H. Hinnant's days_from_civil, for years >= 1970.
-            let shiftedYear = month <= 2 ? year - 1 : year
-            let era = shiftedYear / 400
-            let yearOfEra = shiftedYear - era * 400
-            let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            let days = era * 146_097 + dayOfEra - 719_468
-            return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + fraction
+        return text.withUTF8 { civilParse($0) }
+    }
+
+    /// ``civilParse(_:)`` of a time's UTF-8 bytes, for an envelope's `time` read straight
+    /// from a record (no string made for it).
+    static func civilParse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count == 20 || bytes.count == 24, bytes[bytes.count - 1] == UInt8(ascii: "Z") else {
+            return nil
         }
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in start..<start + count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2),
+            (1970...9999).contains(year), (1...12).contains(month), hour < 24, minute < 60, second < 60
+        else { return nil }
+        var fraction: Int64 = 0
+        if bytes.count == 24 {
+            guard bytes[19] == UInt8(ascii: "."), let digits = number(20, 3) else { return nil }
+            fraction = digits
+        }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthDays: Int64 =
+            switch month {
+            case 2: leap ? 29 : 28
+            case 4, 6, 9, 11: 30
+            default: 31
+            }
+        guard day >= 1, day <= monthDays else { return nil }
+        // H. Hinnant's days_from_civil, for years >= 1970.
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = shiftedYear / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + fraction
     }
 }

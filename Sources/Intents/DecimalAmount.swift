@@ -75,16 +75,9 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
     /// Writes ``description`` at the start of `buffer` (at least ``maximumWrittenCount``
     /// long), from its last digit back; returns its length.
     private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var significant = 1
-        var rest = units.magnitude
-        while rest >= 10 {
-            rest /= 10
-            significant += 1
-        }
-        // At least one digit before the point: "0.05".
-        let digits = max(significant, scale + 1)
+        let digits = digitCount
         let length = (units < 0 ? 1 : 0) + digits + (scale > 0 ? 1 : 0)
-        rest = units.magnitude
+        var rest = units.magnitude
         var position = length
         for written in 0..<digits {
             if written == scale, scale > 0 {
@@ -97,6 +90,18 @@ public struct DecimalAmount: Sendable, Hashable, Comparable, CustomStringConvert
         }
         if units < 0 { buffer[0] = UInt8(ascii: "-") }
         return length
+    }
+
+    /// How many digits ``description`` writes: the magnitude's, and at least one before the
+    /// point ("0.05" is three).
+    public var digitCount: Int {
+        var significant = 1
+        var rest = units.magnitude
+        while rest >= 10 {
+            rest /= 10
+            significant += 1
+        }
+        return max(significant, scale + 1)
     }
 
     /// The same value without trailing fraction zeros ("1.50" → "1.5", "100.00" → "100").

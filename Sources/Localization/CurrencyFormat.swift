@@ -44,12 +44,11 @@ enum CurrencyFormat {
     }
 
     static func format(_ amount: CurrencyAmount, locale: Locale) -> String {
-        let digits = integerAndFraction(amount.amount)
         let shape = Shape(
             locale: locale.identifier, currency: amount.currency, negative: amount.amount.units < 0,
-            integerDigits: digits.integer.count, scale: amount.amount.scale)
+            integerDigits: amount.amount.digitCount - amount.amount.scale, scale: amount.amount.scale)
         let template = templates.value(for: shape) { Self.template(for: $0, locale: locale) }
-        guard let template, let text = fill(template, digits) else { return foundation(amount, locale: locale) }
+        guard let template, let text = fill(template, amount.amount) else { return foundation(amount, locale: locale) }
         return text
     }
 
@@ -62,17 +61,6 @@ enum CurrencyFormat {
         let style = Decimal.FormatStyle.Currency(code: amount.currency, locale: locale)
         guard amount.amount.scale > 0 else { return value.formatted(style) }
         return value.formatted(style.precision(.fractionLength(max(amount.amount.scale, 2))))
-    }
-
-    /// The amount's digits (ASCII) before and after its decimal point, the integer part at
-    /// least "0": `12.50` is ("12", "50").
-    static func integerAndFraction(_ amount: DecimalAmount) -> (integer: [UInt8], fraction: [UInt8]) {
-        var digits = Array(String(amount.units.magnitude).utf8)
-        if digits.count <= amount.scale {
-            digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: amount.scale + 1 - digits.count), at: 0)
-        }
-        let point = digits.count - amount.scale
-        return (Array(digits[..<point]), Array(digits[point...]))
     }
 
     /// The template of a shape, from two probes that differ only in their digits; nil when
@@ -90,33 +78,28 @@ enum CurrencyFormat {
         let offsets = first.text.indices.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first.text[$0]) }
         let template = Template(bytes: first.text, digitOffsets: offsets)
         let second = probe(UInt8(ascii: "3"))
-        guard let filled = fill(template, integerAndFraction(second.amount.amount)),
+        guard let filled = fill(template, second.amount.amount),
             Array(filled.utf8) == second.text
         else { return nil }
         return template
     }
 
-    /// The template with `digits` in its digit places: the integer digits, the fraction
-    /// digits, then zeros for any further places (the fraction digits a whole amount is
-    /// shown with). Nil when the digits do not fit (more than there are places).
-    static func fill(_ template: Template, _ digits: (integer: [UInt8], fraction: [UInt8])) -> String? {
+    /// The template's text with the amount's digits in its places (as ``DecimalAmount``
+    /// writes them: at least one before the point), then zeros in the places left (a
+    /// fraction written shorter than the currency shows it); nil when it has more digits
+    /// than places. Written from the last digit back, with no array of digits between.
+    static func fill(_ template: Template, _ amount: DecimalAmount) -> String? {
         let places = template.digitOffsets.count
-        guard digits.integer.count + digits.fraction.count <= places else { return nil }
+        let digits = amount.digitCount
+        guard digits <= places else { return nil }
         return String(unsafeUninitializedCapacity: template.bytes.count) { output in
             _ = output.initialize(from: template.bytes)
-            var place = 0
-            for digit in digits.integer {
-                output[template.digitOffsets[place]] = digit
-                place += 1
+            var rest = amount.units.magnitude
+            for place in (0..<digits).reversed() {
+                output[template.digitOffsets[place]] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
             }
-            for digit in digits.fraction {
-                output[template.digitOffsets[place]] = digit
-                place += 1
-            }
-            while place < places {
-                output[template.digitOffsets[place]] = UInt8(ascii: "0")
-                place += 1
-            }
+            for place in digits..<places { output[template.digitOffsets[place]] = UInt8(ascii: "0") }
             return template.bytes.count
         }
     }

@@ -17,6 +17,13 @@ struct EnvelopeDecodingEquivalenceTests {
         return object
     }
 
+    /// An attribute's value as read, `time` as its text when it was read from the bytes.
+    func value(of attribute: EventEnvelope.Attribute, in members: EnvelopeMembers, _ bytes: [UInt8]) -> JSONValue? {
+        guard attribute == .time, let parsed = members.parsedTime else { return members[attribute] }
+        #expect(members[.time] == nil)
+        return .string(String(decoding: bytes[parsed.text], as: UTF8.self))
+    }
+
     func readEnvelope(_ bytes: [UInt8], deferringData: Bool) -> Result<JSONParser.Envelope, JSONParser.Failure> {
         bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(JSONParser.Failure) in try JSONParser.readEnvelope(buffer, deferringData: deferringData)
@@ -34,7 +41,15 @@ struct EnvelopeDecodingEquivalenceTests {
                 #expect(failure.description == expected.description, sourceLocation: sourceLocation)
             case (.success(.object(let object)), .success(.members(let members))):
                 for attribute in EventEnvelope.Attribute.allCases where !(deferringData && attribute == .data) {
-                    #expect(members[attribute] == object[attribute.rawValue], sourceLocation: sourceLocation)
+                    #expect(
+                        value(of: attribute, in: members, bytes) == object[attribute.rawValue],
+                        sourceLocation: sourceLocation)
+                }
+                // A time read from its bytes is the instant its text says.
+                if let parsed = members.parsedTime {
+                    #expect(
+                        EventTime.parse(String(decoding: bytes[parsed.text], as: UTF8.self))
+                            == EventTime.date(milliseconds: parsed.milliseconds), sourceLocation: sourceLocation)
                 }
                 if deferringData {
                     #expect(members[.data] == nil, sourceLocation: sourceLocation)
@@ -99,12 +114,30 @@ struct EnvelopeDecodingEquivalenceTests {
             EventEnvelope.Attribute.allCases.map(\.rawValue) + [
                 "ID", "extra", "Data", "a", "zz", "é", "e\u{301}", "", "dataschema ", "userId",
             ]
+        // Names and values as JSON text, for what an encoder never writes: escaped names of
+        // attributes, and the values read from their bytes (times, the well-known values)
+        // escaped, out of range, or a byte away from one.
+        let escapedNames = [#""\u0069d""#, #""tim\u0065""#, #""\u0074ype""#, #""sourc\u00e9""#]
+        let values = [
+            #""2026-11-28T12:00:00.000Z""#, #""2026-11-28T12:00:00Z""#, #""2026-02-30T12:00:00.000Z""#,
+            #""2026-11-28T12:00:00.0001Z""#, #""2026-11-28T12:00:00+01:00""#, #""\u0032026-11-28T12:00:00.000Z""#,
+            #""2026-11-28T12:00:00.000Ｚ""#, #""1969-12-31T23:59:59.999Z""#, #""ledger.event.v1""#,
+            #""ledger.event.v2""#, #""ledger.event.v1 ""#, #""ledger\u002eevent.v1""#, #""application/json""#,
+            #""application\/json""#, #""/workers/payments""#, #""/workers/paymentś""#,
+            #""urn:intent-pipeline:schema:ledger.event:v1""#, "\"ledger.event.v1\u{1}\"", #""ledger.event.v1"#,
+        ]
         var generator = CanonicalJSONEquivalenceTests.Generator(state: 5)
         for _ in 0..<5_000 {
             // Written member by member, so a name may be repeated.
             let members = (0..<Int(generator.next() % 18)).map { _ in
-                CanonicalJSONWriter.encode(.string(generator.pick(names))) + Array(":".utf8)
-                    + CanonicalJSONWriter.encode(generator.value(depth: 3))
+                let name =
+                    generator.next() % 8 == 0
+                    ? Array(generator.pick(escapedNames).utf8)
+                    : CanonicalJSONWriter.encode(.string(generator.pick(names)))
+                let value =
+                    generator.next() % 3 == 0
+                    ? Array(generator.pick(values).utf8) : CanonicalJSONWriter.encode(generator.value(depth: 3))
+                return name + Array(":".utf8) + value
             }
             expectSameReading(Array("{".utf8) + Array(members.joined(separator: Array(",".utf8))) + Array("}".utf8))
         }

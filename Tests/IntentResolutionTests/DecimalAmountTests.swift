@@ -66,6 +66,8 @@ struct DecimalAmountTests {
             let amount = DecimalAmount(units: units, scale: Int(random.next() % 7))
             let expected = Self.written(units: amount.units, scale: amount.scale)
             #expect(amount.description == expected)
+            #expect(
+                amount.digitCount == expected.utf8.filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count)
             var bytes: [UInt8] = [1]
             amount.appendDescription(to: &bytes)
             #expect(bytes == [1] + Array(expected.utf8))

@@ -66,10 +66,11 @@ struct CurrencyFormatEquivalenceTests {
                 for (units, scale) in [(1250, 2), (7, 0), (5, 2), (123_456_789, 3)] {
                     let amount = DecimalAmount(units: Int64(units), scale: scale)
                     _ = renderer.format(CurrencyAmount(amount: amount, currency: currency))
-                    let digits = CurrencyFormat.integerAndFraction(amount)
+                    // The digits before the point: at least one ("0.05").
+                    let integerDigits = max(String(units).count - scale, 1)
                     let shape = CurrencyFormat.Shape(
                         locale: renderer.locale.identifier, currency: currency, negative: false,
-                        integerDigits: digits.integer.count, scale: scale)
+                        integerDigits: integerDigits, scale: scale)
                     let cached = try #require(CurrencyFormat.cachedTemplate(for: shape), "\(tag) \(currency)")
                     #expect(cached != nil, "\(tag) \(currency) \(amount) has no template")
                 }
@@ -102,9 +103,10 @@ struct CurrencyFormatEquivalenceTests {
     @Test("a template is filled with the amount's digits, then zeros; more digits than places is no text")
     func filling() {
         let template = CurrencyFormat.Template(bytes: Array("¥7,777.77".utf8), digitOffsets: [2, 4, 5, 6, 8, 9])
-        #expect(CurrencyFormat.fill(template, (Array("1234".utf8), Array("5".utf8))) == "¥1,234.50")
-        #expect(CurrencyFormat.fill(template, (Array("1234".utf8), Array("567".utf8))) == nil)
-        #expect(CurrencyFormat.integerAndFraction(DecimalAmount(units: -5, scale: 3)).integer == Array("0".utf8))
-        #expect(CurrencyFormat.integerAndFraction(DecimalAmount(units: -5, scale: 3)).fraction == Array("005".utf8))
+        #expect(CurrencyFormat.fill(template, DecimalAmount(units: 12345, scale: 1)) == "¥1,234.50")
+        #expect(CurrencyFormat.fill(template, DecimalAmount(units: 1_234_567, scale: 3)) == nil)
+        // At least one digit before the point, the fraction's leading zeros kept.
+        #expect(CurrencyFormat.fill(template, DecimalAmount(units: -5, scale: 3)) == "¥0,005.00")
+        #expect(CurrencyFormat.fill(template, DecimalAmount(units: 0, scale: 0)) == "¥0,000.00")
     }
 }

@@ -38,6 +38,25 @@ struct IntentResponseCanonicalTests {
         }
     }
 
+    @Test("argument tables of every size up to past the stack sort's eight: the same bytes")
+    func argumentTables() {
+        let names = ["amount", "a", "b", "reason", "é", "Z", "count", "ids", "aa", "ab", "", "z", "Amount", "x1"]
+        var state: UInt64 = 7
+        for size in 0...names.count {
+            for _ in 0..<20 {
+                var arguments: [String: MessageArgument] = [:]
+                while arguments.count < size {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let name = names[Int(state >> 33) % names.count]
+                    arguments[name] = .number(Int(state >> 40))
+                }
+                var direct: [UInt8] = []
+                MessageArgument.writeCanonicalJSON(arguments, into: &direct)
+                #expect(direct == CanonicalJSON.encode(arguments), "\(String(decoding: direct, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test("amounts: the same bytes")
     func amounts() {
         for text in ["0.01", "12.50", "1000000", "0"] {
