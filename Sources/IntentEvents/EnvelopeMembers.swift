@@ -127,15 +127,12 @@ extension JSONParser.Reader {
     /// the attributes' names from its bytes when it is plain ASCII: no string is made
     /// for an attribute's name.
     mutating func memberName() throws(JSONParser.Failure) -> MemberName {
-        let opening = position
-        if let plain = try plainString(), plain.isASCII {
-            position += 1
-            if let attribute = EventEnvelope.Attribute.named(UnsafeBufferPointer(rebasing: bytes[plain.contents])) {
-                return .attribute(attribute)
+        if let contents = try plainASCIIString() {
+            guard let attribute = EventEnvelope.Attribute.named(UnsafeBufferPointer(rebasing: bytes[contents])) else {
+                return .other(ascii(contents))
             }
-            return .other(ascii(plain.contents))
+            return .attribute(attribute)
         }
-        position = opening
         let name = try string()
         return EventEnvelope.Attribute.named(name).map { .attribute($0) } ?? .other(name)
     }
@@ -144,16 +141,10 @@ extension JSONParser.Reader {
     /// string among ``WellKnownAttributeValues`` is that shared string, not a new one.
     mutating func attributeValue() throws(JSONParser.Failure) -> JSONValue {
         skipWhitespace()
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return try value(depth: 1) }
-        let opening = position
-        if let plain = try plainString(), plain.isASCII {
-            position += 1
-            return .string(
-                WellKnownAttributeValues.value(UnsafeBufferPointer(rebasing: bytes[plain.contents]))
-                    ?? ascii(plain.contents))
-        }
-        position = opening
-        return try value(depth: 1)
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\""), let contents = try plainASCIIString()
+        else { return try value(depth: 1) }
+        return .string(
+            WellKnownAttributeValues.value(UnsafeBufferPointer(rebasing: bytes[contents])) ?? ascii(contents))
     }
 
     /// A `time` value that is a time exactly as events write it (``EventTime/civilParse(_:)``),
@@ -162,13 +153,26 @@ extension JSONParser.Reader {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         let opening = position
-        if let plain = try plainString(), plain.isASCII,
-            let milliseconds = EventTime.civilParse(UnsafeBufferPointer(rebasing: bytes[plain.contents]))
-        {
-            position += 1
-            return (milliseconds, plain.contents)
+        guard let contents = try plainASCIIString(),
+            let milliseconds = EventTime.civilParse(UnsafeBufferPointer(rebasing: bytes[contents]))
+        else {
+            position = opening
+            return nil
         }
-        position = opening
-        return nil
+        return (milliseconds, contents)
+    }
+
+    /// At an opening quote: where the contents of a string without escapes and all in ASCII
+    /// are, read past its closing quote; nil, with nothing read, for any other string. The
+    /// three readers above take such strings from the bytes and leave the rest to the
+    /// general path; a string that cannot be read fails here as ``string()`` would fail.
+    private mutating func plainASCIIString() throws(JSONParser.Failure) -> Range<Int>? {
+        let opening = position
+        guard let plain = try plainString(), plain.isASCII else {
+            position = opening
+            return nil
+        }
+        position += 1
+        return plain.contents
     }
 }
