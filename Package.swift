@@ -9,6 +9,19 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// tcmalloc (gperftools' minimal build, Debian's `libtcmalloc-minimal4`) serves `malloc`
+/// in the payments and handle workers. Those two free most memory on another thread than
+/// the one that allocated it (librdkafka's records, the loop's copies handed to the
+/// producer, tasks resuming elsewhere in the pool), which glibc takes through its slow
+/// paths: 16% of their CPU. With tcmalloc they used 10% and 16% less CPU and less memory;
+/// resolve and confirm did not get faster and grew by 15-35 MiB, so they keep glibc
+/// (docs/profile-2026-11-27.md, "Session 14" and "Session 15"). Named by its file so no
+/// `-dev` package is needed; listed before libc among the executable's libraries, so every
+/// library in the process (Foundation, libcrypto, librdkafka) binds to it.
+let threadCachingMalloc: [LinkerSetting] = [
+    .linkedLibrary(":libtcmalloc_minimal.so.4", .when(platforms: [.linux]))
+]
+
 let package = Package(
     name: "intent-pipeline",
     platforms: [.macOS(.v14)],
@@ -345,12 +358,14 @@ let package = Package(
         .executableTarget(
             name: "intent-payments",
             dependencies: ["CommandLineSupport", "WorkerCommandLine"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: threadCachingMalloc
         ),
         .executableTarget(
             name: "intent-handle",
             dependencies: ["CommandLineSupport", "WorkerCommandLine"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: threadCachingMalloc
         ),
         .executableTarget(
             name: "intent-appstate",

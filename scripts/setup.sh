@@ -2,7 +2,8 @@
 # Installs everything intent-pipeline needs to build, test and run its demo on a
 # Debian 12+ or Ubuntu 22.04+ machine. Idempotent: a second run only checks.
 #
-#   - system packages (apt): pkg-config, OpenSSL, compression libraries, Python venv
+#   - system packages (apt): pkg-config, OpenSSL, compression libraries, Python venv,
+#     tcmalloc (the payments and handle workers' allocator)
 #   - librdkafka >= 2.2: the system package when new enough; otherwise Debian's
 #     (or Ubuntu's) newer source package, built into .deps/librdkafka as a static
 #     library so binaries carry it and need no runtime library path
@@ -50,13 +51,16 @@ is_installed() {
 }
 
 APT_UPDATED=0
-apt_install() {
-    command -v apt-get >/dev/null || die "apt-get not found: this script supports Debian and Ubuntu; install $* by hand"
+apt_update_once() {
     if [ "$APT_UPDATED" -eq 0 ]; then
         log "apt-get update"
         as_root apt-get update -qq
         APT_UPDATED=1
     fi
+}
+apt_install() {
+    command -v apt-get >/dev/null || die "apt-get not found: this script supports Debian and Ubuntu; install $* by hand"
+    apt_update_once
     log "apt-get install $*"
     as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
@@ -67,6 +71,18 @@ for package in "${APT_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     apt_install "${missing[@]}"
+fi
+
+# --- tcmalloc (the payments and handle workers link it; see Package.swift) -------
+# Checked by its file: Ubuntu 24.04 and Debian 13 renamed the package in the 64-bit
+# time_t transition (libtcmalloc-minimal4t64), Debian 12 and Ubuntu 22.04 did not.
+if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libtcmalloc_minimal\.so\.4 '; then
+    apt_update_once
+    tcmalloc_package=libtcmalloc-minimal4
+    if apt-cache show libtcmalloc-minimal4t64 >/dev/null 2>&1; then
+        tcmalloc_package=libtcmalloc-minimal4t64
+    fi
+    apt_install "$tcmalloc_package"
 fi
 
 # --- librdkafka >= 2.2 ----------------------------------------------------------

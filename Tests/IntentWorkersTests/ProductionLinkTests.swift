@@ -68,4 +68,62 @@ struct ProductionLinkTests {
         defer { ManagedProcess.removeOutput(of: table) }
         #expect(try await symbols(of: module, in: table) > 0)
     }
+
+    /// Which library each `malloc` and `free` call site of `executable` binds to, as the dynamic
+    /// linker reports it (`LD_DEBUG=bindings`) while the executable prints its help: one line per
+    /// binding, "binding file USER to PROVIDER: normal symbol `malloc'".
+    func allocatorBindings(of executable: String) async throws -> [Substring] {
+        let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
+        let run = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("ld-debug"))
+        let filtered = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("grep"))
+        defer {
+            ManagedProcess.removeOutput(of: run)
+            ManagedProcess.removeOutput(of: filtered)
+        }
+        let (status, _) = try await runProcess(
+            name: executable, executable: try ToolLocator.executable(named: "env"),
+            arguments: ["LD_DEBUG=bindings", path, "--help"], outputFile: run, timeout: .seconds(60))
+        #expect(status == 0, "\(executable) --help exited \(status)")
+        // The report is megabytes (every symbol's binding): grep keeps the allocator's lines.
+        let (grepStatus, lines) = try await runProcess(
+            name: "grep", executable: try ToolLocator.executable(named: "grep"),
+            arguments: [
+                "-F", "-e", "normal symbol `malloc'", "-e", "normal symbol `free'",
+                ManagedProcess.errorFile(of: run).path,
+            ],
+            outputFile: filtered, timeout: .seconds(60))
+        #expect(grepStatus == 0, "grep found no allocator binding for \(executable)")
+        return lines.split(separator: "\n")
+    }
+
+    /// The library a binding line says serves the symbol (what follows " to ").
+    func provider(of binding: Substring) -> Substring? {
+        binding.range(of: " to ").map { binding[$0.upperBound...] }
+    }
+
+    /// The payments and handle workers allocate through tcmalloc (Package.swift says why), in
+    /// every library of the process: a lost link flag, or a library order that lets libc's
+    /// `malloc` win for some library, is caught here rather than as a slower worker.
+    @Test(
+        "the payments and handle workers' malloc and free are tcmalloc's, from every library",
+        arguments: ["intent-payments", "intent-handle"])
+    func threadCachingMalloc(_ executable: String) async throws {
+        let bindings = try await allocatorBindings(of: executable)
+        // The executable itself, libc, the Swift runtime, Foundation and libcrypto at least.
+        #expect(bindings.count >= 10, "\(bindings)")
+        for binding in bindings {
+            #expect(provider(of: binding)?.contains("/libtcmalloc_minimal.so.4 ") == true, "\(binding)")
+        }
+    }
+
+    /// The resolve worker keeps glibc's allocator (it was not faster with tcmalloc, and larger),
+    /// so the check above can tell the two apart.
+    @Test("the resolve worker's malloc is glibc's (the check can see the difference)")
+    func glibcMalloc() async throws {
+        let bindings = try await allocatorBindings(of: "intent-resolve")
+        #expect(!bindings.isEmpty)
+        for binding in bindings {
+            #expect(provider(of: binding)?.contains("/libc.so.6 ") == true, "\(binding)")
+        }
+    }
 }
