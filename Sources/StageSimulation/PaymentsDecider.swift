@@ -25,6 +25,11 @@ struct PaymentsDecider: StageDecider {
     private let stage: PaymentsStage
     private var ledgers = PartitionedLedgers()
     private var seen = FollowedState<ReplayGuard?>()
+    /// How many of each partition's ledger records its last snapshot by this member held, so
+    /// a partition that has not moved since is not snapshotted again: what the worker's
+    /// `SnapshotWriter.hasMoved` does (a restarted member starts with none, as a restarted
+    /// worker's writer does).
+    private var captured: [Int32: Int] = [:]
 
     init(_ world: SimulatedWorld) {
         stage = PaymentsStage(
@@ -79,7 +84,9 @@ struct PaymentsDecider: StageDecider {
     }
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {
-        for (partition, snapshot) in ledgers.snapshots(owned: owned, world) {
+        let moved = owned.filter { captured[$0] != world.ledgerEvents[$0]?.count ?? 0 }
+        for (partition, snapshot) in ledgers.snapshots(owned: moved, world) {
+            captured[partition] = snapshot.records
             world.keep(snapshot, of: partition)
             world.report.snapshots += 1
         }
