@@ -76,7 +76,9 @@ fi
 # --- tcmalloc (the payments and handle workers link it; see Package.swift) -------
 # Checked by its file: Ubuntu 24.04 and Debian 13 renamed the package in the 64-bit
 # time_t transition (libtcmalloc-minimal4t64), Debian 12 and Ubuntu 22.04 did not.
-if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libtcmalloc_minimal\.so\.4 '; then
+# (grep reads the whole list: with -q it could stop early, and pipefail would then see
+# ldconfig's SIGPIPE as a missing library.)
+if ! /sbin/ldconfig -p 2>/dev/null | grep 'libtcmalloc_minimal\.so\.4 ' >/dev/null; then
     apt_update_once
     tcmalloc_package=libtcmalloc-minimal4
     if apt-cache show libtcmalloc-minimal4t64 >/dev/null 2>&1; then
