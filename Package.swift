@@ -13,8 +13,9 @@ let swiftSettings: [SwiftSetting] = [
 /// in the payments and handle workers. Those two free most memory on another thread than
 /// the one that allocated it (librdkafka's records, the loop's copies handed to the
 /// producer, tasks resuming elsewhere in the pool), which glibc takes through its slow
-/// paths: 16% of their CPU. With tcmalloc they used 10% and 16% less CPU and less memory;
-/// resolve and confirm did not get faster and grew by 15-35 MiB, so they keep glibc
+/// paths: 16% of their CPU. Linked, payments used about 8% less CPU per event and both
+/// 12-22 MiB less memory (payments under 150 MiB); preloaded into resolve and confirm, it
+/// made them no faster and 15-35 MiB larger, so they keep glibc
 /// (docs/profile-2026-11-27.md, "Session 14" and "Session 15"). Named by its file so no
 /// `-dev` package is needed; listed before libc among the executable's libraries, so every
 /// library in the process (Foundation, libcrypto, librdkafka) binds to it.

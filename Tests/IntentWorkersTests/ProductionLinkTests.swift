@@ -109,8 +109,9 @@ struct ProductionLinkTests {
         arguments: ["intent-payments", "intent-handle"])
     func threadCachingMalloc(_ executable: String) async throws {
         let bindings = try await allocatorBindings(of: executable)
-        // The executable itself, libc, the Swift runtime, Foundation and libcrypto at least.
-        #expect(bindings.count >= 10, "\(bindings)")
+        // Bound lazily, on first call: at least the executable itself, libc, the Swift runtime
+        // and Foundation allocate while printing help (10 malloc bindings alone on Debian 12).
+        #expect(bindings.count >= 4, "\(bindings)")
         for binding in bindings {
             #expect(provider(of: binding)?.contains("/libtcmalloc_minimal.so.4 ") == true, "\(binding)")
         }
