@@ -81,7 +81,8 @@ fi
 if ! /sbin/ldconfig -p 2>/dev/null | grep 'libtcmalloc_minimal\.so\.4 ' >/dev/null; then
     apt_update_once
     tcmalloc_package=libtcmalloc-minimal4
-    if apt-cache show libtcmalloc-minimal4t64 >/dev/null 2>&1; then
+    # A real candidate, not a name some other package merely provides.
+    if apt-cache policy libtcmalloc-minimal4t64 2>/dev/null | grep 'Candidate: [^(]' >/dev/null; then
         tcmalloc_package=libtcmalloc-minimal4t64
     fi
     apt_install "$tcmalloc_package"

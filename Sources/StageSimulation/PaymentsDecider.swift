@@ -84,7 +84,11 @@ struct PaymentsDecider: StageDecider {
     }
 
     mutating func snapshot(owned: Set<Int32>, _ world: inout SimulatedWorld) {
-        let moved = owned.filter { captured[$0] != world.ledgerEvents[$0]?.count ?? 0 }
+        // As the worker: a partition with no records yet has nothing to snapshot.
+        let moved = owned.filter { partition in
+            let records = world.ledgerEvents[partition]?.count ?? 0
+            return records > 0 && captured[partition] != records
+        }
         for (partition, snapshot) in ledgers.snapshots(owned: moved, world) {
             captured[partition] = snapshot.records
             world.keep(snapshot, of: partition)

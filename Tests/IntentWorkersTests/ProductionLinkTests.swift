@@ -69,7 +69,21 @@ struct ProductionLinkTests {
         #expect(try await symbols(of: module, in: table) > 0)
     }
 
-    /// Which library each `malloc` and `free` call site of `executable` binds to, as the dynamic
+    /// The allocator's entry points: memory from one allocator handed to another's `free` (or
+    /// sized by its `malloc_usable_size`, as the Swift runtime does) corrupts the heap, so all
+    /// must come from one library.
+    /// Package.swift links tcmalloc on Linux only (`.when(platforms: [.linux])`).
+    #if os(Linux)
+        static let linksTCMalloc = true
+    #else
+        static let linksTCMalloc = false
+    #endif
+
+    static let allocatorSymbols = [
+        "malloc", "free", "calloc", "realloc", "malloc_usable_size", "posix_memalign", "aligned_alloc", "memalign",
+    ]
+
+    /// Which library each allocator call site (``allocatorSymbols``) of `executable` binds to, as the dynamic
     /// linker reports it (`LD_DEBUG=bindings`) while the executable prints its help: one line per
     /// binding, "binding file USER to PROVIDER: normal symbol `malloc'".
     func allocatorBindings(of executable: String) async throws -> [Substring] {
@@ -80,32 +94,35 @@ struct ProductionLinkTests {
             ManagedProcess.removeOutput(of: run)
             ManagedProcess.removeOutput(of: filtered)
         }
+        // LD_DEBUG_OUTPUT, if inherited, would send the report to a file instead of standard error.
         let (status, _) = try await runProcess(
             name: executable, executable: try ToolLocator.executable(named: "env"),
-            arguments: ["LD_DEBUG=bindings", path, "--help"], outputFile: run, timeout: .seconds(60))
+            arguments: ["-u", "LD_DEBUG_OUTPUT", "LD_DEBUG=bindings", path, "--help"], outputFile: run,
+            timeout: .seconds(60))
         #expect(status == 0, "\(executable) --help exited \(status)")
         // The report is megabytes (every symbol's binding): grep keeps the allocator's lines.
         let (grepStatus, lines) = try await runProcess(
             name: "grep", executable: try ToolLocator.executable(named: "grep"),
-            arguments: [
-                "-F", "-e", "normal symbol `malloc'", "-e", "normal symbol `free'",
-                ManagedProcess.errorFile(of: run).path,
+            arguments: ["-F"] + Self.allocatorSymbols.flatMap { ["-e", "normal symbol `\($0)'"] } + [
+                ManagedProcess.errorFile(of: run).path
             ],
             outputFile: filtered, timeout: .seconds(60))
         #expect(grepStatus == 0, "grep found no allocator binding for \(executable)")
         return lines.split(separator: "\n")
     }
 
-    /// The library a binding line says serves the symbol (what follows " to ").
+    /// The library a binding line says serves the symbol: what follows the user's "[0] to "
+    /// (split there, not at the first " to ", which a path may hold).
     func provider(of binding: Substring) -> Substring? {
-        binding.range(of: " to ").map { binding[$0.upperBound...] }
+        binding.range(of: "] to ").map { binding[$0.upperBound...] }
     }
 
     /// The payments and handle workers allocate through tcmalloc (Package.swift says why), in
     /// every library of the process: a lost link flag, or a library order that lets libc's
     /// `malloc` win for some library, is caught here rather than as a slower worker.
     @Test(
-        "the payments and handle workers' malloc and free are tcmalloc's, from every library",
+        "the payments and handle workers' malloc, free and the rest are tcmalloc's, from every library",
+        .enabled(if: Self.linksTCMalloc, "tcmalloc is linked on Linux only"),
         arguments: ["intent-payments", "intent-handle"])
     func threadCachingMalloc(_ executable: String) async throws {
         let bindings = try await allocatorBindings(of: executable)
@@ -119,7 +136,9 @@ struct ProductionLinkTests {
 
     /// The resolve worker keeps glibc's allocator (it was not faster with tcmalloc, and larger),
     /// so the check above can tell the two apart.
-    @Test("the resolve worker's malloc is glibc's (the check can see the difference)")
+    @Test(
+        "the resolve worker's malloc is glibc's (the check can see the difference)",
+        .enabled(if: Self.linksTCMalloc, "glibc is the allocator on Linux only"))
     func glibcMalloc() async throws {
         let bindings = try await allocatorBindings(of: "intent-resolve")
         #expect(!bindings.isEmpty)
