@@ -10,17 +10,16 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// tcmalloc (gperftools' minimal build: `libtcmalloc-minimal4`, or `libtcmalloc-minimal4t64`
-/// on Ubuntu 24.04 and Debian 13) serves `malloc`
-/// in the payments and handle workers. Those two free most memory on another thread than
-/// the one that allocated it (librdkafka's records, the loop's copies handed to the
-/// producer, tasks resuming elsewhere in the pool), which glibc takes through its slow
-/// paths: 16% of their CPU. Linked, payments used 0-16% less CPU per event (three pairs,
-/// mean 8%) and 18-25 MiB less memory (under 150 MiB), handle 12-14 MiB less at about the
-/// same CPU; preloaded into resolve and confirm, it
-/// made them no faster and 15-35 MiB larger, so they keep glibc
-/// (docs/profile-2026-11-27.md, "Session 14" and "Session 15"). Named by its file so no
-/// `-dev` package is needed; listed before libc among the executable's libraries, so every
-/// library in the process (Foundation, libcrypto, librdkafka) binds to it.
+/// on Ubuntu 24.04 and Debian 13) serves `malloc` in the payments and handle workers. Those
+/// two free most memory on another thread than the one that allocated it (librdkafka's
+/// records, the loop's copies handed to the producer, tasks resuming elsewhere in the pool),
+/// which glibc takes through its slow paths: 16% of their CPU. Linked, payments used 0-16%
+/// less CPU per event (three pairs, mean 8%) and 18-25 MiB less memory (under 150 MiB),
+/// handle 12-14 MiB less at about the same CPU; preloaded into resolve and confirm, it made
+/// them no faster and 15-35 MiB larger, so they keep glibc (docs/profile-2026-11-27.md,
+/// "Session 14" and "Session 15"). Named by its file so no `-dev` package is needed; listed
+/// before libc among the executable's libraries, so every library in the process
+/// (Foundation, libcrypto, librdkafka) binds to it.
 let threadCachingMalloc: [LinkerSetting] = [
     .linkedLibrary(":libtcmalloc_minimal.so.4", .when(platforms: [.linux]))
 ]

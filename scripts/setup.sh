@@ -51,7 +51,9 @@ is_installed() {
 }
 
 APT_UPDATED=0
+# $1: what is about to be installed, for the error on a machine without apt.
 apt_update_once() {
+    command -v apt-get >/dev/null || die "apt-get not found: this script supports Debian and Ubuntu; install $1 by hand"
     if [ "$APT_UPDATED" -eq 0 ]; then
         log "apt-get update"
         as_root apt-get update -qq
@@ -59,10 +61,15 @@ apt_update_once() {
     fi
 }
 apt_install() {
-    command -v apt-get >/dev/null || die "apt-get not found: this script supports Debian and Ubuntu; install $* by hand"
-    apt_update_once
+    apt_update_once "$*"
     log "apt-get install $*"
     as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# The version apt would install of $1 (epoch and Debian revision dropped), "(none)" when
+# the name has no installable package (one only provided by others), empty when unknown.
+apt_candidate() {
+    apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}' | sed -E 's/^[0-9]+://; s/-[^-]*$//'
 }
 
 missing=()
@@ -79,12 +86,12 @@ fi
 # (grep reads the whole list: with -q it could stop early, and pipefail would then see
 # ldconfig's SIGPIPE as a missing library.)
 if ! /sbin/ldconfig -p 2>/dev/null | grep 'libtcmalloc_minimal\.so\.4 ' >/dev/null; then
-    apt_update_once
+    apt_update_once "tcmalloc (libtcmalloc_minimal.so.4)"
     tcmalloc_package=libtcmalloc-minimal4
-    # A real candidate, not a name some other package merely provides.
-    if apt-cache policy libtcmalloc-minimal4t64 2>/dev/null | grep 'Candidate: [^(]' >/dev/null; then
-        tcmalloc_package=libtcmalloc-minimal4t64
-    fi
+    case "$(apt_candidate libtcmalloc-minimal4t64)" in
+        "" | "(none)") ;;
+        *) tcmalloc_package=libtcmalloc-minimal4t64 ;;
+    esac
     apt_install "$tcmalloc_package"
 fi
 
@@ -97,10 +104,6 @@ rdkafka_ok() {
 }
 
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
-
-apt_candidate() {
-    apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}' | sed -E 's/^[0-9]+://; s/-[^-]*$//'
-}
 
 # The distribution's own mirror, read from the machine's apt sources, so the
 # source package comes from wherever this machine already gets its packages.
@@ -173,7 +176,7 @@ if rdkafka_ok; then
 else
     candidate="$(apt_candidate librdkafka-dev)"
     if [ -z "$candidate" ] && [ "$APT_UPDATED" -eq 0 ]; then
-        as_root apt-get update -qq && APT_UPDATED=1
+        apt_update_once librdkafka-dev
         candidate="$(apt_candidate librdkafka-dev)"
     fi
     if [ -n "$candidate" ] && [ "$candidate" != "(none)" ] && version_ge "$candidate" "$RDKAFKA_MIN_VERSION"; then

@@ -69,9 +69,6 @@ struct ProductionLinkTests {
         #expect(try await symbols(of: module, in: table) > 0)
     }
 
-    /// The allocator's entry points: memory from one allocator handed to another's `free` (or
-    /// sized by its `malloc_usable_size`, as the Swift runtime does) corrupts the heap, so all
-    /// must come from one library.
     /// Package.swift links tcmalloc on Linux only (`.when(platforms: [.linux])`).
     #if os(Linux)
         static let linksTCMalloc = true
@@ -79,6 +76,9 @@ struct ProductionLinkTests {
         static let linksTCMalloc = false
     #endif
 
+    /// The allocator's entry points: memory from one allocator handed to another's `free` (or
+    /// sized by its `malloc_usable_size`, as the Swift runtime does) corrupts the heap, so all
+    /// must come from one library.
     static let allocatorSymbols = [
         "malloc", "free", "calloc", "realloc", "malloc_usable_size", "posix_memalign", "aligned_alloc", "memalign",
     ]
