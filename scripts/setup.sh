@@ -37,6 +37,22 @@ as_root() {
     "${SUDO[@]}" "$@"
 }
 
+# --- free space -----------------------------------------------------------------
+# A fresh clone grows to about 2.5 GiB (the virtualenv 0.5, the debug build 2); apt's
+# packages come on top. Running out halfway fails with pip's or the linker's "No space
+# left on device", which names neither the cause nor the amount, so say it up front.
+# Only a first build is refused: an already built tree needs far less, so it is warned.
+NEEDED_FREE_MIB=3072
+free_mib="$(df -Pm "$ROOT" 2>/dev/null | awk 'NR == 2 {print $4}')"
+if [ -n "$free_mib" ] && [ "$free_mib" -lt "$NEEDED_FREE_MIB" ]; then
+    message="only $free_mib MiB free on the file system holding $ROOT; a first set-up and build need about $NEEDED_FREE_MIB MiB (see df -h $ROOT)"
+    if [ -d "$ROOT/.build" ] && [ -d "$VENV" ]; then
+        log "warning: $message"
+    else
+        die "$message"
+    fi
+fi
+
 # --- system packages -------------------------------------------------------------
 APT_PACKAGES=(
     pkg-config libssl-dev openssl zlib1g-dev libzstd-dev liblz4-dev
