@@ -7,7 +7,7 @@ import Intents
 public func fuzzIntent(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     guard
-        let envelope = try? IncomingEvent.decodeIntent(key: "u1", value: bytes, types: [IntentRequested.type]).envelope,
+        let envelope = try? IncomingEvent.decodeIntent(key: "u1", value: bytes, type: IntentRequested.type).envelope,
         let request = try? envelope.decodeData(as: IntentRequested.self)
     else { return 0 }
     // What was accepted reads back the same from its own encoding.
