@@ -112,7 +112,7 @@ struct AuditBenchmark: AsyncParsableCommand {
                         topics: topics, configuration: client, logger: logger, from: nil, to: nil)
                     guard replayed.changes.isEmpty, replayed.replayed == requests else {
                         throw BenchFailure(
-                            "the replay re-derived \(replayed.replayed) of \(requests), \(replayed.changes.count) changed"
+                            "the replay re-derived \(replayed.replayed) of \(requests), \(replayed.changes.count) changed (\(replayed.changes.prefix(2))), \(replayed.undecided) undecided, \(replayed.unversioned) unversioned, \(replayed.bookUnavailable) unavailable, \(replayed.otherConfiguration) under another configuration"
                         )
                     }
                 })
@@ -234,6 +234,7 @@ struct ResolveHistory {
             try await flush()
         }
         let resolver = IntentResolver()
+        let configuration = resolver.configurationVersion
         let time = Date()
         for index in 0..<requests {
             let user = index % users
@@ -248,7 +249,10 @@ struct ResolveHistory {
                 dataSchema: IntentRequested.dataSchema, userID: "user-\(user)", conversationID: "c-\(user)",
                 intentID: intentID, payload: request)
             var report = resolver.resolve(request, contacts: book)
+            // Stamped as ``ResolveStage`` stamps its decisions: the replay compares only those
+            // made under its own resolver's configuration.
             report.contactsVersion = book.version
+            report.resolverConfiguration = configuration
             let type = report.needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
             let decision = EventEnvelope(
                 id: "decision-\(intentID)", source: PipelineSource.resolve, type: type, time: time,
