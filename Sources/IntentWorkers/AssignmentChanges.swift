@@ -2,7 +2,7 @@ import Kafka
 import Synchronization
 
 /// The input partitions a stage consumer was assigned since the worker's
-/// loop last looked, recorded in the assign callback itself (inside the poll
+/// loop last looked (and whether any were revoked), recorded in the assign callback itself (inside the poll
 /// that served it, so before any record polled after the assignment is decided). The loop catches up on
 /// exactly these before deciding: a partition assigned again after a brief
 /// revocation (another member may have written for its users meanwhile)
@@ -24,7 +24,16 @@ final class AssignmentChanges: Sendable {
         pending.store(true, ordering: .releasing)
     }
 
-    /// Whether partitions were assigned since the last ``take()`` (an atomic load: checked every loop turn).
+    /// Partitions are being revoked (or were lost). Nothing is added: the loop reads which from
+    /// the consumer's assignment once the poll serving the revocation returns. Without this, a
+    /// member whose input was quiet kept deciding its ticks for partitions it had given up until
+    /// its next record or gain, and was fenced there by the new owner's claim, and stopped.
+    func recordRevoked() {
+        pending.store(true, ordering: .releasing)
+    }
+
+    /// Whether partitions were assigned or revoked since the last ``take()`` (an atomic load:
+    /// checked every loop turn).
     var hasNew: Bool { pending.load(ordering: .acquiring) }
 
     /// The partitions assigned since the last call, leaving none.

@@ -198,6 +198,7 @@ public final class StageWorker: Service, Sendable {
             logger: logger,
             beforeRevoke: { [configuration] in
                 _ = producer.waitForDeliveries(timeout: configuration.kafka.requestTimeout)
+                changes.recordRevoked()
             },
             afterAssign: { changes.recordAssigned($0) }, statistics: statistics)
     }
@@ -310,8 +311,8 @@ public final class StageWorker: Service, Sendable {
                 return
             case .poll(let maximum, let timeout):
                 var batch = try await consumer.poll(maxMessages: maximum, timeout: timeout)
-                // The assignment is looked at when the callback reported one, and with every batch
-                // (a revocation alone is seen there): another member may have written meanwhile.
+                // The assignment is looked at when a callback reported a change (an assignment or a
+                // revocation), and with every batch: another member may have written meanwhile.
                 if !batch.isEmpty || changes.hasNew {
                     let gained = changes.take()
                     let current = Set(

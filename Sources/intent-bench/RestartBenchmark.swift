@@ -108,6 +108,11 @@ struct RestartBenchmark: AsyncParsableCommand {
         let second = try BenchWorker(name: "payments", launcher: launcher, arguments: [], logDirectory: directory)
         try await waitForHalves(warm, second)
         let halves = [warm.rssMiB, second.rssMiB]
+        // The first keeps running after giving half away (a member that went on deciding for
+        // partitions it had given up was fenced by the new owner's claim, and stopped).
+        for (name, worker) in [("first", warm), ("second", second)] where !worker.process.isRunning {
+            throw BenchFailure("the \(name) instance stopped after the split: \(worker.process.logTail())")
+        }
         await second.stop(grace: .seconds(120))
         await warm.stop(grace: .seconds(120))
         let half = halves.reduce(0, +) / Double(halves.count)
