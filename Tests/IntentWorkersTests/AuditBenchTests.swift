@@ -1,7 +1,5 @@
 import BrokerTestSupport
 import Foundation
-import LocalBroker
-import PipelineTestSupport
 import Testing
 
 /// `intent-bench audit` writes a payment and a resolve history as the stages write them, then
@@ -21,20 +19,10 @@ struct AuditBenchTests {
 
     @Test("the audit finds nothing, and the resolve and confirm replays re-derive every decision unchanged")
     func smallHistoryAuditsAndReplays() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("audit-bench"))
-        defer { ManagedProcess.removeOutput(of: output) }
-        let bench = WorkerProcesses.binaries.appendingPathComponent("intent-bench").path
-        // 20 transfers and 20 requests for 4 users; the benchmark starts its own local broker.
-        let (status, printed) = try await runProcess(
-            name: "intent-bench", executable: bench,
-            arguments: [
-                "audit", "--transfers", "20", "--requests", "20", "--users", "4", "--partitions", "2", "--runs", "1",
-            ],
-            outputFile: output, timeout: .seconds(150))
-        #expect(status == 0, "intent-bench audit exited \(status):\n\(printed)")
-        let line = printed.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-        let report = try #require(
-            try? JSONDecoder().decode(Report.self, from: Data(line.utf8)), "no JSON last line in:\n\(printed)")
+        // 20 transfers and 20 requests for 4 users.
+        let report = try await BenchCommand.run(
+            ["audit", "--transfers", "20", "--requests", "20", "--users", "4", "--partitions", "2", "--runs", "1"],
+            as: Report.self, timeout: .seconds(150))
         // Each transfer is at least a resolved intent, a proposal, an answer, a hold and a post;
         // each request a request and a decision.
         #expect(report.audit_records >= 20 * 4)

@@ -1,7 +1,5 @@
 import BrokerTestSupport
 import Foundation
-import LocalBroker
-import PipelineTestSupport
 import Testing
 
 /// `intent-bench restart` starts a payments worker cold on a ledger, restarts it from its
@@ -21,19 +19,8 @@ struct RestartBenchTests {
 
     @Test("a second payments instance joining a quiet group takes half the partitions; the first keeps the rest")
     func secondInstanceSplitsThePartitions() async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("restart-bench"))
-        defer { ManagedProcess.removeOutput(of: output) }
-        let bench = WorkerProcesses.binaries.appendingPathComponent("intent-bench").path
-        // The benchmark starts its own local broker and the workers of this build.
-        let (status, printed) = try await runProcess(
-            name: "intent-bench", executable: bench,
-            arguments: ["restart", "--events", "2000", "--users", "100"],
-            outputFile: output, timeout: .seconds(420))
-        #expect(status == 0, "intent-bench restart exited \(status):\n\(printed.suffix(4000))")
-        let line = printed.split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
-        let report = try #require(
-            try? JSONDecoder().decode(Report.self, from: Data(line.utf8)),
-            "no JSON last line in:\n\(printed.suffix(4000))")
+        let report = try await BenchCommand.run(
+            ["restart", "--events", "2000", "--users", "100"], as: Report.self, timeout: .seconds(420))
         #expect(report.cold_start_ms_2000 > 0 && report.restart_ms_2000 > 0 && report.rss_half_mb_2000 > 0)
     }
 }
