@@ -93,9 +93,7 @@ public struct ResolveStage: Sendable {
                     "intent \(intentID) was started by \(startedBy); only that voice service may continue it"))
         }
         let book = contacts(envelope.userID)
-        var report = resolver.resolve(request, contacts: book)
-        report.contactsVersion = book.version
-        report.resolverConfiguration = configurationVersion
+        var report = resolver.recordedDecision(request, contacts: book, configuration: configurationVersion)
         let needsUser = report.needsUser
         // The user's language: the request's, else the one the user chose (stamped below on
         // what this derives, so every later stage answers in it), else English.

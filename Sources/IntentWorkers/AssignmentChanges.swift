@@ -1,10 +1,10 @@
 import Kafka
 import Synchronization
 
-/// The input partitions a stage consumer was assigned since the worker's
-/// loop last looked (and whether any were revoked), recorded in the assign callback itself (inside the poll
-/// that served it, so before any record polled after the assignment is decided). The loop catches up on
-/// exactly these before deciding: a partition assigned again after a brief
+/// The input partitions a stage consumer was assigned since the worker's loop last
+/// looked (and whether any were revoked), recorded in the rebalance callbacks themselves
+/// (inside the poll that served them, so before any record polled after the assignment is
+/// decided). The loop catches up on exactly these before deciding: a partition assigned again after a brief
 /// revocation (another member may have written for its users meanwhile)
 /// shows here even though the assignment the loop reads looks unchanged,
 /// and a rebalance that gives this member nothing new costs it nothing.

@@ -248,11 +248,7 @@ struct ResolveHistory {
                 id: "request-\(intentID)", source: PipelineLoad.voiceSource, type: IntentRequested.type, time: time,
                 dataSchema: IntentRequested.dataSchema, userID: "user-\(user)", conversationID: "c-\(user)",
                 intentID: intentID, payload: request)
-            var report = resolver.resolve(request, contacts: book)
-            // Stamped as ``ResolveStage`` stamps its decisions: the replay compares only those
-            // made under its own resolver's configuration.
-            report.contactsVersion = book.version
-            report.resolverConfiguration = configuration
+            let report = resolver.recordedDecision(request, contacts: book, configuration: configuration)
             let type = report.needsUser ? IntentResolutionReport.promptType : IntentResolutionReport.resolvedType
             let decision = EventEnvelope(
                 id: "decision-\(intentID)", source: PipelineSource.resolve, type: type, time: time,
