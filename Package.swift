@@ -419,7 +419,7 @@ let package = Package(
         /// workers, crash and stall points for worker processes. Production executables never link it.
         .target(
             name: "StageTestHost",
-            dependencies: ["IntentWorkers", "Kafka", "PipelineTopics"],
+            dependencies: ["IntentEvents", "IntentWorkers", "Kafka", "Payments", "PipelineTopics"],
             path: "Tests/StageTestHost",
             swiftSettings: swiftSettings
         ),

@@ -6,7 +6,7 @@ import WorkerCommandLine
 // `intent-fault-host WORKER [ARGUMENTS]`: the stage worker's own command line (the same
 // options, environment and worker as `intent-WORKER`), run with the faults the
 // environment asks for (``EnvironmentFaults``: INTENT_CRASH_BETWEEN_ROUNDS,
-// INTENT_STALL_BEFORE_LEDGER_ROUND). Built for the process-level crash and fencing
+// INTENT_STALL_BEFORE_LEDGER_POST). Built for the process-level crash and fencing
 // tests only: no product, image or deployment contains it, so no production
 // executable reads those variables.
 let arguments = Array(CommandLine.arguments.dropFirst())

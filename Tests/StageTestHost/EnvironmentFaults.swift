@@ -1,6 +1,8 @@
 import Foundation
+import IntentEvents
 public import IntentWorkers
 public import Kafka
+import Payments
 public import PipelineTopics
 
 #if canImport(Glibc)
@@ -18,24 +20,32 @@ public import PipelineTopics
 ///   and before it published the notices that report it: the one moment where a redo
 ///   must produce exactly what the first attempt already made durable, and one no signal
 ///   from outside can hit.
-/// - `INTENT_STALL_BEFORE_LEDGER_ROUND=N` (the fencing test): a payments worker stops
+/// - `INTENT_STALL_BEFORE_LEDGER_POST=N` (the fencing test): a payments worker stops
 ///   itself (SIGSTOP, as a paused container or a long pause would stop it) just before
-///   it hands its Nth state round with ledger records to the producer: decided, not yet
-///   written. The test lets another member take its partitions over, then resumes it.
+///   it hands the Nth state round holding a ledger `post` to the producer: decided, not
+///   yet written. The test lets another member take its partitions over, then resumes it.
+///   Rounds are chosen by what they hold, not counted: under load the worker decides a
+///   payment's hold and its post in one batch, and a count (once "round 2") then stopped
+///   it before the payee's credit instead, with the post already written and answered.
 public struct EnvironmentFaults: StageHostHooks {
     private let crash: FaultSwitch
     private let stall: FaultSwitch
 
     public init(environment: [String: String]) {
         crash = FaultSwitch("INTENT_CRASH_BETWEEN_ROUNDS", environment: environment)
-        stall = FaultSwitch("INTENT_STALL_BEFORE_LEDGER_ROUND", environment: environment)
+        stall = FaultSwitch("INTENT_STALL_BEFORE_LEDGER_POST", environment: environment)
     }
 
     public func beforeStateRound(_ records: [KafkaProducerMessage], topics: PipelineTopics) {
-        guard stall.isOn, records.contains(where: { $0.topic == topics.ledger }),
-            let (at, count) = stall.reach(), count == at
-        else { return }
-        FileHandle.standardError.write(Data("stall point: stopping before ledger round \(count)\n".utf8))
+        guard stall.isOn else { return }
+        let kinds = records.filter { $0.topic == topics.ledger }.compactMap { record in
+            (try? EventEnvelope.decode(record.value ?? []))
+                .flatMap { try? $0.decodeData(as: LedgerEvent.self) }?.kind
+        }
+        guard kinds.contains(.post), let (at, count) = stall.reach(), count == at else { return }
+        let round = kinds.map(\.rawValue).joined(separator: ", ")
+        FileHandle.standardError.write(
+            Data("stall point: stopping before ledger round with post \(count) (\(round))\n".utf8))
         kill(getpid(), SIGSTOP)
     }
 
