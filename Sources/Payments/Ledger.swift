@@ -326,6 +326,10 @@ public struct Ledger: Sendable {
         /// A claim whose epoch is not above the partition's latest: a replay, or the
         /// second of two members that claimed at once.
         case staleClaim(event: String, claim: String, current: String)
+        /// Dated before the oldest hour whose event ids the ledger still remembers: a copy
+        /// of an event it has forgotten could not be told from a new one, so none is applied
+        /// (a record re-appended to the ledger topic days later, or an effect sent again).
+        case beyondMemory(event: String, hour: Int64, oldestRemembered: Int64)
 
         /// For ``missingField(event:fields:)``, the fields; otherwise empty.
         public var missingFields: String {
@@ -350,6 +354,7 @@ public struct Ledger: Sendable {
             case .idReused: "idReused"
             case .fenced: "fenced"
             case .staleClaim: "staleClaim"
+            case .beyondMemory: "beyondMemory"
             }
         }
 
@@ -373,6 +378,8 @@ public struct Ledger: Sendable {
                 "event \(id) was written under claim \(writer), but the partition's owner is \(owner ?? "unclaimed")"
             case .staleClaim(let id, let claim, let current):
                 "claim \(id) (\(claim)) is not newer than the partition's owner \(current)"
+            case .beyondMemory(let id, let hour, let oldest):
+                "event \(id) is dated in hour \(hour), before hour \(oldest), the oldest whose events the ledger still remembers: it cannot tell a copy from a new event"
             }
         }
     }
@@ -397,6 +404,7 @@ public struct Ledger: Sendable {
             guard seen.shape == shape else { throw .idReused(event: event.id, kind: event.kind.rawValue) }
             return false
         }
+        try checkRemembered(event, at: time)
         try checkBalanced(event)
         let payload = try event.payload()
         // Written under a claim that is not its partition's latest (``LedgerOwnership``): nothing counts.

@@ -31,15 +31,36 @@ extension Ledger {
         if let watermark, Self.hour(of: watermark) > prunedThroughHour { forgetBeyondHorizon() }
     }
 
+    /// The horizon in whole seconds, bounded to a century, so no arithmetic with it can
+    /// overflow whatever a snapshot said; nil without a horizon.
+    private var horizonSeconds: Int64? {
+        idempotencyHorizon.map { min(max($0.components.seconds, 0), 100 * 365 * 86_400) }
+    }
+
+    /// The oldest hour whose event ids are remembered at the watermark (an id is remembered
+    /// under the hour it was applied in, never before its own): nil while nothing is forgotten.
+    var oldestRememberedHour: Int64? {
+        guard let horizonSeconds, let watermark else { return nil }
+        return Self.hour(of: watermark) &- (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
+    }
+
+    /// Refuses an event dated before ``oldestRememberedHour``: its id may have been
+    /// forgotten, so a copy of an event applied long ago (a deposit re-appended to the
+    /// ledger topic, signed as it was, days later) would be applied again. An event the
+    /// ledger cannot tell from a copy is never applied. The inputs that date events are
+    /// refused long before this (the stage's freshness windows); on a ledger replayed in
+    /// order, an original is never older than the events before it by a horizon.
+    func checkRemembered(_ event: LedgerEvent, at time: Timestamp?) throws(ApplyError) {
+        guard let time, let oldest = oldestRememberedHour else { return }
+        let hour = Self.hour(of: time)
+        if hour < oldest { throw .beyondMemory(event: event.id, hour: hour, oldestRemembered: oldest) }
+    }
+
     /// Forgets the event ids, decided transfers, ended requests and closed
     /// proposals decided before the watermark minus the horizon.
     mutating func forgetBeyondHorizon() {
-        guard let horizon = idempotencyHorizon, let watermark else { return }
-        let currentHour = Self.hour(of: watermark)
-        prunedThroughHour = currentHour
-        // Bounded to a century, so no arithmetic below can overflow whatever a snapshot said.
-        let horizonSeconds = min(max(horizon.components.seconds, 0), 100 * 365 * 86_400)
-        let oldestHour = currentHour &- (horizonSeconds + Self.secondsPerHour - 1) / Self.secondsPerHour
+        guard let horizonSeconds, let watermark, let oldestHour = oldestRememberedHour else { return }
+        prunedThroughHour = Self.hour(of: watermark)
         for hour in appliedByHour.keys where hour < oldestHour {
             for id in appliedByHour.removeValue(forKey: hour) ?? [] where applied[id]?.hour == hour {
                 applied[id] = nil

@@ -167,13 +167,17 @@ public struct PaymentsStage: Sendable {
     }
 
     /// The time-dependent half of ``decoded(key:value:types:horizon:now:)``: an event inside
-    /// the idempotency `horizon` (nil: any age).
+    /// the idempotency `horizon` (nil: any age), and ahead of the clock by no more than
+    /// clock skew (``FreshnessWindow/default``). The time of an answer or an effect dates
+    /// what it decides, and so moves the ledger's clock: half a horizon ahead (as it was)
+    /// let a voice service push a payee's ledger a half day on, until it forgot a credit it
+    /// would still take again from the input.
     private func withinHorizon(_ envelope: EventEnvelope, _ horizon: Duration?, now: Date)
         throws(EventDecodingError)
     {
         guard let horizon else { return }
         let past = envelope.type == LedgerEvent.type ? horizon : horizon / 2
-        try FreshnessWindow(past: past, future: horizon / 2).check(envelope, now: now)
+        try FreshnessWindow(past: past, future: FreshnessWindow.default.future).check(envelope, now: now)
     }
 
     /// A proposal checked as every decision on it and every remembered one takes it: signed

@@ -246,14 +246,16 @@ struct MoneyAttackTests {
 /// Alice (1,000 CNY) and 孙波 and Mallory with accounts; Alice's contact 孙波 has his own handle,
 /// and 孙波's contact Alice hers; the four stage workers running with per-stage keys and the
 /// voice services' keys `voice`.
-/// `seed` publishes more before the stages start (they read it as their state at start);
-/// `settings` are the settings services' keys the resolve worker takes settings from.
+/// `first` publishes before the accounts are opened, `seed` more after them, both before the
+/// stages start (they read it as their state at start); `settings` are the settings services'
+/// keys the resolve worker takes settings from.
 func withMoneyPipeline(
     voice: EventAuthenticator = MoneyAttackTests.voice, settings: EventAuthenticator? = nil,
-    voiceBinding: VoiceServiceBinding = .optional,
+    voiceBinding: VoiceServiceBinding = .optional, first: (PipelineHarness) async throws -> Void = { _ in },
     seed: (PipelineHarness) async throws -> Void = { _ in }, _ body: (PipelineHarness) async throws -> Void
 ) async throws {
     try await withPipeline { pipeline in
+        try await first(pipeline)
         try await pipeline.openAccount("alice", handle: "+1 555 0100", deposit: money("1000", "CNY"))
         try await pipeline.openAccount("sunbo", handle: "sunbo@example.cn")
         try await pipeline.openAccount("mallory", handle: "mallory@evil.example")
@@ -281,15 +283,16 @@ extension PipelineHarness {
         try await publish(event, to: topics.requested, signedWith: MoneyAttackTests.voice)
     }
 
-    /// The user's answer to a confirmation request; returns the final response unless `wait` is false.
+    /// The user's answer to a confirmation request, dated `time`; returns the final response
+    /// unless `wait` is false.
     @discardableResult
     func answer(
         _ intentID: String, _ binding: ConfirmationBinding, _ decision: ConfirmationAnswer.Decision,
-        id: String? = nil, wait: Bool = true
+        id: String? = nil, at time: Date = Date(), wait: Bool = true
     ) async throws -> IntentResponse {
         let event = EventEnvelope(
             id: id ?? "answer-\(intentID)-\(decision)", source: "/voice/test", type: ConfirmationAnswer.type,
-            time: Date(), dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c",
+            time: time, dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c",
             intentID: intentID, payload: ConfirmationAnswer(decision: decision, binding: binding))
         try await publish(event, to: topics.confirmations, signedWith: MoneyAttackTests.voice)
         guard wait else { return IntentResponse(kind: .sendPayment, code: .inProgress, message: "not awaited") }

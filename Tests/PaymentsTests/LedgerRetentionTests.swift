@@ -89,6 +89,52 @@ struct LedgerRetentionTests {
         #expect(ledger.availableBalance(of: "bob", "CNY").micros - before.micros == Money(cny("50")).micros)
     }
 
+    @Test("a ledger record re-appended after its id was forgotten is refused, not applied again")
+    func forgottenRecordReplayed() throws {
+        var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        // An operator's deposit as the followers apply it: dated, read from the ledger topic.
+        let deposit = LedgerEvent.deposit(id: "deposit-bob-1", userID: "bob", amount: cny("100"))
+        #expect(try ledger.apply(deposit, at: Timestamp(t0), checkingBalances: false))
+        // Three days of payments: the deposit's id falls out of the ledger's memory.
+        payHourly(72, &ledger)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        // The same signed record appended to the topic again: not a second 100 CNY.
+        let error = #expect(throws: Ledger.ApplyError.self) {
+            try ledger.apply(deposit, at: Timestamp(t0), checkingBalances: false)
+        }
+        #expect(error?.reason == "beyondMemory", "\(String(describing: error))")
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("100")))
+        // Within the horizon the ledger still knows the id: a copy is a no-op, as always.
+        let recent = LedgerEvent.deposit(id: "deposit-bob-2", userID: "bob", amount: cny("5"))
+        let now = Timestamp(t0.addingTimeInterval(71 * 3600))
+        #expect(try ledger.apply(recent, at: now, checkingBalances: false))
+        #expect(try ledger.apply(recent, at: now, checkingBalances: false) == false)
+        #expect(ledger.availableBalance(of: "bob", "CNY") == Money(cny("105")))
+    }
+
+    @Test("an answer dated hours ahead is refused: no voice service moves a ledger's clock on to make it forget")
+    func futureAnswerRefused() throws {
+        var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
+        let proposal = confirmedEvent(pay("1"), intentID: "ahead", time: t0)
+        _ = stage.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+        let binding = bindingFor(pay("1"), intentID: "ahead", time: t0)
+        // Twelve hours ahead: inside the old window (half the horizon), far past clock skew.
+        let (ahead, aheadSignature) = answerEvent(
+            .confirmed, binding: binding, intentID: "ahead", time: t0.addingTimeInterval(12 * 3600 - 60))
+        let refused = stage.process(
+            key: "alice", value: ahead.encoded(), signature: aheadSignature, ledger: &ledger, now: t0)
+        #expect(refused.rejected?.reason == .stale)
+        #expect(ledger.transfer(forIntent: "ahead", of: "alice")?.status == .held)
+        #expect(ledger.watermark.map { $0 <= Timestamp(t0.addingTimeInterval(30)) } ?? true)
+        // The same answer as the user's clock dates it (within clock skew) posts.
+        let (onTime, onTimeSignature) = answerEvent(
+            .confirmed, binding: binding, intentID: "ahead", time: t0.addingTimeInterval(20))
+        let posted = stage.process(
+            key: "alice", value: onTime.encoded(), signature: onTimeSignature, ledger: &ledger, now: t0)
+        #expect(posted.ledgerKinds == [.post], "\(posted)")
+    }
+
     @Test("a ledger restored from its snapshot bytes holds the same state and decides the same")
     func snapshotRoundTrip() throws {
         var ledger = try fundedLedger(idempotencyHorizon: .seconds(24 * 3600))
