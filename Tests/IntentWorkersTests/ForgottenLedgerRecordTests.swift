@@ -25,19 +25,18 @@ struct ForgottenLedgerRecordTests {
         let records = (LedgerEvent.opening(userID: "alice", handles: ["+1 555 0100"]) + [deposit]).map {
             $0.envelope(source: PipelineSource.ledgerOperator, time: threeDaysAgo)
         }
-        try await withMoneyPipeline(
-            first: { pipeline in
-                for record in records {
-                    try await pipeline.publish(record, to: pipeline.topics.ledger, signedWith: testStageKeys)
-                }
-            },
-            seed: { pipeline in
-                // After today's opening (1,000 CNY): the ledger's clock is three days on, the
-                // deposit's id forgotten. The very same record, appended again.
-                try await pipeline.publish(
-                    records[records.count - 1], to: pipeline.topics.ledger, signedWith: testStageKeys)
+        let publishThreeDaysAgo: (PipelineHarness) async throws -> Void = { pipeline in
+            for record in records {
+                try await pipeline.publish(record, to: pipeline.topics.ledger, signedWith: testStageKeys)
             }
-        ) { pipeline in
+        }
+        // After today's opening (1,000 CNY): the ledger's clock is three days on, the
+        // deposit's id forgotten. The very same record, appended again.
+        let appendDepositAgain: (PipelineHarness) async throws -> Void = { pipeline in
+            try await pipeline.publish(
+                records[records.count - 1], to: pipeline.topics.ledger, signedWith: testStageKeys)
+        }
+        try await withMoneyPipeline(first: publishThreeDaysAgo, seed: appendDepositAgain) { pipeline in
             // An answer dated an hour ahead is parked as stale and decides nothing; the same
             // answer dated now pays.
             try await pipeline.requestSigned(pipeline.signed("ahead", Self.payment("10")))
