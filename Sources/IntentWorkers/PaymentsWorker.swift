@@ -1,4 +1,5 @@
 import IntentEvents
+import IntentResolution
 import Intents
 import Kafka
 public import Logging
@@ -25,6 +26,8 @@ public struct PaymentsWorker: Service {
     /// - Parameter hooks: Fault injection by a test host (``StageHostHooks``); production passes none.
     public init(configuration: Configuration, logger: Logger, hooks: any StageHostHooks = NoStageHostHooks()) {
         let state = PaymentsState(idempotencyHorizon: configuration.idempotencyHorizon)
+        // The users' voice services, by input partition (co-partitioned with the settings topic).
+        let settings = PartitionedState { UserSettingsDirectory() }
         let stage = configuration.stage
         // What each owned partition's proposals were acted on (replays answer nothing again),
         // read back from the partition when this member gains it (``ReplayMemory``).
@@ -35,9 +38,21 @@ public struct PaymentsWorker: Service {
                 input: configuration.topics.confirmations, source: PipelineSource.payments),
             logger: logger,
             followers: { reject in
-                try state.followers(
+                var followers = try state.followers(
                     configuration, writesSnapshots: true, trust: .signature, readsBack: true, logger: logger,
                     reject: reject)
+                if let voiceServices = configuration.voiceServices {
+                    // Read, never parked here: the resolve worker dead-letters what it refuses.
+                    followers.append(
+                        try TopicFollower(
+                            configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
+                            apply: { message throws(EventDecodingError) in
+                                let record = try UserSettingsRecord.decode(
+                                    message, authenticator: voiceServices.keys)
+                                _ = settings.withValue(in: message.partition) { $0.apply(record) }
+                            }, reject: { _, _ in }, forget: settings.forget, retry: configuration.retry))
+                }
+                return followers
             },
             // A partition another member has claimed since is not swept: the loop stops first.
             tick: { owns in
@@ -59,7 +74,14 @@ public struct PaymentsWorker: Service {
                         guard !ledger.isFenced else { return .ignored("partition claimed by another member") }
                         return stage.process(
                             key: message.keyString, value: message.value, signature: signature, ledger: &ledger,
-                            directory: directory, seen: &seen)
+                            directory: directory, seen: &seen
+                        ) { user, source in
+                            configuration.voiceServices.map { voiceServices in
+                                voiceServices.admits(
+                                    source,
+                                    settings: settings.withValue(in: message.partition) { $0.settings(of: user) })
+                            } ?? true
+                        }
                     }
                 }
             })

@@ -26,6 +26,10 @@ public struct StageConfiguration<Stage: Sendable>: Sendable {
     public var retry: RetryPolicy = .standard
     /// See ``StageWorker/Configuration/telemetry``.
     public var telemetry: Telemetry = .unobserved
+    /// The payments worker: the voice services that may decline each user's payment requests,
+    /// from the settings topic. Nil: any voice service may (no settings are read); the
+    /// `intent-payments` command always sets it.
+    public var voiceServices: VoiceServiceSettings?
 
     public init(
         kafka: KafkaConfiguration, topics: PipelineTopics = PipelineTopics(), groupID: String, stage: Stage,

@@ -63,9 +63,13 @@ public struct PaymentsStage: Sendable {
 
     /// The same, for a worker: `seen` remembers the proposals acted on, so a copy re-appended
     /// to the topic answers nothing again (the ledger already refuses to hold twice).
+    /// `speaksThrough` says whether a user speaks through a voice service (the user's settings,
+    /// as the resolve stage binds a request): a decline of a payment request comes straight
+    /// from a voice service, past the resolve stage, so it is checked here.
     public func process(
         key: String?, value: [UInt8]?, signature: EventSignature?, ledger: inout Ledger,
-        directory: AccountDirectory? = nil, now: Date = Date(), seen: inout ReplayGuard?
+        directory: AccountDirectory? = nil, now: Date = Date(), seen: inout ReplayGuard?,
+        speaksThrough: (_ userID: String, _ voiceService: String) -> Bool = { _, _ in true }
     ) -> StageResult {
         let envelope: EventEnvelope
         let accounts = directory ?? ledger.directory
@@ -82,6 +86,12 @@ public struct PaymentsStage: Sendable {
             if envelope.type == PaymentRequestDecline.type {
                 try authenticator.verify(
                     envelope, received: value, signature: signature, producedBy: PipelineSource.voice)
+                guard speaksThrough(envelope.userID, envelope.source) else {
+                    throw EventDecodingError(
+                        .wrongProducer, field: "$.source",
+                        "user \(envelope.userID) does not speak through \(envelope.source): only a voice service the user is bound to declines their payment requests"
+                    )
+                }
                 let decline = try envelope.decodeData(as: PaymentRequestDecline.self)
                 return declined(decline, envelope, &ledger)
             }

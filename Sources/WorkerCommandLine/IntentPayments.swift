@@ -29,8 +29,11 @@ public struct IntentPayments: WorkerCommand {
             INTENT_BINDING_KEY, at least 32 bytes as hex) and the voice services' keys \
             (INTENT_SOURCE_KEYS_FILE or INTENT_SOURCE_KEYS, lines "SOURCE HEXKEY"), and the stage keys \
             (INTENT_STAGE_KEYS_FILE or INTENT_STAGE_KEYS): proposals must be signed by /workers/confirm, \
-            ledger events by their writers, and what this worker publishes is signed as /workers/payments.
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
+            ledger events by their writers, and what this worker publishes is signed as /workers/payments. \
+            A decline of a payment request (payment.request.decline.v1) counts only from a voice service the \
+            payer is bound to in <prefix>users.settings (records signed by a settings service, whose keys are \
+            among the source keys); see --voice-binding for users bound to none.
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, INTENT_VOICE_BINDING, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
         version: PipelineVersion.current)
 
@@ -41,16 +44,20 @@ public struct IntentPayments: WorkerCommand {
     @OptionGroup var sourceKeys: SourceKeyOptions
     @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var state: LedgerStateOptions
+    @OptionGroup var voiceBindingOptions: VoiceBindingOptions
 
     public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
         let client = try kafka.configuration(clientID: "intent-payments")
         let topics = worker.topicOptions.topics
         let keys = try stageKeys.keys(signingAs: PipelineSource.payments)
-        let stage = PaymentsStage(
-            bindingKey: BindingKey(try bindingKey.key()), authenticator: try sourceKeys.authenticator(), stages: keys)
+        let sources = try sourceKeys.authenticator()
+        let stage = PaymentsStage(bindingKey: BindingKey(try bindingKey.key()), authenticator: sources, stages: keys)
         var configuration = PaymentsWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
+        // Declines of payment requests only from a voice service the payer is bound to (the
+        // settings services' keys are among the source keys, as for intent-resolve).
+        configuration.voiceServices = VoiceServiceSettings(binding: try voiceBindingOptions.binding(), keys: sources)
         try state.apply(to: &configuration)
         let observation = try worker.observation(logger: logger)
         try worker.applyPolicies(to: &configuration, observedBy: observation)
@@ -59,7 +66,7 @@ public struct IntentPayments: WorkerCommand {
             payments, observedBy: observation,
             needs: [
                 topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.accounts,
-                topics.ledgerSnapshots, topics.deadLetter,
+                topics.ledgerSnapshots, topics.settings, topics.deadLetter,
             ],
             client: client, logger: logger)
     }

@@ -47,34 +47,17 @@ public struct IntentResolve: WorkerCommand {
     @OptionGroup var sourceKeys: SourceKeyOptions
     @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var freshness: FreshnessOptions
+    @OptionGroup var voiceBindingOptions: VoiceBindingOptions
 
     @Flag(help: "Accept unsigned intent requests. For development only: anyone who can publish could act as any user.")
     var allowUnsigned = false
-
-    @Option(
-        help: ArgumentHelp(
-            "required: a payment of a user bound to no voice service (user.settings.v1 voiceServices, `intentctl settings set --voice-service`) is refused, so no voice service can start and confirm one for a user it does not serve; optional: any voice service may speak for an unbound user. Default: $INTENT_VOICE_BINDING, else required.",
-            valueName: "required|optional"))
-    var voiceBinding: String?
-
-    /// ``voiceBinding``, else `INTENT_VOICE_BINDING`, else required.
-    func binding() throws -> VoiceServiceBinding {
-        guard let text = voiceBinding ?? ProcessInfo.processInfo.environment["INTENT_VOICE_BINDING"] else {
-            return .required
-        }
-        guard let binding = VoiceServiceBinding(rawValue: text) else {
-            throw ValidationError(
-                "--voice-binding (INTENT_VOICE_BINDING): expected required or optional, got \"\(text)\"")
-        }
-        return binding
-    }
 
     public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-resolve")
         let client = try kafka.configuration(clientID: "intent-resolve")
         let topics = worker.topicOptions.topics
         if allowUnsigned { logger.warning("accepting unsigned intent requests (--allow-unsigned)") }
-        let voiceBinding = try binding()
+        let voiceBinding = try voiceBindingOptions.binding()
         if voiceBinding == .optional {
             logger.warning("any voice service may speak for users bound to none (--voice-binding optional)")
         }

@@ -341,6 +341,7 @@ extension PipelineHarness {
             stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
             keys: testStageKeys, sessionTimeout: .seconds(6))
         payments.telemetry = telemetry
+        payments.voiceServices = VoiceServiceSettings(binding: voiceBinding, keys: settings ?? testSettingsKeys)
         var handle = HandleWorker.Configuration(
             kafka: kafka, topics: topics, groupID: "\(stageGroups)-handle",
             stage: HandleStage(authenticator: testStageKeys), keys: testStageKeys, sessionTimeout: .seconds(6))

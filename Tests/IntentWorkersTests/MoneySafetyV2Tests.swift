@@ -93,6 +93,38 @@ struct MoneySafetyV2Tests {
         }
     }
 
+    @Test(
+        "a payment request is declined only by a voice service the payer is bound to: another's decline is parked and changes nothing"
+    )
+    func declineFromTheBoundService() async throws {
+        try await withMoneyPipeline(voice: Self.voices, settings: testSettingsKeys, voiceBinding: .required) {
+            pipeline in
+            try await pipeline.enroll("alice", with: ["/voice/test"])
+            try await pipeline.enroll("sunbo", with: ["/voice/test"])
+        } _: { pipeline in
+            let requestID = try await pipeline.sunboAsksAliceFor30()
+            // The other voice service (its key is genuine) declines it for Alice: parked, at payments.
+            try await pipeline.decline(requestID, from: "/voice/other")
+            let letters = try await pipeline.deadLetters(count: 1)
+            #expect(letters.map { $0.header(DeadLetter.reasonHeader) } == ["wrong_producer"])
+            #expect(letters.first?.header(DeadLetter.fieldHeader) == "$.source")
+            // Her own service declines it: both sides record the decline, once.
+            try await pipeline.decline(requestID, from: "/voice/test")
+            try await pipeline.waitForLedgerEvent {
+                $0.kind == .requestDeclined && $0.requestID == requestID && $0.userID == "sunbo"
+            }
+            try await pipeline.settlePayments()
+            try await pipeline.stopWorker()
+            let declines = try await TopicReader.events(
+                of: pipeline.topics.ledger, configuration: clientConfiguration(pipeline.broker), logger: testLogger
+            ).events.compactMap { try? $0.decodeData(as: LedgerEvent.self) }.filter {
+                $0.kind == .requestDeclined && $0.requestID == requestID
+            }
+            #expect(Set(declines.map(\.userID)) == ["alice", "sunbo"], "\(declines.map(\.id))")
+            #expect(Set(declines.map(\.decidedBy)) == ["decline-\(requestID)-/voice/test"])
+        }
+    }
+
     /// Another voice service cannot answer, decline or continue an intent it did not ask for:
     /// its answers and its turn are dead-lettered, and the asking service's answer pays, once.
     static func foreignVoiceService(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
@@ -142,19 +174,7 @@ struct MoneySafetyV2Tests {
 
     /// One payment request, two payments of it confirmed together: one posts, the other has its own code.
     static func requestPaidOnce(_ pipeline: PipelineHarness) async throws {
-        // 孙波 asks Alice for 30 CNY and confirms the request.
-        let ask = Intent.requestPayment(
-            RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
-        try await pipeline.request("ask", ask, user: "sunbo", from: "/voice/test")
-        let question = try await pipeline.event(for: "ask", type: ConfirmationRequest.type)
-        let created = try await pipeline.answer(
-            "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
-            from: "/voice/test", wait: true)
-        let requestID = try #require(created?.paymentRequestID)
-        // Pending on Alice's side once her member has recorded the request's effect.
-        try await pipeline.waitForLedgerEvent {
-            $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
-        }
+        let requestID = try await pipeline.sunboAsksAliceFor30()
 
         // Alice pays it twice, one intent right after the other, and confirms every question
         // she is asked at once. The confirm stage reads Alice's ledger as it follows it, so
@@ -266,6 +286,32 @@ extension PipelineHarness {
         try await publish(event, to: topics.confirmations, signedWith: MoneySafetyV2Tests.voices)
         guard wait else { return nil }
         return try await self.event(for: intentID, type: IntentResponse.type).decodeData(as: IntentResponse.self)
+    }
+
+    /// 孙波 asks Alice for 30 CNY through `/voice/test` and confirms the request; returns its id
+    /// once it is pending on Alice's side (her member has recorded the request's effect).
+    func sunboAsksAliceFor30() async throws -> String {
+        let ask = Intent.requestPayment(
+            RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
+        try await request("ask", ask, user: "sunbo", from: "/voice/test")
+        let question = try await event(for: "ask", type: ConfirmationRequest.type)
+        let created = try await answer(
+            "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
+            from: "/voice/test", wait: true)
+        let requestID = try #require(created?.paymentRequestID)
+        try await waitForLedgerEvent {
+            $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
+        }
+        return requestID
+    }
+
+    /// Alice's decline of a payment request, from a voice service.
+    func decline(_ requestID: String, from source: String) async throws {
+        let event = EventEnvelope(
+            id: "decline-\(requestID)-\(source)", source: source, type: PaymentRequestDecline.type, time: Date(),
+            dataSchema: PaymentRequestDecline.dataSchema, userID: "alice", conversationID: "c",
+            payload: PaymentRequestDecline(paymentRequestID: requestID))
+        try await publish(event, to: topics.confirmations, signedWith: MoneySafetyV2Tests.voices)
     }
 
     /// Waits, while the workers run, until the ledger topic holds an event like this
