@@ -15,10 +15,11 @@ public struct VoiceServiceSettings: Sendable {
     }
 
     /// Whether `source` speaks for a user whose settings are `settings` (nil: none recorded):
-    /// one of the services the user is bound to; for a user bound to none, any service
-    /// only when the binding is optional.
+    /// for a bound user, the settings' own rule (``UserSettings/admits(voiceService:)``, the
+    /// one the resolve stage applies); for a user bound to none, any service only when the
+    /// binding is optional.
     public func admits(_ source: String, settings: UserSettings?) -> Bool {
-        guard let services = settings?.voiceServices else { return binding == .optional }
-        return services.contains(source)
+        guard let settings, settings.voiceServices != nil else { return binding == .optional }
+        return settings.admits(voiceService: source)
     }
 }
