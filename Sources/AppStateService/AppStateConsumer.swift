@@ -169,9 +169,7 @@ public final class AppStateConsumer: Service, Sendable {
         case .changed: return true
         case .unchanged: return false
         case .stale(let version, let seen):
-            StaleDirectoryRecord.report(
-                topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
-                key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
+            StaleDirectoryRecord.report(version: version, seen: seen, of: message, metrics: metrics, logger: logger)
             return false
         }
     }

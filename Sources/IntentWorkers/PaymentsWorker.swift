@@ -44,13 +44,11 @@ public struct PaymentsWorker: Service {
                 if let voiceServices = configuration.voiceServices {
                     // Read, never parked here: the resolve worker dead-letters what it refuses.
                     followers.append(
-                        try TopicFollower(
-                            configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
-                            apply: { message throws(EventDecodingError) in
-                                let record = try UserSettingsRecord.decode(
-                                    message, authenticator: voiceServices.keys)
-                                _ = settings.withValue(in: message.partition) { $0.apply(record) }
-                            }, reject: { _, _ in }, forget: settings.forget, retry: configuration.retry))
+                        try TopicFollower.settings(
+                            configuration: configuration.kafka, topic: configuration.topics.settings,
+                            authenticator: voiceServices.keys, into: settings,
+                            metrics: configuration.telemetry.metrics, logger: logger, retry: configuration.retry,
+                            reject: { _, _ in }))
                 }
                 return followers
             },

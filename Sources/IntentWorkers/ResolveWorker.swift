@@ -90,20 +90,13 @@ public struct ResolveWorker: Service {
                             // Contacts decide whose account a payment credits: only a contacts
                             // service's signed records count (unless unsigned input is allowed).
                             let record = try ContactRecord.decode(message, authenticator: configuration.authenticator)
-                            Self.report(
-                                directory.withValue(in: message.partition) { $0.apply(record) }, of: message,
-                                metrics: metrics, logger: logger)
+                            directory.withValue(in: message.partition) { $0.apply(record) }.report(
+                                message, metrics: metrics, logger: logger)
                         }, reject: reject, forget: directory.forget, retry: configuration.retry),
-                    try TopicFollower(
-                        configuration: configuration.kafka, topic: configuration.topics.settings, logger: logger,
-                        apply: { message throws(EventDecodingError) in
-                            // The language to answer in, and the voice services a user speaks through: a settings service's.
-                            let record = try UserSettingsRecord.decode(
-                                message, authenticator: configuration.authenticator)
-                            Self.report(
-                                settings.withValue(in: message.partition) { $0.apply(record) }, of: message,
-                                metrics: metrics, logger: logger)
-                        }, reject: reject, forget: settings.forget, retry: configuration.retry),
+                    try TopicFollower.settings(
+                        configuration: configuration.kafka, topic: configuration.topics.settings,
+                        authenticator: configuration.authenticator, into: settings, metrics: metrics, logger: logger,
+                        retry: configuration.retry, reject: reject),
                 ]
             },
             // The turns admitted, read back from each partition this member gains: one tracker
@@ -135,16 +128,5 @@ public struct ResolveWorker: Service {
 
     public func run() async throws {
         try await worker.run()
-    }
-
-    /// Counts and logs a contact or settings record older than what the directory holds
-    /// (``StaleDirectoryRecord``); an applied one needs no word.
-    private static func report(
-        _ change: DirectoryChange, of message: KafkaConsumerMessage, metrics: any MetricsFactory, logger: Logger
-    ) {
-        guard case .stale(let version, let seen) = change else { return }
-        StaleDirectoryRecord.report(
-            topic: message.topic, record: "\(message.topicPartition)@\(message.offset)",
-            key: message.keyString ?? "", version: version, seen: seen, metrics: metrics, logger: logger)
     }
 }

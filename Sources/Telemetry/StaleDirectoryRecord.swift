@@ -1,4 +1,5 @@
 public import CoreMetrics
+public import Kafka
 public import Logging
 
 /// A directory record (a contact, a user's settings) a reader ignored because it
@@ -10,16 +11,17 @@ public enum StaleDirectoryRecord {
     public static let metric = "intent_directory_records_stale_total"
 
     /// - Parameters:
-    ///   - record: Where it was read (`topic-partition@offset`).
-    ///   - key: The record's key, as text.
     ///   - version: The ignored record's version; `seen`: the version the reader holds.
+    ///   - message: The record as read: its place and key are logged.
     public static func report(
-        topic: String, record: String, key: String, version: Int64, seen: Int64, metrics: any MetricsFactory,
-        logger: Logger
+        version: Int64, seen: Int64, of message: KafkaConsumerMessage, metrics: any MetricsFactory, logger: Logger
     ) {
-        Counter(label: metric, dimensions: [("topic", topic)], factory: metrics).increment()
+        Counter(label: metric, dimensions: [("topic", message.topic)], factory: metrics).increment()
         logger.warning(
             "directory record ignored: not newer than the version applied",
-            metadata: ["record": "\(record)", "key": "\(key)", "version": "\(version)", "applied": "\(seen)"])
+            metadata: [
+                "record": "\(message.topicPartition)@\(message.offset)", "key": "\(message.keyString ?? "")",
+                "version": "\(version)", "applied": "\(seen)",
+            ])
     }
 }
