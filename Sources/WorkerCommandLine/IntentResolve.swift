@@ -72,7 +72,9 @@ public struct IntentResolve: WorkerCommand {
         let resolve = ResolveWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             resolve, observedBy: observation,
-            needs: [topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.deadLetter],
+            needs: [
+                topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.settings, topics.deadLetter,
+            ],
             client: client, logger: logger)
     }
 }
