@@ -341,6 +341,12 @@ extension Optional where Wrapped == [UInt8] {
 }
 
 /// Lays headers out as the parallel C arrays `intent_rd_kafka_produce` takes.
+///
+/// Every produced record passes here (a stage's record carries its CloudEvents, signature
+/// and chain headers), so the names and values are copied into one scratch buffer and the
+/// three arrays are scratch too (`withUnsafeTemporaryAllocation`: on the stack at these
+/// sizes), sized exactly beforehand: no heap allocation and no regrowth per record.
+/// librdkafka copies them all before the call returns.
 private func withHeaderArrays<Result>(
     _ headers: [KafkaHeader],
     _ body: (
@@ -348,32 +354,40 @@ private func withHeaderArrays<Result>(
     ) -> Result
 ) -> Result {
     if headers.isEmpty { return body(nil, nil, nil, 0) }
-    // Keys and values are copied into one C buffer so their pointers stay valid for the call.
-    var storage: [UInt8] = []
-    var keyOffsets: [Int] = []
-    var valueOffsets: [Int?] = []
-    var lengths: [Int] = []
-    for header in headers {
-        keyOffsets.append(storage.count)
-        storage.append(contentsOf: header.key.utf8)
-        storage.append(0)
-        if let value = header.value {
-            valueOffsets.append(storage.count)
-            storage.append(contentsOf: value)
-            lengths.append(value.count)
-        } else {
-            valueOffsets.append(nil)
-            lengths.append(-1)
-        }
-    }
-    return storage.withUnsafeBufferPointer { buffer in
-        let base = UnsafeRawPointer(buffer.baseAddress!)
-        let names: [UnsafePointer<CChar>?] = keyOffsets.map { (base + $0).assumingMemoryBound(to: CChar.self) }
-        let values: [UnsafeRawPointer?] = valueOffsets.map { $0.map { base + $0 } }
-        return names.withUnsafeBufferPointer { names in
-            values.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { lengths in
-                    body(names.baseAddress, values.baseAddress, lengths.baseAddress, headers.count)
+    var bytes = 0
+    for header in headers { bytes += header.key.utf8.count + 1 + (header.value?.count ?? 0) }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes) { storage in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: headers.count) { names in
+            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: headers.count) { values in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: headers.count) { lengths in
+                    let base = storage.baseAddress!
+                    var offset = 0
+                    for (index, header) in headers.enumerated() {
+                        names.initializeElement(
+                            at: index, to: UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self))
+                        for byte in header.key.utf8 {
+                            storage.initializeElement(at: offset, to: byte)
+                            offset += 1
+                        }
+                        storage.initializeElement(at: offset, to: 0)
+                        offset += 1
+                        guard let value = header.value else {
+                            values.initializeElement(at: index, to: nil)
+                            lengths.initializeElement(at: index, to: -1)
+                            continue
+                        }
+                        values.initializeElement(at: index, to: UnsafeRawPointer(base + offset))
+                        lengths.initializeElement(at: index, to: value.count)
+                        value.withUnsafeBufferPointer { value in
+                            if let source = value.baseAddress {
+                                (base + offset).initialize(from: source, count: value.count)
+                            }
+                        }
+                        offset += value.count
+                    }
+                    return body(
+                        UnsafePointer(names.baseAddress), UnsafePointer(values.baseAddress),
+                        UnsafePointer(lengths.baseAddress), headers.count)
                 }
             }
         }
