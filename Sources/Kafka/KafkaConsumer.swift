@@ -252,6 +252,7 @@ public final class KafkaConsumer: Service, Sendable {
         var headers: [KafkaHeader] = []
         var headerList: OpaquePointer?
         if rd_kafka_message_headers(raw, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
+            headers.reserveCapacity(rd_kafka_header_cnt(headerList))
             var index = 0
             var name: UnsafePointer<CChar>?
             var headerValue: UnsafeRawPointer?
@@ -260,7 +261,8 @@ public final class KafkaConsumer: Service, Sendable {
                 let bytes = headerValue.map {
                     Array(UnsafeRawBufferPointer(start: $0, count: size).assumingMemoryBound(to: UInt8.self))
                 }
-                headers.append(KafkaHeader(key: name.map { String(cString: $0) } ?? "", value: bytes))
+                headers.append(
+                    KafkaHeader(key: name.map { topicNames.headerName($0, at: index) } ?? "", value: bytes))
                 index += 1
             }
         }
@@ -575,11 +577,29 @@ final class ConsumerQueue: @unchecked Sendable {
     deinit { destroy() }
 }
 
-/// Topic names by librdkafka topic handle, so consuming does not build a new
-/// String for every record. Used only on the consumer's serial executor.
+/// Topic names by librdkafka topic handle, and header names seen, so consuming does not
+/// build a new String for every record and header (a stage's record has several headers, and
+/// most of their names are too long for a small string: one allocation each). Used only on
+/// the consumer's serial executor.
 final class TopicNameCache: @unchecked Sendable {
     private var names: [OpaquePointer: (name: String, cString: [CChar])] = [:]
     private var last: (topic: OpaquePointer, name: String, cString: [CChar])?
+    /// In the order first seen; a topic's records carry their headers in one order, so the
+    /// name at a header's own position is nearly always the one.
+    private var headerNames: [(name: String, cString: [CChar])] = []
+    /// Header names kept, at most: a producer sending ever new names gets new strings, not memory.
+    static let headerNameLimit = 64
+
+    /// The header name at `cString`, the String made once.
+    func headerName(_ cString: UnsafePointer<CChar>, at index: Int) -> String {
+        if index < headerNames.count, strcmp(headerNames[index].cString, cString) == 0 {
+            return headerNames[index].name
+        }
+        if let known = headerNames.first(where: { strcmp($0.cString, cString) == 0 }) { return known.name }
+        let name = String(cString: cString)
+        if headerNames.count < Self.headerNameLimit { headerNames.append((name, Array(name.utf8CString))) }
+        return name
+    }
 
     func name(of topic: OpaquePointer?) -> String {
         guard let topic else { return "" }
