@@ -20,7 +20,8 @@ final class ChainStamper: Sendable {
     private let chained: [String: String]
     /// The ids of this source's keys: a record signed with one is this worker's own
     /// (a record it forwards, as it came, to its user's partition is not, and keeps its headers).
-    private let ownKeyIDs: Set<String>
+    /// This stage's key ids, as the bytes of a record's key-id header.
+    private let ownKeyIDs: Set<[UInt8]>
     private let reader: ChainTipReader
     private let state = Mutex(State())
 
@@ -36,7 +37,7 @@ final class ChainStamper: Sendable {
         self.source = source
         self.chained = topics
         self.keys = keys
-        self.ownKeyIDs = Set(keys.allKeys.filter { $0.source == source }.map(\.id))
+        self.ownKeyIDs = Set(keys.allKeys.filter { $0.source == source }.map { Array($0.id.utf8) })
         self.reader = ChainTipReader(configuration: configuration, keys: keys, retry: retry, logger: logger)
     }
 
@@ -63,8 +64,9 @@ final class ChainStamper: Sendable {
     }
 
     private func isOwn(_ record: KafkaProducerMessage) -> Bool {
+        // Compared as bytes: no string is made for the header of every record published.
         guard chained[record.topic] != nil,
-            let keyID = record.headers.last(where: { $0.key == EventSignature.keyIDHeader })?.stringValue
+            let keyID = record.headers.last(where: { $0.key == EventSignature.keyIDHeader })?.value
         else { return false }
         return ownKeyIDs.contains(keyID)
     }
