@@ -159,9 +159,19 @@ public final class TopicFollower: Sendable {
                 // A record fetched before a reassignment: of a partition dropped since, or
                 // already applied (a kept partition is reassigned at its position).
                 if isPartitioned {
+                    // A batch holds runs of one partition's records: its position is looked up
+                    // once a run (hashing the topic's name), not once a record.
+                    var run: (partition: Int32, position: Int64)?
                     batch.removeAll { message in
-                        !state.owned.contains(message.partition)
-                            || message.offset < state.positions[message.topicPartition] ?? 0
+                        guard state.owned.contains(message.partition) else { return true }
+                        let position: Int64
+                        if let run, run.partition == message.partition {
+                            position = run.position
+                        } else {
+                            position = state.positions[message.topicPartition] ?? 0
+                            run = (message.partition, position)
+                        }
+                        return message.offset < position
                     }
                 }
                 return state.own.isEmpty ? [] : batch.map { state.own.take($0) }
@@ -182,7 +192,12 @@ public final class TopicFollower: Sendable {
                 }
             }
             resumeSatisfiedWaiters { state in
-                for message in batch { state.positions[message.topicPartition] = message.offset + 1 }
+                // A partition's records come in order: the last of each run moves its position
+                // (the last of all of them last), one write a run.
+                for index in batch.indices
+                where index == batch.count - 1 || batch[index + 1].partition != batch[index].partition {
+                    state.positions[batch[index].topicPartition] = batch[index].offset + 1
+                }
                 state.applied += batch.count
                 state.passedOver += own.count { $0 }
                 if !state.own.isEmpty {
