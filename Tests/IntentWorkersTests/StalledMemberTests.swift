@@ -139,20 +139,24 @@ struct StalledMemberTests {
             let decided = try final.decodeData(as: IntentResponse.self)
             print("stalled member test: the second member decided \(decided.code.rawValue) (\(decided.reason ?? "-"))")
 
-            // Resumed: it finds the newer claim and stops without sending anything. Once in six
-            // fresh CI runs (the hold and the post in one round, and the new member having posted
-            // the payment itself, under the same ids), the resumed member was still running after
-            // a minute with nothing of its round on the topic and no fencing: why its round did
-            // not land is not understood yet (session 17's closing note). Only then is a running
-            // member let through here; what counts is checked below either way.
+            // Resumed, the member either writes its round first, reads it back behind the newer
+            // claim and stops ("fenced"), or first learns it lost the partition: librdkafka's own
+            // timer finds the session expired before the loop gets to publish (seen under load,
+            // session 18), so the round is dropped unwritten and the member rejoins the group
+            // with nothing assigned, and runs on. Both are right; running on is allowed only
+            // when the loss came after the stall point, and the checks below hold either way.
             stalled.resume()
             let status = await stalled.waitForExit(within: .seconds(60))
             let stalledLog = (try? String(contentsOf: log("payments-1"), encoding: .utf8)) ?? ""
-            if decided.code != .success || batching == .apart || status != nil {
-                #expect(status != nil && status != 0, "the resumed member kept running: \(stalled.logTail())")
-                #expect(stalledLog.contains("fenced"), "no fencing in the resumed member's log: \(stalled.logTail())")
+            if status == nil {
+                let afterStall = stalledLog.components(separatedBy: "stall point:").dropFirst().joined()
+                #expect(
+                    afterStall.contains("partitions lost") || afterStall.contains("partitions revoked"),
+                    "the resumed member kept running without losing its partition: \(stalled.logTail())")
+                print("stalled member test: the resumed member lost its partition first and runs on")
             } else {
-                print("stalled member test: the resumed member is still running: \(stalled.logTail())")
+                #expect(status != 0, "the resumed member exited 0: \(stalled.logTail())")
+                #expect(stalledLog.contains("fenced"), "no fencing in the resumed member's log: \(stalled.logTail())")
             }
 
             // Every member stopped (the resumed one too, if it still runs): nothing can land after this.
@@ -187,6 +191,8 @@ struct StalledMemberTests {
                 (try? event.decodeData(as: LedgerEvent.self)).map { ownership.admit($0) != nil } == true
             }
             print("stalled member test: fenced ledger events on the topic: \(fencedWrites.map(\.id))")
+            // Running on is right only if its round was dropped unwritten: nothing of it is on the ledger.
+            if status == nil { #expect(fencedWrites.isEmpty, "\(fencedWrites.map(\.id))") }
             let page = try AppStateStore(path: ":memory:")
             for event in ledger { try await page.apply(event) }
             let payer = try #require(try await page.snapshot(of: Self.payer).objectValue?["balances"]?.arrayValue)
