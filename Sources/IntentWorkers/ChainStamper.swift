@@ -18,9 +18,9 @@ final class ChainStamper: Sendable {
     private let keys: EventAuthenticator
     /// The chained topics, and their names without the deployment's prefix (what a link signs).
     private let chained: [String: String]
-    /// The ids of this source's keys: a record signed with one is this worker's own
-    /// (a record it forwards, as it came, to its user's partition is not, and keeps its headers).
-    /// This stage's key ids, as the bytes of a record's key-id header.
+    /// The ids of this source's keys, as the bytes of a record's key-id header: a record signed
+    /// with one is this worker's own (a record it forwards, as it came, to its user's partition
+    /// is not, and keeps its headers).
     private let ownKeyIDs: Set<[UInt8]>
     private let reader: ChainTipReader
     private let state = Mutex(State())

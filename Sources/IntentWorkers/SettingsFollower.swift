@@ -3,7 +3,6 @@ import IntentEvents
 import IntentResolution
 import Kafka
 import Logging
-import Telemetry
 
 extension TopicFollower {
     /// Follows the users' settings topic (co-partitioned with the input) into `settings`:
@@ -27,14 +26,5 @@ extension TopicFollower {
                 settings.withValue(in: message.partition) { $0.apply(record) }.report(
                     message, metrics: metrics, logger: logger)
             }, reject: reject, forget: settings.forget, retry: retry)
-    }
-}
-
-extension DirectoryChange {
-    /// Counts and logs a contact or settings record older than what the directory holds
-    /// (``StaleDirectoryRecord``); an applied one needs no word.
-    func report(_ message: KafkaConsumerMessage, metrics: any MetricsFactory, logger: Logger) {
-        guard case .stale(let version, let seen) = self else { return }
-        StaleDirectoryRecord.report(version: version, seen: seen, of: message, metrics: metrics, logger: logger)
     }
 }

@@ -16,7 +16,7 @@ public final class KafkaConsumer: Service, Sendable {
     public let configuration: KafkaConsumerConfiguration
     let handle: RDKafkaHandle
     private let executor: BlockingExecutor
-    private let topicNames: TopicNameCache
+    private let consumedNames: ConsumedNameCache
     /// The consumer queue, for taking already-fetched records in one call.
     private let queue: ConsumerQueue
     private let logger: Logger
@@ -68,7 +68,7 @@ public final class KafkaConsumer: Service, Sendable {
             return ConsumerQueue(consumerOf: pointer)
         }
         executor = BlockingExecutor(label: "\(handle.name)-blocking")
-        topicNames = TopicNameCache()
+        consumedNames = ConsumedNameCache()
         self.queue = queue
     }
 
@@ -119,16 +119,16 @@ public final class KafkaConsumer: Service, Sendable {
         maxMessages: Int = 500, timeout: Duration = .milliseconds(100)
     ) async throws(KafkaError) -> [KafkaConsumerMessage] {
         let handle = self.handle
-        let topicNames = self.topicNames
+        let consumedNames = self.consumedNames
         let queue = self.queue
         return try await executor.perform(on: handle, "poll") {
             (pointer) throws(KafkaError) -> [KafkaConsumerMessage] in
-            try Self.pollBlocking(pointer, handle, queue, topicNames, maxMessages: maxMessages, timeout: timeout)
+            try Self.pollBlocking(pointer, handle, queue, consumedNames, maxMessages: maxMessages, timeout: timeout)
         }
     }
 
     private static func pollBlocking(
-        _ pointer: OpaquePointer, _ handle: RDKafkaHandle, _ queue: ConsumerQueue, _ topicNames: TopicNameCache,
+        _ pointer: OpaquePointer, _ handle: RDKafkaHandle, _ queue: ConsumerQueue, _ consumedNames: ConsumedNameCache,
         maxMessages: Int,
         timeout: Duration
     ) throws(KafkaError) -> [KafkaConsumerMessage] {
@@ -136,10 +136,10 @@ public final class KafkaConsumer: Service, Sendable {
         batch.reserveCapacity(min(maxMessages, 1024))
         // Wait for the first record; rebalance and error callbacks are served here too.
         guard let first = rd_kafka_consumer_poll(pointer, timeout.timeoutMilliseconds) else { return batch }
-        try accept(first, into: &batch, handle, topicNames)
+        try accept(first, into: &batch, handle, consumedNames)
         // Then take what is already fetched in one call, under one queue lock.
         let wanted = maxMessages - batch.count
-        if wanted > 0 { try takeFetched(upTo: wanted, into: &batch, handle, queue, topicNames) }
+        if wanted > 0 { try takeFetched(upTo: wanted, into: &batch, handle, queue, consumedNames) }
         guard !batch.isEmpty else { return batch }
         let verdicts = handle.callbacks.contiguity.withLock { $0.inspect(batch) }
         return verdicts.isEmpty ? batch : repair(batch, verdicts, pointer, handle)
@@ -148,7 +148,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// Appends up to `wanted` records librdkafka has already fetched, without waiting.
     private static func takeFetched(
         upTo wanted: Int, into batch: inout [KafkaConsumerMessage], _ handle: RDKafkaHandle, _ queue: ConsumerQueue,
-        _ topicNames: TopicNameCache
+        _ consumedNames: ConsumedNameCache
     ) throws(KafkaError) {
         try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<rd_kafka_message_t>?.self, capacity: wanted) {
             (raw) throws(KafkaError) in
@@ -159,7 +159,7 @@ public final class KafkaConsumer: Service, Sendable {
                 guard let message = raw[index] else { continue }
                 if failure == nil {
                     do throws(KafkaError) {
-                        try accept(message, into: &batch, handle, topicNames)
+                        try accept(message, into: &batch, handle, consumedNames)
                     } catch {
                         failure = error
                     }
@@ -220,7 +220,7 @@ public final class KafkaConsumer: Service, Sendable {
     /// Appends a record, or reports a consumer error; destroys the librdkafka message either way.
     private static func accept(
         _ raw: UnsafeMutablePointer<rd_kafka_message_t>, into batch: inout [KafkaConsumerMessage],
-        _ handle: RDKafkaHandle, _ topicNames: TopicNameCache
+        _ handle: RDKafkaHandle, _ consumedNames: ConsumedNameCache
     ) throws(KafkaError) {
         defer { rd_kafka_message_destroy(raw) }
         let message = raw.pointee
@@ -235,12 +235,12 @@ public final class KafkaConsumer: Service, Sendable {
             handle.callbacks.report(error)
             return
         }
-        batch.append(makeMessage(raw, topicNames))
+        batch.append(makeMessage(raw, consumedNames))
     }
 
     /// Copies a librdkafka message into Swift values; the C memory is freed right after.
     private static func makeMessage(
-        _ raw: UnsafeMutablePointer<rd_kafka_message_t>, _ topicNames: TopicNameCache
+        _ raw: UnsafeMutablePointer<rd_kafka_message_t>, _ consumedNames: ConsumedNameCache
     ) -> KafkaConsumerMessage {
         let message = raw.pointee
         let value = message.payload.map {
@@ -262,14 +262,14 @@ public final class KafkaConsumer: Service, Sendable {
                     Array(UnsafeRawBufferPointer(start: $0, count: size).assumingMemoryBound(to: UInt8.self))
                 }
                 headers.append(
-                    KafkaHeader(key: name.map { topicNames.headerName($0, at: index) } ?? "", value: bytes))
+                    KafkaHeader(key: name.map { consumedNames.headerName($0, at: index) } ?? "", value: bytes))
                 index += 1
             }
         }
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let milliseconds = rd_kafka_message_timestamp(raw, &timestampType)
         return KafkaConsumerMessage(
-            topic: topicNames.name(of: message.rkt),
+            topic: consumedNames.name(of: message.rkt),
             partition: message.partition,
             offset: message.offset,
             key: key,
@@ -581,7 +581,7 @@ final class ConsumerQueue: @unchecked Sendable {
 /// build a new String for every record and header (a stage's record has several headers, and
 /// most of their names are too long for a small string: one allocation each). Used only on
 /// the consumer's serial executor.
-final class TopicNameCache: @unchecked Sendable {
+final class ConsumedNameCache: @unchecked Sendable {
     private var names: [OpaquePointer: (name: String, cString: [CChar])] = [:]
     private var last: (topic: OpaquePointer, name: String, cString: [CChar])?
     /// In the order first seen; a topic's records carry their headers in one order, so the

@@ -1,6 +1,5 @@
 import BrokerTestSupport
 import Foundation
-import IntentCrypto
 import Kafka
 import LocalBroker
 import PipelineTestSupport
@@ -36,10 +35,7 @@ struct MissingStateTopicTests {
                 let launcher = try WorkerLauncher(
                     binaries: WorkerLauncher.binaries(), directory: directory,
                     bootstrapServers: broker.bootstrapServers, topicPrefix: topics.prefix,
-                    keys: WorkerLauncher.Keys(
-                        sourceKeys: "/voice/load \(Digest.hex(LoadFixture.voiceKey))\n"
-                            + testContactsKeys.keyFileText + testSettingsKeys.keyFileText,
-                        bindingKey: Digest.hex(LoadFixture.bindingKey), stageKeys: testStageKeys.keyFileText),
+                    keys: .loadFixture,
                     groupSuffix: String(UUID().uuidString.prefix(8)))
                 let log = directory.appendingPathComponent("\(worker)-\(missing).log")
                 let process = try launcher.launch(worker, logFile: log)

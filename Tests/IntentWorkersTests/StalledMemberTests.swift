@@ -2,7 +2,6 @@ import AppState
 import BrokerTestSupport
 import ContactResolution
 import Foundation
-import IntentCrypto
 import IntentEvents
 import IntentWorkers
 import Intents
@@ -62,10 +61,7 @@ struct StalledMemberTests {
             let launcher = try WorkerLauncher(
                 binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
                 topicPrefix: topics.prefix,
-                keys: WorkerLauncher.Keys(
-                    sourceKeys: "/voice/load \(Digest.hex(LoadFixture.voiceKey))\n"
-                        + testContactsKeys.keyFileText + testSettingsKeys.keyFileText,
-                    bindingKey: Digest.hex(LoadFixture.bindingKey), stageKeys: testStageKeys.keyFileText),
+                keys: .loadFixture,
                 groupSuffix: String(UUID().uuidString.prefix(8)),
                 environment: ["KAFKA_HEARTBEAT_INTERVAL_MS": "500"])
             func log(_ name: String) -> URL { directory.appendingPathComponent("\(name).log") }

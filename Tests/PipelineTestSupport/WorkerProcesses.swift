@@ -1,6 +1,5 @@
 import BrokerTestSupport
 public import Foundation
-import IntentCrypto
 import IntentEvents
 public import Intents
 public import Kafka
@@ -38,10 +37,7 @@ public final class WorkerProcesses: Sendable {
         launcher = try WorkerLauncher(
             binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
             topicPrefix: topics.prefix,
-            keys: WorkerLauncher.Keys(
-                sourceKeys: "/voice/load \(Digest.hex(LoadFixture.voiceKey))\n" + testContactsKeys.keyFileText
-                    + testSettingsKeys.keyFileText,
-                bindingKey: Digest.hex(LoadFixture.bindingKey), stageKeys: testStageKeys.keyFileText),
+            keys: .loadFixture,
             groupSuffix: String(UUID().uuidString.prefix(8)),
             environment: GroupSession.current.environment.merging(extraEnvironment) { $1 })
         for worker in workers { try start(worker) }
