@@ -2,8 +2,7 @@ internal import COpenSSL
 
 /// SHA-256 and HMAC-SHA256 through OpenSSL.
 public enum Digest {
-    /// SHA-256 of `bytes`, through OpenSSL's one-shot `SHA256` (no context to allocate,
-    /// no provider to dispatch to; the chain link of every record a worker writes hashes its value).
+    /// SHA-256 of `bytes` (the chain link of every record a worker writes hashes its value).
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: 32) { output, count in
             sha256(bytes, into: output.baseAddress!)
@@ -29,15 +28,24 @@ public enum Digest {
     }
 
     /// The SHA-256 of `bytes` written to `output` (32 bytes), for a digest kept on the stack.
+    ///
+    /// Through `SHA256_Init`/`Update`/`Final` on a context on the stack, not the one-shot
+    /// `SHA256`: in OpenSSL 3 the one-shot is `EVP_Q_digest`, which fetches the algorithm from
+    /// the provider store on every call (a name lookup under a read lock, and allocations):
+    /// about 0.7 µs of a 0.85 µs digest of 64 bytes here, paid for every derived event id and
+    /// every chain link (docs/benchmarks.md, "SHA-256 without a fetch per digest").
     public static func sha256(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
-        _ = SHA256(bytes.baseAddress, bytes.count, output)
+        var context = SHA256_CTX()
+        // These fail only on null pointers, which this never passes.
+        _ = SHA256_Init(&context)
+        _ = SHA256_Update(&context, bytes.baseAddress, bytes.count)
+        _ = SHA256_Final(output, &context)
     }
 
     private static func sha256(_ bytes: some Collection<UInt8>, into output: UnsafeMutablePointer<UInt8>) {
-        // SHA256 fails only on a null output, which this never passes.
         _ =
-            bytes.withContiguousStorageIfAvailable { SHA256($0.baseAddress, $0.count, output) }
-            ?? Array(bytes).withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, output) }
+            bytes.withContiguousStorageIfAvailable { sha256($0, into: output) }
+            ?? Array(bytes).withUnsafeBufferPointer { sha256($0, into: output) }
     }
 
     /// HMAC-SHA256 of `message` under `key` (RFC 2104); a key used for many messages
@@ -115,18 +123,4 @@ public enum Digest {
         default: nil
         }
     }
-}
-
-/// SHA-256, fetched from OpenSSL's default provider once per process: an explicit
-/// algorithm spares each digest the implicit fetch (a name lookup under a lock).
-struct SHA256Algorithm: @unchecked Sendable {
-    /// Immutable once fetched, and OpenSSL's algorithm objects may be shared by threads.
-    let md: OpaquePointer
-
-    static let shared: SHA256Algorithm = {
-        guard let md = EVP_MD_fetch(nil, "SHA2-256", nil) else {
-            preconditionFailure("OpenSSL has no SHA-256: \(CryptoError.fromQueue("SHA-256"))")
-        }
-        return SHA256Algorithm(md: md)
-    }()
 }
