@@ -30,13 +30,29 @@ public struct LedgerOwner: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(partition)/\(epoch)/\(member)" }
 
     /// Parses ``description``; nil for anything else.
+    ///
+    /// By bytes, not characters: every reader parses the stamp of every claim it meets and of
+    /// every stamped event not stamped by a latest claim, and splitting and checking by
+    /// grapheme (with Unicode property look-ups for letters) was 2.6% of a simulated run.
+    /// The same texts parse: a member is ASCII letters, digits and `-`, so a text with any
+    /// other byte (and so any text whose `/` a combining mark would join) is refused either way.
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, let partition = Int32(parts[0]), partition >= 0, let epoch = Int(parts[1]),
-            epoch > 0, !parts[2].isEmpty,
-            parts[2].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        let parts = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 3, let partition = Int32(Substring(parts[0])), partition >= 0,
+            let epoch = Int(Substring(parts[1])), epoch > 0, !parts[2].isEmpty,
+            parts[2].allSatisfy(Self.isMemberByte)
         else { return nil }
-        self.init(partition: partition, epoch: epoch, member: String(parts[2]))
+        self.init(partition: partition, epoch: epoch, member: String(Substring(parts[2])))
+    }
+
+    /// An ASCII letter, digit or `-`.
+    private static func isMemberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
     }
 
     /// The claim that follows `current` (the partition's latest, nil before the first).

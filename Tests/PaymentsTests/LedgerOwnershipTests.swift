@@ -22,7 +22,10 @@ struct LedgerOwnershipTests {
     func claimText() {
         #expect(LedgerOwner(Self.first.description) == Self.first)
         #expect(Self.first.description == "2/1/member-a")
-        for text in ["", "2/1", "2/0/a", "-1/1/a", "x/1/a", "2/1/", "2/1/a/b", "2/1/a b"] {
+        // Letters and digits outside ASCII, a combining mark, a CR LF pair (one character):
+        // not a member's text, whether read by bytes or by characters.
+        let notASCII = ["2/1/mémber", "2/1/a\u{301}", "2/\u{301}1/a", "\u{662}/1/a", "2/1/a\r\n", "2/1/a_b"]
+        for text in ["", "2/1", "2/0/a", "-1/1/a", "x/1/a", "2/1/", "2/1/a/b", "2/1/a b"] + notASCII {
             #expect(LedgerOwner(text) == nil, "\(text)")
         }
         #expect(LedgerOwner.next(after: nil, partition: 4, member: "m").epoch == 1)
