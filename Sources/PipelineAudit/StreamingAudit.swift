@@ -25,6 +25,11 @@ public struct StreamingAudit: Sendable {
 
     public init() {}
 
+    /// The ledger as the audit replayed it from what was read (events under an overtaken
+    /// claim and second writes of an id left out): for a caller that compares a projection's
+    /// balances with the ledger's without replaying the ledger a second time.
+    public var replayedLedger: Ledger { ledger.ledger }
+
     public mutating func response(_ event: EventEnvelope) {
         responses.read(event, try? event.decodeData(as: IntentResponse.self))
     }
