@@ -125,4 +125,37 @@ struct MessageRendererTests {
         #expect(MessageRenderer(locale: "en-US").locale == Locale(identifier: "en-US"))
         #expect(MessageRenderer(locale: nil).locale == Locale(identifier: UserLocale.fallback))
     }
+
+    @Test("placeholders found by bytes are the ones a search by characters finds, in every sentence of every catalog")
+    func placeholdersByBytes() {
+        // The rule as it was written before, by `Character`: the reference the renderer must match.
+        func byCharacters(_ sentence: String, _ arguments: [String: String]) -> String {
+            var rendered = ""
+            var rest = sentence[...]
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                rendered += rest[..<open]
+                let name = String(rest[rest.index(after: open)..<close])
+                rendered += arguments[name] ?? "{\(name)}"
+                rest = rest[rest.index(after: close)...]
+            }
+            return rendered + rest
+        }
+        var checked = 0
+        for catalog in MessageCatalog.all {
+            let renderer = MessageRenderer(locale: catalog.language, catalog: catalog)
+            for (key, sentence) in catalog.sentences {
+                // Every name in braces gets a text argument of its own (a missing one stays in braces).
+                var arguments: [String: String] = [:]
+                for part in sentence.split(separator: "{").dropFirst() {
+                    if let close = part.firstIndex(of: "}") {
+                        arguments[String(part[..<close])] = "«\(part[..<close])»"
+                    }
+                }
+                let message = LocalizedMessage(key, arguments.mapValues { .text($0) })
+                #expect(renderer.render(message) == byCharacters(sentence, arguments), "\(catalog.language) \(key)")
+                checked += 1
+            }
+        }
+        #expect(checked > 20)
+    }
 }
