@@ -33,17 +33,20 @@ public struct InMemoryCluster: Sendable {
 
     /// The partition a key belongs to (FNV-1a; the cluster's own partitioner).
     public func partition(forKey key: String?) -> Int32 {
-        Int32(truncatingIfNeeded: Fingerprint.of(Array((key ?? "").utf8)) % UInt64(partitionCount))
+        Int32(truncatingIfNeeded: Fingerprint.of((key ?? "").utf8) % UInt64(partitionCount))
     }
 
     /// Appends `record` to its key's partition of `topic`; returns where it landed.
     @discardableResult
     public mutating func append(_ record: Record, to topic: String) -> (partition: Int32, offset: Int64) {
         let partition = self.partition(forKey: record.key)
-        let empty = Array(repeating: [Record](), count: partitionCount)
-        // Appended in place (no copy of the topic per record).
-        topics[topic, default: empty][Int(partition)].append(record)
-        return (partition, Int64(topics[topic, default: empty][Int(partition)].count - 1))
+        // Appended in place, with one look-up of the topic (and an empty topic made only
+        // for its first record): every record of a run is appended here.
+        func append(to partitions: inout [[Record]]) -> Int64 {
+            partitions[Int(partition)].append(record)
+            return Int64(partitions[Int(partition)].count - 1)
+        }
+        return (partition, append(to: &topics[topic, default: Array(repeating: [], count: partitionCount)]))
     }
 
     /// The records of one partition from `offset` on (at most `limit`).
@@ -111,7 +114,7 @@ public struct InMemoryCluster: Sendable {
 
 /// FNV-1a, 64 bits: the cluster's partitioner and the simulation's digest of its outputs.
 public enum Fingerprint {
-    public static func of(_ bytes: [UInt8], continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+    public static func of(_ bytes: some Sequence<UInt8>, continuing hash: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
         var hash = hash
         for byte in bytes {
             hash ^= UInt64(byte)

@@ -53,9 +53,11 @@ struct PipelineInvariants {
         for topic in SimulatedWorld.outputs {
             for (partition, record) in world.cluster.records(of: topic) {
                 report.outputRecords += 1
-                digest = Fingerprint.of(Array(topic.utf8) + [UInt8(partition)], continuing: digest)
-                // FNV-1a runs byte by byte: the key and then the value, without joining them in a copy.
-                digest = Fingerprint.of(Array((record.key ?? "").utf8), continuing: digest)
+                // FNV-1a runs byte by byte: the topic, the partition, the key and then the value,
+                // without joining them in a copy.
+                digest = Fingerprint.of(topic.utf8, continuing: digest)
+                digest = Fingerprint.of(CollectionOfOne(UInt8(truncatingIfNeeded: partition)), continuing: digest)
+                digest = Fingerprint.of((record.key ?? "").utf8, continuing: digest)
                 digest = Fingerprint.of(record.value, continuing: digest)
                 if topic == SimulatedWorld.topics.deadLetter { deadLettered.insert(record.value) }
                 guard Self.checked.contains(topic), let event = try? EventEnvelope.decode(record.value) else {
