@@ -50,17 +50,21 @@ public struct MessageRenderer: Sendable {
             catalog.sentences[message.key] ?? MessageCatalog.english.sentences[message.key] ?? message.key.rawValue
         let bytes = sentence.utf8
         var rendered = ""
-        rendered.reserveCapacity(bytes.count + 32)
         var rest = bytes.startIndex
         while let open = bytes[rest...].firstIndex(of: UInt8(ascii: "{")),
             let close = bytes[open...].firstIndex(of: UInt8(ascii: "}"))
         {
+            // Room for the sentence and its arguments, made once, and only for a sentence
+            // with arguments (one without is the sentence itself, with nothing allocated).
+            if rest == bytes.startIndex { rendered.reserveCapacity(bytes.count + 32) }
             rendered += sentence[rest..<open]
             let name = String(sentence[bytes.index(after: open)..<close])
             rendered += message.arguments[name].map(format) ?? "{\(name)}"
             rest = bytes.index(after: close)
         }
-        return rendered + sentence[rest...]
+        guard rest != bytes.startIndex else { return sentence }
+        rendered += sentence[rest...]
+        return rendered
     }
 
     /// One argument as the locale writes it.
