@@ -84,6 +84,61 @@ struct LedgerRefusalTests {
             .movementNotAllowed(event: "d-x", kind: "deposit"), "movementNotAllowed"
         ),
         (
+            "a hold of another user's money",
+            LedgerEvent(
+                id: "h-y", kind: .hold, userID: "alice", intentID: "i4", transferID: "t4",
+                entries: LedgerEntry.move(cny("1"), from: Ledger.available("bob"), to: Ledger.held("alice")),
+                counterpartyUserID: "bob", amount: cny("1")),
+            .movementNotAllowed(event: "h-y", kind: "hold"), "movementNotAllowed"
+        ),
+        (
+            "a hold into an account whose name only starts like the payer's",
+            LedgerEvent(
+                id: "h-z", kind: .hold, userID: "alice", intentID: "i5", transferID: "t5",
+                entries: LedgerEntry.move(
+                    cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice") + "/elsewhere"),
+                counterpartyUserID: "bob", amount: cny("1")),
+            .movementNotAllowed(event: "h-z", kind: "hold"), "movementNotAllowed"
+        ),
+        (
+            "a hold of an amount other than its entries'",
+            LedgerEvent(
+                id: "h-w", kind: .hold, userID: "alice", intentID: "i6", transferID: "t6",
+                entries: LedgerEntry.move(cny("2"), from: Ledger.available("alice"), to: Ledger.held("alice")),
+                counterpartyUserID: "bob", amount: cny("1")),
+            .movementNotAllowed(event: "h-w", kind: "hold"), "movementNotAllowed"
+        ),
+        (
+            "two entries in two currencies",
+            LedgerEvent(
+                id: "u2", kind: .deposit, userID: "bob",
+                entries: [
+                    LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("5")),
+                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: rub("5")),
+                ], amount: cny("5")),
+            .unbalanced("u2"), "unbalanced"
+        ),
+        (
+            "two credits",
+            LedgerEvent(
+                id: "u3", kind: .deposit, userID: "bob",
+                entries: [
+                    LedgerEntry(account: Ledger.funding, side: .credit, amount: cny("5")),
+                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("5")),
+                ], amount: cny("5")),
+            .unbalanced("u3"), "unbalanced"
+        ),
+        (
+            "a zero second entry",
+            LedgerEvent(
+                id: "z2", kind: .deposit, userID: "bob",
+                entries: [
+                    LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("5")),
+                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("0")),
+                ], amount: cny("5")),
+            .nonPositiveAmount("z2"), "nonPositiveAmount"
+        ),
+        (
             "a hold without its transfer",
             LedgerEvent(
                 id: "h-x", kind: .hold, userID: "alice", intentID: "i3",

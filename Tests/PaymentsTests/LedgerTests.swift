@@ -48,6 +48,31 @@ struct LedgerTests {
         #expect(ledger.allBalances.reduce(0) { $0 + $1.money.micros } == 0)
     }
 
+    @Test("a movement's two entries count in either order, and accounts compare as strings compare")
+    func movementShapes() throws {
+        var ledger = try fundedLedger()
+        // The credit written first.
+        try ledger.apply(
+            LedgerEvent(
+                id: "h1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t1",
+                entries: LedgerEntry.move(cny("10"), from: Ledger.available("alice"), to: Ledger.held("alice"))
+                    .reversed(), counterpartyUserID: "bob", amount: cny("10")))
+        #expect(ledger.balance(Ledger.held("alice"), "CNY") == Money(cny("10")))
+        // A user id written precomposed, the account's name decomposed: equal strings (canonical
+        // equivalence), so the same account, as when the name was made and compared as a string.
+        let precomposed = "jos\u{E9}"
+        let decomposed = "jose\u{301}"
+        #expect(precomposed == decomposed && Array(precomposed.utf8) != Array(decomposed.utf8))
+        try ledger.apply(
+            LedgerEvent.deposit(id: "deposit-jose", userID: precomposed, amount: cny("5")))
+        try ledger.apply(
+            LedgerEvent(
+                id: "d2", kind: .deposit, userID: precomposed,
+                entries: LedgerEntry.move(cny("7"), from: Ledger.funding, to: Ledger.available(decomposed)),
+                amount: cny("7")))
+        #expect(ledger.availableBalance(of: precomposed, "CNY") == Money(cny("12")))
+    }
+
     @Test("a balance that would overflow is refused, not a crash of the worker reading it")
     func overflowRefused() throws {
         var ledger = try fundedLedger()
