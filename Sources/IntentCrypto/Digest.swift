@@ -18,15 +18,6 @@ public enum Digest {
         }
     }
 
-    /// Appends the lowercase hex of the SHA-256 of `bytes` to `output`: what a chain link
-    /// covers of a record's value, written where it goes.
-    public static func appendHexSHA256(of bytes: [UInt8], to output: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            sha256(bytes, into: digest.baseAddress!)
-            appendHex(UnsafeBufferPointer(digest), to: &output)
-        }
-    }
-
     /// The SHA-256 of `bytes` written to `output` (32 bytes), for a digest kept on the stack.
     ///
     /// Through `SHA256_Init`/`Update`/`Final` on a context on the stack, not the one-shot

@@ -55,7 +55,7 @@ public final class HMACKey: @unchecked Sendable {
 
     /// Appends the MAC of `message` as lowercase hex to `output`: a signature header's
     /// value written where it goes, with no string or digest array in between.
-    public func appendHexAuthentication(of message: [UInt8], to output: inout [UInt8]) {
+    public func appendHexAuthentication(of message: some Collection<UInt8>, to output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.byteCount) { digest in
             authenticate(message, into: digest.baseAddress!)
             Digest.appendHex(UnsafeBufferPointer(digest), to: &output)

@@ -3,17 +3,25 @@
 /// library's producers use). Workers use it to know which users' state they
 /// own: a user's records all land on `partition(forKey: userID, ...)`.
 public enum KafkaPartitioner {
+    /// Hashed in place when the key's bytes are contiguous (an array's, a native string's):
+    /// every record a stage writes is placed by its key, and copying each key into an array
+    /// first was an allocation per record.
     public static func partition(forKey key: some Collection<UInt8>, partitions: Int) -> Int32 {
         precondition(partitions > 0)
-        return Int32(Int(murmur2(Array(key)) & 0x7fff_ffff) % partitions)
+        let hash = key.withContiguousStorageIfAvailable(murmur2) ?? Array(key).withUnsafeBufferPointer(murmur2)
+        return Int32(Int(hash & 0x7fff_ffff) % partitions)
     }
 
     public static func partition(forKey key: String, partitions: Int) -> Int32 {
-        partition(forKey: Array(key.utf8), partitions: partitions)
+        partition(forKey: key.utf8, partitions: partitions)
     }
 
     /// Kafka's variant of MurmurHash2 (seed 0x9747b28c).
     static func murmur2(_ data: [UInt8]) -> UInt32 {
+        data.withUnsafeBufferPointer(murmur2)
+    }
+
+    static func murmur2(_ data: UnsafeBufferPointer<UInt8>) -> UInt32 {
         let m: UInt32 = 0x5bd1_e995
         let r: UInt32 = 24
         var h: UInt32 = 0x9747_b28c ^ UInt32(truncatingIfNeeded: data.count)
