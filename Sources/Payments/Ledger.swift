@@ -478,13 +478,13 @@ public struct Ledger: Sendable {
                 throw .amountNotExpressible(event: event.id, violation)
             }
             allowed = Self.isMove(
-                event.entries, amount, from: .fixed(Self.funding), to: .user(event.userID, "available"))
+                event.entries, amount, from: .fixed(Self.funding), to: .available(of: event.userID))
         case .hold(let hold):
             allowed = Self.isMove(
-                event.entries, hold.amount, from: .user(event.userID, "available"), to: .user(event.userID, "held"))
+                event.entries, hold.amount, from: .available(of: event.userID), to: .held(of: event.userID))
         case .credit(let credit):
             allowed = Self.isMove(
-                event.entries, credit.amount, from: .fixed(Self.clearing), to: .user(event.userID, "available"))
+                event.entries, credit.amount, from: .fixed(Self.clearing), to: .available(of: event.userID))
         case .post, .void:
             allowed = true
         case .accountOpened, .accountClosed, .requestProposed, .requestCreated, .requestReceived, .requestDeclined,
@@ -495,30 +495,36 @@ public struct Ledger: Sendable {
         if !allowed { throw .movementNotAllowed(event: event.id, kind: event.kind.rawValue) }
     }
 
-    /// An account as ``checkShape(_:_:)`` expects it: a fixed one, or one of a user's
-    /// (``available(_:)``, ``held(_:)``), compared with an entry's account without making the
-    /// name. Every money event applied (a worker's, a follower's, a restore's, the audit's)
-    /// is checked, and naming two accounts and a list of two entries per event was three
-    /// allocations.
+    /// An account as ``checkShape(_:_:)`` expects it: a fixed one, or a user's (``available(_:)``,
+    /// ``held(_:)``), compared with an entry's account without making the name. Every money
+    /// event applied (a worker's, a follower's, a restore's, the audit's) is checked, and
+    /// naming two accounts and a list of two entries per event was three allocations.
     private enum ExpectedAccount {
         case fixed(String)
-        case user(String, String)
+        case available(of: String)
+        case held(of: String)
 
-        /// Whether `account` is this one, as `==` compares the name this stands for: byte for
-        /// byte first, and, when the bytes differ, as strings (canonically equivalent names
-        /// are equal strings), which only a malformed entry reaches.
+        /// Whether `account` is this one, as `==` with the made name compares: byte for byte
+        /// against the form ``Ledger/available(_:)`` and ``Ledger/held(_:)`` write first, then,
+        /// when the bytes differ, against the made name as a string (canonically equivalent
+        /// names are equal strings), which only a malformed entry reaches. (Were those names'
+        /// form to change and not this one, every check would make the name again: the
+        /// allocation gate would fail, not the check.)
         func matches(_ account: String) -> Bool {
             switch self {
-            case .fixed(let name):
-                return account == name
-            case .user(let userID, let kind):
-                var index = account.utf8.startIndex
-                let same =
-                    Self.take("users/", from: account, at: &index) && Self.take(userID, from: account, at: &index)
-                    && Self.take("/", from: account, at: &index) && Self.take(kind, from: account, at: &index)
-                    && index == account.utf8.endIndex
-                return same || account == "users/\(userID)/\(kind)"
+            case .fixed(let name): account == name
+            case .available(let userID):
+                Self.isUsers(account, userID, "available") || account == Ledger.available(userID)
+            case .held(let userID): Self.isUsers(account, userID, "held") || account == Ledger.held(userID)
             }
+        }
+
+        /// Whether `account`'s bytes are `users/<userID>/<kind>`.
+        private static func isUsers(_ account: String, _ userID: String, _ kind: String) -> Bool {
+            var index = account.utf8.startIndex
+            return take("users/", from: account, at: &index) && take(userID, from: account, at: &index)
+                && take("/", from: account, at: &index) && take(kind, from: account, at: &index)
+                && index == account.utf8.endIndex
         }
 
         /// Reads `part`'s bytes from `account` at `index`, moving past them; false where they differ.
