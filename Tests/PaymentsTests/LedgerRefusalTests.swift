@@ -39,6 +39,27 @@ struct LedgerRefusalTests {
             counterpartyUserID: "bob", amount: rub("100")),
     ]
 
+    /// Alice's hold of 1 CNY for Bob (transfer `t-<id>`) whose entries move `amount` between the
+    /// accounts given.
+    static func holdByAlice(_ id: String, moving amount: CurrencyAmount, from source: String, to destination: String)
+        -> LedgerEvent
+    {
+        LedgerEvent(
+            id: id, kind: .hold, userID: "alice", intentID: "i-\(id)", transferID: "t-\(id)",
+            entries: LedgerEntry.move(amount, from: source, to: destination), counterpartyUserID: "bob",
+            amount: cny("1"))
+    }
+
+    /// A deposit of 5 CNY to Bob written with the two entries given (account, side, amount).
+    static func depositToBob(
+        _ id: String, _ first: (String, LedgerEntry.Side, CurrencyAmount),
+        _ second: (String, LedgerEntry.Side, CurrencyAmount)
+    ) -> LedgerEvent {
+        LedgerEvent(
+            id: id, kind: .deposit, userID: "bob",
+            entries: [first, second].map { LedgerEntry(account: $0.0, side: $0.1, amount: $0.2) }, amount: cny("5"))
+    }
+
     static let cases: [(name: String, event: LedgerEvent, refusal: Ledger.ApplyError, reason: String)] = [
         (
             "unbalanced",
@@ -85,57 +106,33 @@ struct LedgerRefusalTests {
         ),
         (
             "a hold of another user's money",
-            LedgerEvent(
-                id: "h-y", kind: .hold, userID: "alice", intentID: "i4", transferID: "t4",
-                entries: LedgerEntry.move(cny("1"), from: Ledger.available("bob"), to: Ledger.held("alice")),
-                counterpartyUserID: "bob", amount: cny("1")),
+            holdByAlice("h-y", moving: cny("1"), from: Ledger.available("bob"), to: Ledger.held("alice")),
             .movementNotAllowed(event: "h-y", kind: "hold"), "movementNotAllowed"
         ),
         (
             "a hold into an account whose name only starts like the payer's",
-            LedgerEvent(
-                id: "h-z", kind: .hold, userID: "alice", intentID: "i5", transferID: "t5",
-                entries: LedgerEntry.move(
-                    cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice") + "/elsewhere"),
-                counterpartyUserID: "bob", amount: cny("1")),
+            holdByAlice(
+                "h-z", moving: cny("1"), from: Ledger.available("alice"), to: Ledger.held("alice") + "/elsewhere"),
             .movementNotAllowed(event: "h-z", kind: "hold"), "movementNotAllowed"
         ),
         (
             "a hold of an amount other than its entries'",
-            LedgerEvent(
-                id: "h-w", kind: .hold, userID: "alice", intentID: "i6", transferID: "t6",
-                entries: LedgerEntry.move(cny("2"), from: Ledger.available("alice"), to: Ledger.held("alice")),
-                counterpartyUserID: "bob", amount: cny("1")),
+            holdByAlice("h-w", moving: cny("2"), from: Ledger.available("alice"), to: Ledger.held("alice")),
             .movementNotAllowed(event: "h-w", kind: "hold"), "movementNotAllowed"
         ),
         (
             "two entries in two currencies",
-            LedgerEvent(
-                id: "u2", kind: .deposit, userID: "bob",
-                entries: [
-                    LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("5")),
-                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: rub("5")),
-                ], amount: cny("5")),
+            depositToBob("u2", (Ledger.funding, .debit, cny("5")), (Ledger.available("bob"), .credit, rub("5"))),
             .unbalanced("u2"), "unbalanced"
         ),
         (
             "two credits",
-            LedgerEvent(
-                id: "u3", kind: .deposit, userID: "bob",
-                entries: [
-                    LedgerEntry(account: Ledger.funding, side: .credit, amount: cny("5")),
-                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("5")),
-                ], amount: cny("5")),
+            depositToBob("u3", (Ledger.funding, .credit, cny("5")), (Ledger.available("bob"), .credit, cny("5"))),
             .unbalanced("u3"), "unbalanced"
         ),
         (
             "a zero second entry",
-            LedgerEvent(
-                id: "z2", kind: .deposit, userID: "bob",
-                entries: [
-                    LedgerEntry(account: Ledger.funding, side: .debit, amount: cny("5")),
-                    LedgerEntry(account: Ledger.available("bob"), side: .credit, amount: cny("0")),
-                ], amount: cny("5")),
+            depositToBob("z2", (Ledger.funding, .debit, cny("5")), (Ledger.available("bob"), .credit, cny("0"))),
             .nonPositiveAmount("z2"), "nonPositiveAmount"
         ),
         (
