@@ -71,11 +71,19 @@ public enum Digest {
     /// The same for bytes in place (a digest on the stack).
     public static func hex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { output in
-            for (index, byte) in bytes.enumerated() {
-                output[2 * index] = hexDigit(byte >> 4)
-                output[2 * index + 1] = hexDigit(byte & 0x0f)
-            }
+            writeHex(bytes, to: output.baseAddress!)
             return bytes.count * 2
+        }
+    }
+
+    /// Writes the lowercase hex of `bytes` (two digits a byte, `2 * bytes.count` in all) from
+    /// `output` on: for hex written into memory already sized for it (a string's, scratch on
+    /// the stack), where each signature, chain link and nonce is spelled out.
+    @inlinable
+    public static func writeHex(_ bytes: UnsafeBufferPointer<UInt8>, to output: UnsafeMutablePointer<UInt8>) {
+        for (index, byte) in bytes.enumerated() {
+            output[2 * index] = hexDigit(byte >> 4)
+            output[2 * index + 1] = hexDigit(byte & 0x0f)
         }
     }
 

@@ -73,10 +73,7 @@ public final class HMACKey: @unchecked Sendable {
             authenticate(message, into: base)
             let expected = base + Self.byteCount
             let given = expected + Self.hexCount
-            for index in 0..<Self.byteCount {
-                expected[2 * index] = Digest.hexDigit(base[index] >> 4)
-                expected[2 * index + 1] = Digest.hexDigit(base[index] & 0x0f)
-            }
+            Digest.writeHex(UnsafeBufferPointer(start: base, count: Self.byteCount), to: expected)
             for index in 0..<Self.hexCount {
                 let digit = hex[index]
                 given[index] = digit >= UInt8(ascii: "A") && digit <= UInt8(ascii: "Z") ? digit | 0x20 : digit

@@ -121,11 +121,8 @@ public enum RecordChain {
             line((supersedes ?? "").utf8)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
                 value.withUnsafeBufferPointer { Digest.sha256($0, into: digest.baseAddress!) }
-                for byte in digest {
-                    scratch[count] = Digest.hexDigit(byte >> 4)
-                    scratch[count + 1] = Digest.hexDigit(byte & 0x0f)
-                    count += 2
-                }
+                Digest.writeHex(UnsafeBufferPointer(digest), to: scratch.baseAddress! + count)
+                count += 2 * digest.count
             }
             return body(UnsafeBufferPointer(rebasing: scratch[0..<count]))
         }
@@ -152,10 +149,7 @@ public enum RecordChain {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8 + 16) { scratch in
             let random = UnsafeMutableBufferPointer(rebasing: scratch[0..<8])
             SecureRandom.fill(random)
-            for index in 0..<8 {
-                scratch[8 + 2 * index] = Digest.hexDigit(random[index] >> 4)
-                scratch[8 + 2 * index + 1] = Digest.hexDigit(random[index] & 0x0f)
-            }
+            Digest.writeHex(UnsafeBufferPointer(random), to: scratch.baseAddress! + 8)
             return stamp(
                 topic: topic, partition: partition, source: source, previous: previous,
                 nonce: UnsafeBufferPointer(rebasing: scratch[8..<24]), supersedes: supersedes, value: value,
