@@ -19,9 +19,12 @@ struct HopTracing: Sendable {
 
     /// The hop's span for the events decided for one input record, if they carry a trace.
     func span(for events: [(destination: Destination, event: EventEnvelope)]) -> HopSpan? {
-        for (_, event) in events {
-            if let parent = TraceParent(of: event) {
-                return HopSpan(parent: parent, group: group, input: event.causationID ?? event.id)
+        // By index: a `for` over the pairs copied every envelope (a dozen retains each), for
+        // every event of every record, traced or not.
+        for index in events.indices {
+            if let parent = TraceParent(of: events[index].event) {
+                return HopSpan(
+                    parent: parent, group: group, input: events[index].event.causationID ?? events[index].event.id)
             }
         }
         return nil

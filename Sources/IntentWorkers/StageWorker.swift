@@ -708,6 +708,9 @@ public final class StageWorker: Service, Sendable {
     ) -> OutgoingBatch {
         let topics = configuration.topics
         var batch = OutgoingBatch(consumed: consumed)
+        // Asked once a batch: `logger.debug` asks the handler for its level on every call (0.5%
+        // of the payments worker, one call per published event).
+        let debugging = logger.logLevel <= .debug
         for (message, result) in results {
             // Described only when a line is logged (metadata is an autoclosure):
             // at the info level nothing is formatted for a record that is simply published.
@@ -738,6 +741,7 @@ public final class StageWorker: Service, Sendable {
                 if let traceHeader { outgoing.headers.append(traceHeader) }
                 metrics.produced(destination, topic: topic, type: event.type)
                 if destination.isState { batch.state.append(outgoing) } else { batch.notices.append(outgoing) }
+                guard debugging else { continue }
                 logger.debug(
                     "publish",
                     metadata: ["record": "\(record())", "type": "\(event.type)", "intent": "\(event.intentID ?? "")"])
