@@ -50,7 +50,10 @@ public struct BindingKey: Sendable {
         field(terms.money.amount.description)
         field(terms.money.currency)
         field(terms.note ?? "")
-        field(terms.expiresAt.description)
+        // An RFC 3339 time has nothing to escape: its digits go in as they are written.
+        output.append(contentsOf: #",""#.utf8)
+        terms.expiresAt.appendDescription(to: &output)
+        output.append(UInt8(ascii: "\""))
         field(terms.counterpartyUserID ?? "")
         field(terms.requestSource ?? "")
         output.append(UInt8(ascii: "]"))

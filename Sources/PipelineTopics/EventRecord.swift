@@ -69,15 +69,23 @@ extension KafkaProducerMessage {
         after previous: String, source: String, role: String, partition: Int32, keys: EventAuthenticator
     ) -> String? {
         guard let value else { return nil }
-        let earlier = headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
-            .flatMap(RecordChain.signature(headerValue:))?.hex
+        // Almost every record is linked once: only one linked before (sent again after a
+        // failed delivery) is searched for its old signature and has its old link taken out,
+        // so a first link scans the headers once, not three times.
+        let linkedBefore = headers.contains { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+        let earlier =
+            linkedBefore
+            ? headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
+                .flatMap(RecordChain.signature(headerValue:))?.hex : nil
         guard
             let stamp = RecordChain.stamp(
                 topic: role, partition: partition, source: source, previous: previous, supersedes: earlier,
                 value: value, keys: keys)
         else { return nil }
         self.partition = partition
-        headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+        if linkedBefore {
+            headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+        }
         headers.append(KafkaHeader(key: RecordChain.header, value: stamp.link))
         headers.append(KafkaHeader(key: RecordChain.signatureHeader, value: stamp.signature))
         return stamp.hash

@@ -34,14 +34,18 @@ struct PaymentsHotPathEquivalenceTests {
     func bindingMessage() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        for text in Self.awkward {
+        // The time is written straight as digits: a whole second, the epoch and the last millisecond of 2099.
+        let times = [1_795_000_000.5, 1_795_000_000, 0, 4_102_444_799.999].map {
+            Timestamp(Date(timeIntervalSince1970: $0))
+        }
+        for (text, expiresAt) in Self.awkward.flatMap({ text in times.map { (text, $0) } }) {
             for account in [nil, text, "+86 138-0000-0000"] {
                 let terms = BindingTerms(
                     kind: .sendPayment, intentID: "i-\(text)", userID: text,
                     counterpartyContactID: text.isEmpty ? nil : text,
                     counterpartyAccount: account,
                     money: Money(CurrencyAmount(amount: DecimalAmount("12.50")!, currency: "CNY")),
-                    note: text, expiresAt: Timestamp(Date(timeIntervalSince1970: 1_795_000_000.5)),
+                    note: text, expiresAt: expiresAt,
                     counterpartyUserID: account == nil ? nil : text,
                     requestSource: text.isEmpty ? nil : "/voice/\(text)")
                 let fields = [
