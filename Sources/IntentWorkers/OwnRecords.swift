@@ -93,6 +93,12 @@ struct OwnRecords: Sendable {
             hasher.combine(value.count)
             value.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(96))) }
         }
+
+        /// Byte for byte, by `memcmp` (``RecordBytes``): every record read back is compared so.
+        static func == (lhs: Fingerprint, rhs: Fingerprint) -> Bool {
+            RecordBytes.equal(lhs.value, rhs.value) && RecordBytes.equal(lhs.key, rhs.key)
+                && RecordBytes.equal(lhs.headers, rhs.headers)
+        }
     }
 
     /// By partition number: one follower follows one topic.
@@ -148,7 +154,8 @@ struct OwnRecords: Sendable {
     /// follower passed) or one expected copy.
     mutating func take(_ message: KafkaConsumerMessage) -> Bool {
         if count > 0, let entry = queues[message.partition]?.take(at: message.offset, &count),
-            entry.key == message.key && entry.value == message.value && entry.headers == message.headers
+            RecordBytes.equal(entry.value, message.value) && RecordBytes.equal(entry.key, message.key)
+                && RecordBytes.equal(entry.headers, message.headers)
         {
             return true
         }

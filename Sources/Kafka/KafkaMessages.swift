@@ -18,6 +18,13 @@ public struct KafkaHeader: Sendable, Hashable {
     public var stringValue: String? {
         value.flatMap { String(validating: $0, as: UTF8.self) }
     }
+
+    /// The synthesized equality, with the value compared in one `memcmp` (``RecordBytes``);
+    /// hashing stays synthesized over the same fields.
+    @inlinable
+    public static func == (lhs: KafkaHeader, rhs: KafkaHeader) -> Bool {
+        RecordBytes.equal(lhs.value, rhs.value) && lhs.key == rhs.key
+    }
 }
 
 /// A topic and partition.

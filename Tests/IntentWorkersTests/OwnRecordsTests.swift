@@ -71,6 +71,46 @@ struct OwnRecordsTests {
         #expect(own.isEmpty)
     }
 
+    @Test("one byte, one absent field or one header name apart is another record, registered or expected")
+    func nearMisses() {
+        let value = Array(repeating: UInt8(ascii: "x"), count: 1_000) + [UInt8(ascii: "}")]
+        var lastByte = value
+        lastByte[lastByte.count - 1] = UInt8(ascii: "]")
+        let signature = KafkaHeader(key: "intent-signature", value: Array("ab12".utf8))
+        let ours = KafkaConsumerMessage(
+            topic: "ledger", partition: 1, offset: 0, key: [], value: value, headers: [signature], timestamp: nil)
+        var misses: [KafkaConsumerMessage] = []
+        var message = ours
+        message.value = lastByte
+        misses.append(message)
+        message = ours
+        message.key = nil
+        misses.append(message)
+        message = ours
+        message.headers = [KafkaHeader(key: "intent-signature", value: nil)]
+        misses.append(message)
+        message = ours
+        message.headers = [KafkaHeader(key: "intent-signaturf", value: signature.value)]
+        misses.append(message)
+        message = ours
+        message.headers = [signature, KafkaHeader(key: "intent-signature", value: [])]
+        misses.append(message)
+        for (offset, miss) in misses.enumerated() {
+            let own = Box()
+            var miss = miss
+            miss.offset = Int64(offset)
+            own.register(
+                OwnRecords.Entry(offset: Int64(offset), key: ours.key, value: ours.value, headers: ours.headers),
+                in: 1, position: 0)
+            #expect(!own.take(miss), "registered, miss \(offset)")
+            own.expect(OwnRecords.Fingerprint(key: ours.key, value: value, headers: ours.headers))
+            #expect(!own.take(miss), "expected, miss \(offset)")
+            var exact = ours
+            exact.offset = Int64(offset + 100)
+            #expect(own.take(exact), "the exact bytes are passed over")
+        }
+    }
+
     @Test("a registration the follower has already passed is dropped (lost race): nothing leaks")
     func lostRace() {
         let own = Box()
