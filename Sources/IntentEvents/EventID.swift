@@ -10,19 +10,51 @@ public enum EventID {
         derived(parts)
     }
 
+    // Two, three and four parts (every call in the pipeline) without the array a variadic
+    // call makes: ids are derived several times per decided record.
+
+    public static func derived(_ first: String, _ second: String) -> String {
+        derived { part in
+            part(first)
+            part(second)
+        }
+    }
+
+    public static func derived(_ first: String, _ second: String, _ third: String) -> String {
+        derived { part in
+            part(first)
+            part(second)
+            part(third)
+        }
+    }
+
+    public static func derived(_ first: String, _ second: String, _ third: String, _ fourth: String) -> String {
+        derived { part in
+            part(first)
+            part(second)
+            part(third)
+            part(fourth)
+        }
+    }
+
     public static func derived(_ parts: [String]) -> String {
+        derived { part in for text in parts { part(text) } }
+    }
+
+    /// The id of the parts `parts` hands to its argument, in order.
+    private static func derived(_ parts: ((String) -> Void) -> Void) -> String {
         // Length-prefix each part so ("ab", "c") and ("a", "bc") differ. The input and the
         // digest live on the stack and the hex is written into the id itself: one id per
         // event published, and the arrays and strings in between were five allocations.
         var capacity = 0
-        for part in parts { capacity += part.utf8.count + 21 }
+        parts { capacity += $0.utf8.count + 21 }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity + 32) { scratch in
             var count = 0
             func append(_ byte: UInt8) {
                 scratch[count] = byte
                 count += 1
             }
-            for part in parts {
+            parts { part in
                 appendDecimal(part.utf8.count, append)
                 append(UInt8(ascii: ":"))
                 for byte in part.utf8 { append(byte) }
