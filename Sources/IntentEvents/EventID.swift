@@ -50,15 +50,9 @@ public enum EventID {
         parts { capacity += $0.utf8.count + 21 }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity + 32) { scratch in
             var count = 0
-            func append(_ byte: UInt8) {
-                scratch[count] = byte
-                count += 1
-            }
-            parts { part in
-                appendDecimal(part.utf8.count, append)
-                append(UInt8(ascii: ":"))
-                for byte in part.utf8 { append(byte) }
-            }
+            // A static writer, not a local function capturing `count`: captured by the
+            // closure handed to `parts`, such a function had its variable boxed on the heap.
+            parts { writePart($0, into: scratch, at: &count) }
             let digest = scratch.baseAddress! + capacity
             Digest.sha256(UnsafeBufferPointer(start: scratch.baseAddress, count: count), into: digest)
             digest[6] = (digest[6] & 0x0f) | 0x80  // version 8
@@ -80,13 +74,23 @@ public enum EventID {
         }
     }
 
-    /// `value` (>= 0) in decimal, digit by digit, as `String(value)` writes it.
-    private static func appendDecimal(_ value: Int, _ append: (UInt8) -> Void) {
+    /// Writes `part` as `<length in decimal>:<its UTF-8>` at `count` in `scratch`, moving
+    /// `count` past it; the length as `String(length)` writes it.
+    private static func writePart(_ part: String, into scratch: UnsafeMutableBufferPointer<UInt8>, at count: inout Int)
+    {
+        let length = part.utf8.count
         var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
+        while divisor <= length / 10 { divisor *= 10 }
         while divisor > 0 {
-            append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            scratch[count] = UInt8(ascii: "0") + UInt8(length / divisor % 10)
+            count += 1
             divisor /= 10
+        }
+        scratch[count] = UInt8(ascii: ":")
+        count += 1
+        for byte in part.utf8 {
+            scratch[count] = byte
+            count += 1
         }
     }
 }
