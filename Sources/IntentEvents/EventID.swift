@@ -41,8 +41,18 @@ public enum EventID {
         derived { part in for text in parts { part(text) } }
     }
 
-    /// The id of the parts `parts` hands to its argument, in order.
-    private static func derived(_ parts: ((String) -> Void) -> Void) -> String {
+    /// `prefix` followed by the id of the three parts, made as one string (a transfer's
+    /// `tr-…`, a message's `msg-…`): the id and then the joined text were two.
+    public static func derived(prefix: StaticString, _ first: String, _ second: String, _ third: String) -> String {
+        derived(prefix: prefix) { part in
+            part(first)
+            part(second)
+            part(third)
+        }
+    }
+
+    /// The id of the parts `parts` hands to its argument, in order, after `prefix`.
+    private static func derived(prefix: StaticString = "", _ parts: ((String) -> Void) -> Void) -> String {
         // Length-prefix each part so ("ab", "c") and ("a", "bc") differ. The input and the
         // digest live on the stack and the hex is written into the id itself: one id per
         // event published, and the arrays and strings in between were five allocations.
@@ -58,8 +68,14 @@ public enum EventID {
             digest[6] = (digest[6] & 0x0f) | 0x80  // version 8
             digest[8] = (digest[8] & 0x3f) | 0x80  // RFC 9562 variant
             // 8-4-4-4-12 hex digits of the first 16 bytes.
-            return String(unsafeUninitializedCapacity: 36) { uuid in
+            return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + 36) { uuid in
                 var position = 0
+                prefix.withUTF8Buffer { prefix in
+                    for byte in prefix {
+                        uuid[position] = byte
+                        position += 1
+                    }
+                }
                 for index in 0..<16 {
                     if index == 4 || index == 6 || index == 8 || index == 10 {
                         uuid[position] = UInt8(ascii: "-")

@@ -92,7 +92,7 @@ public struct HandleStage: Sendable {
                 )
             ])
         }
-        let messageID = "msg-" + EventID.derived("message", userID, intentID)
+        let messageID = EventID.derived(prefix: "msg-", "message", userID, intentID)
         let delay = intent.serviceName.flatMap { slowServices[$0.lowercased()] }
         let stamp = Timestamp(now)
         let event = MessageEvent(

@@ -279,11 +279,11 @@ public struct Ledger: Sendable {
 
     /// One transfer per intent, ever: the id is derived from it.
     public static func transferID(userID: String, intentID: String) -> String {
-        "tr-" + EventID.derived("transfer", userID, intentID)
+        EventID.derived(prefix: "tr-", "transfer", userID, intentID)
     }
 
     public static func requestID(userID: String, intentID: String) -> String {
-        "pr-" + EventID.derived("payment-request", userID, intentID)
+        EventID.derived(prefix: "pr-", "payment-request", userID, intentID)
     }
 
     // MARK: Applying

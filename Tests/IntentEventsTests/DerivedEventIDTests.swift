@@ -24,5 +24,8 @@ struct DerivedEventIDTests {
         #expect(EventID.derived(parts[0], parts[1], parts[2]) == EventID.derived(Array(parts[0..<3])))
         #expect(EventID.derived(parts[0], parts[1], parts[2]) == "3ffe1e4a-c678-8254-ac83-5928949a38d0")
         #expect(EventID.derived(parts[0], parts[1], parts[2], parts[3]) == EventID.derived(parts))
+        #expect(
+            EventID.derived(prefix: "msg-", parts[0], parts[1], parts[2]) == "msg-3ffe1e4a-c678-8254-ac83-5928949a38d0")
+        #expect(EventID.derived(prefix: "", parts[0], parts[1], parts[2]) == "3ffe1e4a-c678-8254-ac83-5928949a38d0")
     }
 }
