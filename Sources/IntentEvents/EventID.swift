@@ -63,6 +63,8 @@ public enum EventID {
             // A static writer, not a local function capturing `count`: captured by the
             // closure handed to `parts`, such a function had its variable boxed on the heap.
             parts { writePart($0, into: scratch, at: &count) }
+            // Both passes see the same parts (every caller hands over fixed values).
+            assert(count <= capacity)
             let digest = scratch.baseAddress! + capacity
             Digest.sha256(UnsafeBufferPointer(start: scratch.baseAddress, count: count), into: digest)
             digest[6] = (digest[6] & 0x0f) | 0x80  // version 8

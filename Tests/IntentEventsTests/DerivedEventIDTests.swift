@@ -11,7 +11,7 @@ struct DerivedEventIDTests {
             EventID.derived("intent.resolved.v1", "user-1", "intent-1", "1") == "8d73ab08-2bae-81bf-9d1f-5f46dc11194f")
         #expect(EventID.derived("孙波", "", "Юлия") == "b202bf5e-a5a3-83dd-b23d-580ed1e23837")
         #expect(EventID.derived([]) == "e3b0c442-98fc-8c14-9afb-f4c8996fb924")
-        // One part, two, and five: the variadic path, beside the two-, three- and four-part overloads.
+        // One part and five through the variadic path; two through its fixed-arity overload.
         #expect(EventID.derived("x") == "553f121d-1ece-82a1-b42c-9c2c999380c9")
         #expect(EventID.derived("ab", "c") == "430fb1b4-ac43-816e-8a81-fab27a1930ab")
         #expect(EventID.derived("a", "b", "c", "d", "e") == "41656c7d-b902-814d-9794-f952d8895503")

@@ -93,6 +93,9 @@ struct OwnRecordsTests {
         message.headers = [KafkaHeader(key: "intent-signaturf", value: signature.value)]
         misses.append(message)
         message = ours
+        message.headers = [KafkaHeader(key: "intent-signature", value: Array("ab13".utf8))]
+        misses.append(message)
+        message = ours
         message.headers = [signature, KafkaHeader(key: "intent-signature", value: [])]
         misses.append(message)
         for (offset, miss) in misses.enumerated() {

@@ -37,7 +37,8 @@ struct RecordBytesTests {
         let b = KafkaHeader(key: "b", value: [1, 2])
         let empty = KafkaHeader(key: "a", value: [])
         let absent = KafkaHeader(key: "a", value: nil)
-        let lists: [[KafkaHeader]] = [[], [a], [b], [empty], [absent], [a, b], [b, a], [a, a]]
+        let other = KafkaHeader(key: "a", value: [1, 3])  // the same length, another byte
+        let lists: [[KafkaHeader]] = [[], [a], [b], [empty], [absent], [other], [a, b], [b, a], [a, a], [a, other]]
         for lhs in lists {
             for rhs in lists {
                 let expected =

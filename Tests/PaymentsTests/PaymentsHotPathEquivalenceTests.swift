@@ -34,8 +34,9 @@ struct PaymentsHotPathEquivalenceTests {
     func bindingMessage() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // The time is written straight as digits: a whole second, the epoch and the last millisecond of 2099.
-        let times = [1_795_000_000.5, 1_795_000_000, 0, 4_102_444_799.999].map {
+        // The time is written straight as digits: a whole second, the epoch, the last millisecond
+        // of 2099 and one before the epoch.
+        let times = [1_795_000_000.5, 1_795_000_000, 0, 4_102_444_799.999, -1.5].map {
             Timestamp(Date(timeIntervalSince1970: $0))
         }
         for (text, expiresAt) in Self.awkward.flatMap({ text in times.map { (text, $0) } }) {
@@ -58,5 +59,11 @@ struct PaymentsHotPathEquivalenceTests {
                 #expect(BindingKey.message(terms) == Array(try encoder.encode(fields)), "\(text.debugDescription)")
             }
         }
+        // The expiry's text itself, written out by hand rather than by the code under test.
+        let terms = BindingTerms(
+            kind: .sendPayment, intentID: "i-1", userID: "alice", counterpartyContactID: nil, counterpartyAccount: nil,
+            money: Money(CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")), note: nil,
+            expiresAt: Timestamp(milliseconds: 4_102_444_799_999))
+        #expect(String(decoding: BindingKey.message(terms), as: UTF8.self).contains(#","2099-12-31T23:59:59.999Z","#))
     }
 }
