@@ -19,11 +19,14 @@ public struct KafkaHeader: Sendable, Hashable {
         value.flatMap { String(validating: $0, as: UTF8.self) }
     }
 
-    /// The synthesized equality, with the value compared in one `memcmp` (``RecordBytes``);
-    /// hashing stays synthesized over the same fields.
+    /// Equal when the names and values are the same bytes: the value compared in one
+    /// `memcmp` (``RecordBytes``), the name by its UTF-8, not by Swift's canonical
+    /// equivalence (under which a name with U+212A KELVIN SIGN equals one with a `K`). A
+    /// follower passes over a record only if it is byte for byte one it produced. Hashing
+    /// stays synthesized: equal bytes hash alike.
     @inlinable
     public static func == (lhs: KafkaHeader, rhs: KafkaHeader) -> Bool {
-        RecordBytes.equal(lhs.value, rhs.value) && lhs.key == rhs.key
+        RecordBytes.equal(lhs.value, rhs.value) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
     }
 }
 

@@ -31,6 +31,16 @@ struct RecordBytesTests {
         }
     }
 
+    @Test("header names are compared as bytes, not by canonical equivalence")
+    func namesAsBytes() {
+        let kelvin = KafkaHeader(key: "\u{212A}ey", value: [1])
+        let ascii = KafkaHeader(key: "Key", value: [1])
+        #expect(kelvin.key == ascii.key, "Swift's String equality: canonically equivalent")
+        #expect(!(kelvin == ascii))
+        #expect(!RecordBytes.equal([kelvin], [ascii]))
+        #expect(KafkaHeader(key: "Key", value: [1]) == ascii)
+    }
+
     @Test("headers: names and values, in order")
     func headers() {
         let a = KafkaHeader(key: "a", value: [1, 2])
