@@ -94,11 +94,20 @@ struct OwnRecords: Sendable {
             value.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(96))) }
         }
 
-        /// Byte for byte, by `memcmp` (``RecordBytes``): every record read back is compared so.
+        /// Byte for byte (``OwnRecords/same(_:_:_:as:_:_:)``).
         static func == (lhs: Fingerprint, rhs: Fingerprint) -> Bool {
-            RecordBytes.equal(lhs.value, rhs.value) && RecordBytes.equal(lhs.key, rhs.key)
-                && RecordBytes.equal(lhs.headers, rhs.headers)
+            same(lhs.key, lhs.value, lhs.headers, as: rhs.key, rhs.value, rhs.headers)
         }
+    }
+
+    /// Whether two records are byte for byte the same: values and keys by `memcmp`
+    /// (``RecordBytes``), headers by ``KafkaHeader``'s byte equality, in order. Every
+    /// record read back is compared so, registered or expected.
+    static func same(
+        _ key: [UInt8]?, _ value: [UInt8]?, _ headers: [KafkaHeader],
+        as otherKey: [UInt8]?, _ otherValue: [UInt8]?, _ otherHeaders: [KafkaHeader]
+    ) -> Bool {
+        RecordBytes.equal(value, otherValue) && RecordBytes.equal(key, otherKey) && headers == otherHeaders
     }
 
     /// By partition number: one follower follows one topic.
@@ -154,8 +163,7 @@ struct OwnRecords: Sendable {
     /// follower passed) or one expected copy.
     mutating func take(_ message: KafkaConsumerMessage) -> Bool {
         if count > 0, let entry = queues[message.partition]?.take(at: message.offset, &count),
-            RecordBytes.equal(entry.value, message.value) && RecordBytes.equal(entry.key, message.key)
-                && RecordBytes.equal(entry.headers, message.headers)
+            Self.same(entry.key, entry.value, entry.headers, as: message.key, message.value, message.headers)
         {
             return true
         }

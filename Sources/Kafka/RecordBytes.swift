@@ -4,7 +4,8 @@
     import Darwin
 #endif
 
-/// Equality of a record's byte fields (keys, values, header values) by `memcmp`.
+/// Equality of a record's byte fields (keys, values, header values) by `memcmp`. Header
+/// lists compare with `==`: ``KafkaHeader``'s equality uses this for the values.
 ///
 /// Why: `Array<UInt8>.==` compares element by element through the generic
 /// collection path, and the followers compare every record they read back with
@@ -29,12 +30,5 @@ public enum RecordBytes {
                 lhs.count == 0 || memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0
             }
         }
-    }
-
-    /// Whether two header lists are equal, in order: names as strings, values as bytes.
-    public static func equal(_ lhs: [KafkaHeader], _ rhs: [KafkaHeader]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in lhs.indices where !(lhs[index] == rhs[index]) { return false }
-        return true
     }
 }
