@@ -545,13 +545,11 @@ public struct Ledger: Sendable {
         to destination: ExpectedAccount
     ) -> Bool {
         guard entries.count == 2 else { return false }
-        func isDebit(_ entry: LedgerEntry) -> Bool {
-            entry.side == .debit && entry.amount == amount && source.matches(entry.account)
+        func matches(_ entry: LedgerEntry, _ side: LedgerEntry.Side, _ account: ExpectedAccount) -> Bool {
+            entry.side == side && entry.amount == amount && account.matches(entry.account)
         }
-        func isCredit(_ entry: LedgerEntry) -> Bool {
-            entry.side == .credit && entry.amount == amount && destination.matches(entry.account)
-        }
-        return (isDebit(entries[0]) && isCredit(entries[1])) || (isCredit(entries[0]) && isDebit(entries[1]))
+        return (matches(entries[0], .debit, source) && matches(entries[1], .credit, destination))
+            || (matches(entries[0], .credit, destination) && matches(entries[1], .debit, source))
     }
 
     private func checkBalanced(_ event: LedgerEvent) throws(ApplyError) {

@@ -72,7 +72,10 @@ extension KafkaProducerMessage {
         // Almost every record is linked once: only one linked before (sent again after a
         // failed delivery) is searched for its old signature and has its old link taken out,
         // so a first link scans the headers once, not three times.
-        let linkedBefore = headers.contains { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+        let isLink = { (header: KafkaHeader) in
+            header.key == RecordChain.header || header.key == RecordChain.signatureHeader
+        }
+        let linkedBefore = headers.contains(where: isLink)
         let earlier =
             linkedBefore
             ? headers.last { $0.key == RecordChain.signatureHeader }?.stringValue
@@ -84,7 +87,7 @@ extension KafkaProducerMessage {
         else { return nil }
         self.partition = partition
         if linkedBefore {
-            headers.removeAll { $0.key == RecordChain.header || $0.key == RecordChain.signatureHeader }
+            headers.removeAll(where: isLink)
         }
         headers.append(KafkaHeader(key: RecordChain.header, value: stamp.link))
         headers.append(KafkaHeader(key: RecordChain.signatureHeader, value: stamp.signature))
