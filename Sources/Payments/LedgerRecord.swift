@@ -19,6 +19,15 @@ public enum LedgerRecord {
     public static func read(
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> (event: LedgerEvent, time: Timestamp) {
+        let read = try verified(key: key, value: value, signature: signature, keys: keys)
+        return (read.event, Timestamp(read.envelope.time))
+    }
+
+    /// ``read(key:value:signature:keys:)`` with the envelope the event came in, for a reader
+    /// that keeps it too (the simulation's auditor reads it without decoding the record again).
+    public static func verified(
+        key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
+    ) throws(EventDecodingError) -> (envelope: EventEnvelope, event: LedgerEvent) {
         // Data kept as bytes: the event is read straight from them (``LedgerEvent/decode(from:)``).
         let envelope = try IncomingEvent.decode(key: key, value: value, type: LedgerEvent.type)
         try keys.verify(envelope, received: value, signature: signature, producedBy: writers)
@@ -38,7 +47,7 @@ public enum LedgerRecord {
             throw EventDecodingError(
                 .schemaInvalid, field: "$.data", "a \(event.kind.rawValue) ledger event needs \(error.missingFields)")
         }
-        return (event, Timestamp(envelope.time))
+        return (envelope, event)
     }
 
     /// What an operator may write: account openings, closings and deposits, never holds,

@@ -32,16 +32,19 @@ struct FollowedState<Value> {
 
     /// Applies the records of `log` appended to the owned partitions since last read.
     mutating func follow<Event>(_ log: [Int32: [Event?]], owned: Set<Int32>, _ apply: (inout Value, Event) -> Void) {
-        for partition in owned.sorted() {
-            let events = log[partition] ?? []
-            let from = positions[partition] ?? 0
-            guard from < events.count else { continue }
-            let empty = self.empty
-            for event in events[from...] {
-                if let event { apply(&values[partition, default: empty], event) }
-            }
-            positions[partition] = events.count
+        for partition in owned.sorted() { follow(log[partition] ?? [], partition: partition, apply) }
+    }
+
+    /// Applies the records of `events` (one partition's log) appended since last read:
+    /// one partition at a time, without a set made for it (a follow runs before every decision).
+    mutating func follow<Event>(_ events: [Event?], partition: Int32, _ apply: (inout Value, Event) -> Void) {
+        let from = positions[partition] ?? 0
+        guard from < events.count else { return }
+        let empty = self.empty
+        for event in events[from...] {
+            if let event { apply(&values[partition, default: empty], event) }
         }
+        positions[partition] = events.count
     }
 
     /// Runs `body` on `partition`'s value in place (a copy would copy the whole table on write).

@@ -49,7 +49,7 @@ struct PartitionedLedgers {
     mutating func follow(owned: Set<Int32>, _ world: SimulatedWorld) {
         var overtaken: Set<Int32> = []
         for partition in owned.sorted() {
-            ledgers.follow(world.ledgerEvents, owned: [partition]) { ledger, record in
+            ledgers.follow(world.ledgerEvents[partition] ?? [], partition: partition) { ledger, record in
                 let own = ledger.writer.map { record.event.owner == $0.description } ?? false
                 if Self.replay(&ledger, record) { overtaken.insert(partition) }
                 if own && ledger.isFenced { overtaken.insert(partition) }

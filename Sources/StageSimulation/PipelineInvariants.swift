@@ -50,20 +50,34 @@ struct PipelineInvariants {
         var digest = Fingerprint.of([])
         var topics: [String: [EventEnvelope]] = [:]
         var deadLettered: Set<[UInt8]> = []
+        // The ledger's events, beside its envelopes in `topics`.
+        var ledgerDecoded: [LedgerEvent?] = []
         for topic in SimulatedWorld.outputs {
-            for (partition, record) in world.cluster.records(of: topic) {
-                report.outputRecords += 1
-                // FNV-1a runs byte by byte: the topic, the partition, the key and then the value,
-                // without joining them in a copy.
-                digest = Fingerprint.of(topic.utf8, continuing: digest)
-                digest = Fingerprint.of(CollectionOfOne(UInt8(truncatingIfNeeded: partition)), continuing: digest)
-                digest = Fingerprint.of((record.key ?? "").utf8, continuing: digest)
-                digest = Fingerprint.of(record.value, continuing: digest)
-                if topic == SimulatedWorld.topics.deadLetter { deadLettered.insert(record.value) }
-                guard Self.checked.contains(topic), let event = try? EventEnvelope.decode(record.value) else {
-                    continue
+            let decoded = world.decodedEnvelopes[topic] ?? [:]
+            let isChecked = Self.checked.contains(topic)
+            let isDeadLetter = topic == SimulatedWorld.topics.deadLetter
+            let isLedger = topic == SimulatedWorld.topics.ledger
+            for (index, records) in world.cluster.partitions(of: topic).enumerated() {
+                let partition = Int32(index)
+                for (offset, record) in records.enumerated() {
+                    report.outputRecords += 1
+                    // FNV-1a runs byte by byte: the topic, the partition, the key and then the value,
+                    // without joining them in a copy.
+                    digest = Fingerprint.of(topic.utf8, continuing: digest)
+                    digest = Fingerprint.of(CollectionOfOne(UInt8(truncatingIfNeeded: partition)), continuing: digest)
+                    digest = Fingerprint.of((record.key ?? "").utf8, continuing: digest)
+                    digest = Fingerprint.of(record.value, continuing: digest)
+                    if isDeadLetter { deadLettered.insert(record.value) }
+                    guard isChecked else { continue }
+                    let kept = decoded[partition].flatMap { offset < $0.count ? $0[offset] : nil }
+                    guard let event = kept ?? (try? EventEnvelope.decode(record.value)) else { continue }
+                    topics[topic, default: []].append(event)
+                    if isLedger {
+                        // A record the world verified was decoded into its event there too.
+                        let verified = kept.flatMap { _ in world.ledgerEvents[partition]?[offset]?.event }
+                        ledgerDecoded.append(verified ?? (try? LedgerEvent.decode(from: event)))
+                    }
                 }
-                topics[topic, default: []].append(event)
             }
         }
         report.digest = String(digest, radix: 16)
@@ -74,7 +88,7 @@ struct PipelineInvariants {
             (envelope: $0, response: try? $0.decodeData(as: IntentResponse.self))
         }
         let ledger = topics[SimulatedWorld.topics.ledger] ?? []
-        let ledgerEvents = ledger.map { (envelope: $0, event: try? LedgerEvent.decode(from: $0)) }
+        let ledgerEvents = zip(ledger, ledgerDecoded).map { (envelope: $0, event: $1) }
         // ``PipelineAudit/audit(responses:ledger:confirmations:messages:deadLetters:accounts:bindingKey:)``,
         // fed the events decoded above.
         var streaming = StreamingAudit()

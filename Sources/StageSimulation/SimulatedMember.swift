@@ -30,7 +30,10 @@ struct SimulatedMember<Decider: StageDecider> {
     let name: String
     var runtime: StageRuntime<Instant>
     var decider: Decider
-    var positions: [Int32: Int64] = [:]
+    private(set) var positions: [Int32: Int64] = [:]
+    /// The partitions of ``positions`` in order, kept as they change (on assignments), not
+    /// sorted again at every poll.
+    private var fetched: [Int32] = []
     var held: [(partition: Int32, record: InMemoryCluster.Record)] = []
     var batches: [BatchID: Batch] = [:]
     var pending = DueQueue<Pending>()
@@ -60,6 +63,7 @@ struct SimulatedMember<Decider: StageDecider> {
             positions[partition] = nil
             stored[partition] = nil
         }
+        fetched = positions.keys.sorted()
         let now = world.clock.now
         if !revoked.isEmpty { execute(runtime.revoked(revoked, now: now), &world) }
         if !gained.isEmpty { execute(runtime.assigned(gained, now: now), &world) }
@@ -102,7 +106,7 @@ struct SimulatedMember<Decider: StageDecider> {
     private mutating func poll(_ maximum: Int, _ cluster: InMemoryCluster) -> [(
         position: InputPosition, record: InMemoryCluster.Record
     )] {
-        let partitions = positions.keys.sorted()
+        let partitions = fetched
         guard !partitions.isEmpty else { return [] }
         nextPartition += 1
         let log = cluster.partitions(of: Decider.input)
@@ -212,6 +216,7 @@ struct SimulatedMember<Decider: StageDecider> {
             }
         }
         for partition in positions.keys where !owned.contains(partition) { positions[partition] = nil }
+        fetched = positions.keys.sorted()
         decider.follow(owned: owned, world)
     }
 

@@ -72,6 +72,10 @@ struct SimulatedWorld {
     var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
     /// The messages topic decoded.
     var messageEvents: [Int32: [MessageEvent?]] = [:]
+    /// The envelopes of the records decoded above (nil: not decoded, or refused), by topic
+    /// and partition, in offset order: the invariants read them instead of decoding the same
+    /// bytes again at the end (decoding is deterministic; a nil is decoded there).
+    var decodedEnvelopes: [String: [Int32: [EventEnvelope?]]] = [:]
     /// Each ledger partition as a member gaining it restores it: the last snapshot and
     /// every ledger event after it, replayed once as they are appended.
     var restoredLedgers = RestoredPartitions(Ledger(), apply: PartitionedLedgers.replay)
@@ -161,14 +165,17 @@ struct SimulatedWorld {
         let (partition, _) = cluster.append(record, to: topic)
         switch topic {
         case Self.topics.ledger:
-            let read = try? LedgerRecord.read(
+            let read = try? LedgerRecord.verified(
                 key: record.key, value: record.value, signature: record.signature, keys: stageKeys)
-            let event = read.map { (event: $0.event, time: $0.time) }
+            let event = read.map { (event: $0.event, time: Timestamp($0.envelope.time)) }
             ledgerEvents[partition, default: []].append(event)
+            decodedEnvelopes[topic, default: [:]][partition, default: []].append(read?.envelope)
             restoredLedgers.append(event, to: partition)
         case Self.topics.messages:
-            let event = (try? EventEnvelope.decode(record.value)).flatMap { try? $0.decodeData(as: MessageEvent.self) }
+            let envelope = try? EventEnvelope.decode(record.value)
+            let event = envelope.flatMap { try? $0.decodeData(as: MessageEvent.self) }
             messageEvents[partition, default: []].append(event)
+            decodedEnvelopes[topic, default: [:]][partition, default: []].append(envelope)
             restoredHistories.append(event, to: partition)
         case Self.topics.prompts:
             if let event = try? EventEnvelope.decode(record.value), event.type == ConfirmationRequest.type {
