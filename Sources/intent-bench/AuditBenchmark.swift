@@ -174,17 +174,10 @@ struct AuditBenchmark: AsyncParsableCommand {
 
     /// The value `body` returns, with the wall and CPU seconds it took.
     private func timed<Value>(_ body: () async throws -> Value) async throws -> (Value, Double, Double) {
-        let cpuStart = Self.cpuSeconds()
+        let cpuStart = ProcessCPU.seconds()
         let start = ContinuousClock.now
         let value = try await body()
-        return (value, (ContinuousClock.now - start).seconds, Self.cpuSeconds() - cpuStart)
-    }
-
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+        return (value, (ContinuousClock.now - start).seconds, ProcessCPU.seconds() - cpuStart)
     }
 }
 

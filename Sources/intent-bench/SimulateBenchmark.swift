@@ -18,10 +18,12 @@ struct SimulateBenchmark: AsyncParsableCommand {
         discussion: """
             Each seed's line: seed, intents, digest (of every output record), held (every invariant held), \
             failures, intents_per_s (that seed's simulated intents per second of its own wall time, while the \
-            other seeds ran beside it), and what happened (crashes, rebalances, failed_acknowledgements, \
+            other seeds ran beside it), cpu_s (the CPU time of the thread that ran it), and what happened (crashes, rebalances, failed_acknowledgements, \
             snapshots, posted_transfers, dead_letters, ...). The summary line (summary: true): seeds, parallel, \
             held (every seed held), failed_seeds, wall_s, median_seed_intents_per_s and \
-            aggregate_intents_per_s (all seeds' intents over the wall time of the whole run, across cores). \
+            aggregate_intents_per_s (all seeds' intents over the wall time of the whole run, across cores), cpu_s \
+            (the CPU time the run took, every core) and intents_per_cpu_s (all seeds' intents over it: what a run \
+            needs, which moves less with a shared machine's neighbours than its wall time does). \
             --mutation breaks the pipeline on purpose \
             (\(PipelineSimulation.Mutation.allCases.map(\.rawValue).joined(separator: ", "))): the invariants \
             must then fail.
@@ -39,6 +41,8 @@ struct SimulateBenchmark: AsyncParsableCommand {
     struct SeedRun: Sendable {
         var report: PipelineSimulation.Report
         var seconds: Double
+        /// The CPU time of the thread that ran it (a seed runs on one, without suspending).
+        var cpuSeconds: Double
     }
 
     func run() async throws {
@@ -51,14 +55,16 @@ struct SimulateBenchmark: AsyncParsableCommand {
         }
         let seeds = Array(seed..<(seed + UInt64(max(self.seeds, 1))))
         let started = ContinuousClock.now
+        let cpuAtStart = ProcessCPU.seconds()
         let runs = try await Self.run(seeds, intents: intents, mutations: mutations, parallel: max(parallel, 1)) {
-            print(try Self.line($0.report, intentsPerSecond: Double($0.report.intents) / max($0.seconds, 1e-9)))
+            print(try Self.line($0))
         }
         let failed = runs.filter { !$0.report.held }.map(\.report.seed)
         if seeds.count > 1 {
             print(
                 Self.summary(
-                    runs, parallel: max(parallel, 1), wallSeconds: Self.seconds(started.duration(to: .now))))
+                    runs, parallel: max(parallel, 1), wallSeconds: Self.seconds(started.duration(to: .now)),
+                    cpuSeconds: ProcessCPU.seconds() - cpuAtStart))
         }
         if !failed.isEmpty {
             let again = mutation.map { " --mutation \($0)" }.joined()
@@ -88,8 +94,14 @@ struct SimulateBenchmark: AsyncParsableCommand {
                 next += 1
                 group.addTask {
                     let started = ContinuousClock.now
+                    let cpuAtStart = ProcessCPU.threadSeconds()
                     let result = PipelineSimulation.run(seed: seed, intents: intents, mutations: mutations)
-                    return (index, SeedRun(report: result, seconds: seconds(started.duration(to: .now))))
+                    return (
+                        index,
+                        SeedRun(
+                            report: result, seconds: seconds(started.duration(to: .now)),
+                            cpuSeconds: ProcessCPU.threadSeconds() - cpuAtStart)
+                    )
                 }
             }
             for _ in 0..<parallel { start() }
@@ -109,21 +121,23 @@ struct SimulateBenchmark: AsyncParsableCommand {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// The report as one JSON object, with the wall-clock rate beside it.
-    static func line(_ report: PipelineSimulation.Report, intentsPerSecond: Double) throws -> String {
+    /// The report as one JSON object, with the wall-clock rate and the CPU time beside it.
+    static func line(_ run: SeedRun) throws -> String {
+        let report = run.report
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         guard var object = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? [String: Any] else {
             return "{}"
         }
-        object["intents_per_s"] = Int(intentsPerSecond.rounded())
+        object["intents_per_s"] = Int((Double(report.intents) / max(run.seconds, 1e-9)).rounded())
+        object["cpu_s"] = (run.cpuSeconds * 1000).rounded() / 1000
         return json(object)
     }
 
     /// The whole run in one line: the median of the seeds' own rates (what one core does
     /// with the others busy too) and the aggregate (every seed's intents over the run's
     /// wall time: what the machine does).
-    static func summary(_ runs: [SeedRun], parallel: Int, wallSeconds: Double) -> String {
+    static func summary(_ runs: [SeedRun], parallel: Int, wallSeconds: Double, cpuSeconds: Double) -> String {
         let rates = runs.map { Double($0.report.intents) / max($0.seconds, 1e-9) }.sorted()
         let median = rates.isEmpty ? 0 : (rates[(rates.count - 1) / 2] + rates[rates.count / 2]) / 2
         let intents = runs.reduce(0) { $0 + $1.report.intents }
@@ -134,6 +148,8 @@ struct SimulateBenchmark: AsyncParsableCommand {
             "failed_seeds": failed, "wall_s": (wallSeconds * 1000).rounded() / 1000,
             "median_seed_intents_per_s": Int(median.rounded()),
             "aggregate_intents_per_s": Int((Double(intents) / max(wallSeconds, 1e-9)).rounded()),
+            "cpu_s": (cpuSeconds * 1000).rounded() / 1000,
+            "intents_per_cpu_s": Int((Double(intents) / max(cpuSeconds, 1e-9)).rounded()),
         ])
     }
 
