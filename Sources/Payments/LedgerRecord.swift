@@ -19,13 +19,14 @@ public enum LedgerRecord {
     public static func read(
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> (event: LedgerEvent, time: Timestamp) {
-        let read = try verified(key: key, value: value, signature: signature, keys: keys)
+        let read = try readWithEnvelope(key: key, value: value, signature: signature, keys: keys)
         return (read.event, Timestamp(read.envelope.time))
     }
 
-    /// ``read(key:value:signature:keys:)`` with the envelope the event came in, for a reader
-    /// that keeps it too (the simulation's auditor reads it without decoding the record again).
-    public static func verified(
+    /// ``read(key:value:signature:keys:)`` with the envelope the event came in. Public for the
+    /// simulation (`StageSimulation`), which reads each ledger record once as it is appended and
+    /// hands its end-of-run audit the envelope instead of decoding the same bytes again.
+    public static func readWithEnvelope(
         key: String?, value: [UInt8]?, signature: EventSignature?, keys: EventAuthenticator
     ) throws(EventDecodingError) -> (envelope: EventEnvelope, event: LedgerEvent) {
         // Data kept as bytes: the event is read straight from them (``LedgerEvent/decode(from:)``).

@@ -17,9 +17,14 @@ struct PipelineInvariants {
     private let voice: SimulatedVoiceService
     private var report: PipelineSimulation.Report
 
-    init(world: SimulatedWorld, voice: SimulatedVoiceService) {
+    /// Decode every record from its bytes, reusing nothing the world decoded: what a test
+    /// compares the reusing check with.
+    private let decodingEverything: Bool
+
+    init(world: SimulatedWorld, voice: SimulatedVoiceService, decodingEverything: Bool = false) {
         self.world = world
         self.voice = voice
+        self.decodingEverything = decodingEverything
         report = world.report
     }
 
@@ -53,12 +58,12 @@ struct PipelineInvariants {
         // The ledger's events, beside its envelopes in `topics`.
         var ledgerDecoded: [LedgerEvent?] = []
         for topic in SimulatedWorld.outputs {
-            let decoded = world.decodedEnvelopes[topic] ?? [:]
             let isChecked = Self.checked.contains(topic)
             let isDeadLetter = topic == SimulatedWorld.topics.deadLetter
             let isLedger = topic == SimulatedWorld.topics.ledger
             for (index, records) in world.cluster.partitions(of: topic).enumerated() {
                 let partition = Int32(index)
+                let kept = keptDecodings(of: topic, partition, records: records.count, ledger: isLedger)
                 for (offset, record) in records.enumerated() {
                     report.outputRecords += 1
                     // FNV-1a runs byte by byte: the topic, the partition, the key and then the value,
@@ -69,12 +74,12 @@ struct PipelineInvariants {
                     digest = Fingerprint.of(record.value, continuing: digest)
                     if isDeadLetter { deadLettered.insert(record.value) }
                     guard isChecked else { continue }
-                    let kept = decoded[partition].flatMap { offset < $0.count ? $0[offset] : nil }
-                    guard let event = kept ?? (try? EventEnvelope.decode(record.value)) else { continue }
+                    let envelope = kept?.envelopes[offset]
+                    guard let event = envelope ?? (try? EventEnvelope.decode(record.value)) else { continue }
                     topics[topic, default: []].append(event)
                     if isLedger {
                         // A record the world verified was decoded into its event there too.
-                        let verified = kept.flatMap { _ in world.ledgerEvents[partition]?[offset]?.event }
+                        let verified = envelope == nil ? nil : kept?.ledger?[offset]?.event
                         ledgerDecoded.append(verified ?? (try? LedgerEvent.decode(from: event)))
                     }
                 }
@@ -122,6 +127,22 @@ struct PipelineInvariants {
             ledger: ledgerEvents, replayed: streaming.replayedLedger)
         report.held = report.failures.isEmpty
         return report
+    }
+
+    /// What the world decoded of `partition` of `topic` as its `records` records were appended
+    /// (``SimulatedWorld/decodedEnvelopes``; for the ledger, the events it verified too), to be
+    /// read instead of decoding the same bytes again; nil when it kept nothing or its lists do
+    /// not line up with the partition record for record (then every record is decoded here),
+    /// or when this check decodes everything itself (``decodingEverything``).
+    private func keptDecodings(
+        of topic: String, _ partition: Int32, records: Int, ledger: Bool
+    ) -> (envelopes: [EventEnvelope?], ledger: [(event: LedgerEvent, time: Timestamp)?]?)? {
+        guard !decodingEverything, let envelopes = world.decodedEnvelopes[topic]?[partition],
+            envelopes.count == records
+        else { return nil }
+        guard ledger else { return (envelopes, nil) }
+        guard let events = world.ledgerEvents[partition], events.count == records else { return nil }
+        return (envelopes, events)
     }
 
     /// Every intent asked with a valid signature has a final response.

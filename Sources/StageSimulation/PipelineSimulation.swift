@@ -72,6 +72,11 @@ public struct PipelineSimulation {
 
     /// Runs the seed to the end and checks the invariants.
     public static func run(seed: UInt64, intents: Int, mutations: Set<Mutation> = []) -> Report {
+        ran(seed: seed, intents: intents, mutations: mutations).checked()
+    }
+
+    /// The seed run to its end, not yet checked.
+    static func ran(seed: UInt64, intents: Int, mutations: Set<Mutation> = []) -> PipelineSimulation {
         var simulation = PipelineSimulation(seed: seed, intents: intents, mutations: mutations)
         simulation.world.openAccounts()
         simulation.resolve.join(&simulation.world)
@@ -80,12 +85,14 @@ public struct PipelineSimulation {
         simulation.handle.join(&simulation.world)
         simulation.runWithFaults()
         simulation.runQuietly()
-        return simulation.checked()
+        return simulation
     }
 
     /// The invariants checked over the run so far: every stage committed its input, and the audit's rules.
-    func checked() -> Report {
-        var invariants = PipelineInvariants(world: world, voice: voice)
+    /// `decodingEverything`: the check decodes every record from its bytes instead of taking
+    /// what the world decoded as they were appended (the same report; a test compares them).
+    func checked(decodingEverything: Bool = false) -> Report {
+        var invariants = PipelineInvariants(world: world, voice: voice, decodingEverything: decodingEverything)
         invariants.checkCommitted(resolve, confirm, payments, handle)
         return invariants.check()
     }

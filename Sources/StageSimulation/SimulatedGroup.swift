@@ -60,8 +60,9 @@ struct SimulatedGroup<Decider: StageDecider> {
     /// Members that finished shutting down leave, fenced ones are restarted (their
     /// orchestrator's part); an empty group gets a new member.
     private mutating func removeLeft(_ world: inout SimulatedWorld) {
-        // Most steps nobody left: one pass that looks, before two that filter.
-        guard members.isEmpty || members.contains(where: { $0.left || $0.fenced }) else { return }
+        // Most steps nobody left (a fenced member has left too): one pass that looks, before
+        // two that filter.
+        guard members.isEmpty || members.contains(where: { $0.left }) else { return }
         let left = members.filter(\.left).map(\.name)
         let fenced = members.filter(\.fenced).count
         if !left.isEmpty {

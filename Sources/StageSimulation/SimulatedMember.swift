@@ -31,8 +31,9 @@ struct SimulatedMember<Decider: StageDecider> {
     var runtime: StageRuntime<Instant>
     var decider: Decider
     private(set) var positions: [Int32: Int64] = [:]
-    /// The partitions of ``positions`` in order, kept as they change (on assignments), not
-    /// sorted again at every poll.
+    /// The partitions of ``positions`` in order, for the polls: recomputed wherever `positions`
+    /// gains or loses a key (``reassign(_:_:)``, ``restore(_:_:_:)``); a poll only moves the
+    /// existing keys' offsets, and sorting them at every poll was an allocation per turn.
     private var fetched: [Int32] = []
     var held: [(partition: Int32, record: InMemoryCluster.Record)] = []
     var batches: [BatchID: Batch] = [:]

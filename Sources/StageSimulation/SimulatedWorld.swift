@@ -69,13 +69,13 @@ struct SimulatedWorld {
     var verifiedProposals = VerifiedInputs<EventEnvelope?>()
     var verifiedRequests = VerifiedInputs<ResolveStage.ReadBack?>()
     /// The ledger topic decoded: each partition's events with their envelope times.
-    var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
+    private(set) var ledgerEvents: [Int32: [(event: LedgerEvent, time: Timestamp)?]] = [:]
     /// The messages topic decoded.
-    var messageEvents: [Int32: [MessageEvent?]] = [:]
+    private(set) var messageEvents: [Int32: [MessageEvent?]] = [:]
     /// The envelopes of the records decoded above (nil: not decoded, or refused), by topic
     /// and partition, in offset order: the invariants read them instead of decoding the same
     /// bytes again at the end (decoding is deterministic; a nil is decoded there).
-    var decodedEnvelopes: [String: [Int32: [EventEnvelope?]]] = [:]
+    private(set) var decodedEnvelopes: [String: [Int32: [EventEnvelope?]]] = [:]
     /// Each ledger partition as a member gaining it restores it: the last snapshot and
     /// every ledger event after it, replayed once as they are appended.
     var restoredLedgers = RestoredPartitions(Ledger(), apply: PartitionedLedgers.replay)
@@ -165,7 +165,7 @@ struct SimulatedWorld {
         let (partition, _) = cluster.append(record, to: topic)
         switch topic {
         case Self.topics.ledger:
-            let read = try? LedgerRecord.verified(
+            let read = try? LedgerRecord.readWithEnvelope(
                 key: record.key, value: record.value, signature: record.signature, keys: stageKeys)
             let event = read.map { (event: $0.event, time: Timestamp($0.envelope.time)) }
             ledgerEvents[partition, default: []].append(event)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StageCost
 import StageSimulation
 
 /// `intent-bench simulate`: the seeded simulation of the whole pipeline on the in-memory
@@ -18,8 +19,9 @@ struct SimulateBenchmark: AsyncParsableCommand {
         discussion: """
             Each seed's line: seed, intents, digest (of every output record), held (every invariant held), \
             failures, intents_per_s (that seed's simulated intents per second of its own wall time, while the \
-            other seeds ran beside it), cpu_s (the CPU time of the thread that ran it), and what happened (crashes, rebalances, failed_acknowledgements, \
-            snapshots, posted_transfers, dead_letters, ...). The summary line (summary: true): seeds, parallel, \
+            other seeds ran beside it), cpu_s (the CPU time of the thread that ran it), and what happened \
+            (crashes, rebalances, failed_acknowledgements, snapshots, posted_transfers, dead_letters, ...). The \
+            summary line (summary: true): seeds, parallel, \
             held (every seed held), failed_seeds, wall_s, median_seed_intents_per_s and \
             aggregate_intents_per_s (all seeds' intents over the wall time of the whole run, across cores), cpu_s \
             (the CPU time the run took, every core) and intents_per_cpu_s (all seeds' intents over it: what a run \
@@ -37,11 +39,11 @@ struct SimulateBenchmark: AsyncParsableCommand {
     @Option(help: "A fault put in on purpose (repeatable); the run is expected to fail.")
     var mutation: [String] = []
 
-    /// One seed's run: its report and its own wall time.
+    /// One seed's run: its report, its own wall time, and the CPU time of the thread that ran
+    /// it (``runSeed(_:intents:mutations:)``).
     struct SeedRun: Sendable {
         var report: PipelineSimulation.Report
         var seconds: Double
-        /// The CPU time of the thread that ran it (a seed runs on one, without suspending).
         var cpuSeconds: Double
     }
 
@@ -92,17 +94,7 @@ struct SimulateBenchmark: AsyncParsableCommand {
                 let index = next
                 let seed = seeds[index]
                 next += 1
-                group.addTask {
-                    let started = ContinuousClock.now
-                    let cpuAtStart = ProcessCPU.threadSeconds()
-                    let result = PipelineSimulation.run(seed: seed, intents: intents, mutations: mutations)
-                    return (
-                        index,
-                        SeedRun(
-                            report: result, seconds: seconds(started.duration(to: .now)),
-                            cpuSeconds: ProcessCPU.threadSeconds() - cpuAtStart)
-                    )
-                }
+                group.addTask { (index, runSeed(seed, intents: intents, mutations: mutations)) }
             }
             for _ in 0..<parallel { start() }
             while let (index, run) = try await group.next() {
@@ -115,6 +107,18 @@ struct SimulateBenchmark: AsyncParsableCommand {
             }
         }
         return reported
+    }
+
+    /// One seed, timed. Synchronous on purpose: its CPU time is read from the thread that runs
+    /// it (``StageCost/ThreadCPUClock``), which is its own only while nothing in between can
+    /// suspend (a task resumed after an `await` may go on on another thread).
+    static func runSeed(_ seed: UInt64, intents: Int, mutations: Set<PipelineSimulation.Mutation>) -> SeedRun {
+        let started = ContinuousClock.now
+        let cpuAtStart = ThreadCPUClock.nanoseconds
+        let report = PipelineSimulation.run(seed: seed, intents: intents, mutations: mutations)
+        return SeedRun(
+            report: report, seconds: seconds(started.duration(to: .now)),
+            cpuSeconds: Double(ThreadCPUClock.nanoseconds - cpuAtStart) / 1e9)
     }
 
     static func seconds(_ duration: Duration) -> Double {
