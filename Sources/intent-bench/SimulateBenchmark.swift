@@ -45,6 +45,9 @@ struct SimulateBenchmark: AsyncParsableCommand {
         var report: PipelineSimulation.Report
         var seconds: Double
         var cpuSeconds: Double
+
+        /// Its simulated intents per second of its own wall time.
+        var intentsPerSecond: Double { SimulateBenchmark.rate(report.intents, per: seconds) }
     }
 
     func run() async throws {
@@ -133,8 +136,8 @@ struct SimulateBenchmark: AsyncParsableCommand {
         guard var object = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? [String: Any] else {
             return "{}"
         }
-        object["intents_per_s"] = Int((Double(report.intents) / max(run.seconds, 1e-9)).rounded())
-        object["cpu_s"] = (run.cpuSeconds * 1000).rounded() / 1000
+        object["intents_per_s"] = Int(run.intentsPerSecond.rounded())
+        object["cpu_s"] = toTheMillisecond(run.cpuSeconds)
         return json(object)
     }
 
@@ -142,19 +145,30 @@ struct SimulateBenchmark: AsyncParsableCommand {
     /// with the others busy too) and the aggregate (every seed's intents over the run's
     /// wall time: what the machine does).
     static func summary(_ runs: [SeedRun], parallel: Int, wallSeconds: Double, cpuSeconds: Double) -> String {
-        let rates = runs.map { Double($0.report.intents) / max($0.seconds, 1e-9) }.sorted()
+        let rates = runs.map(\.intentsPerSecond).sorted()
         let median = rates.isEmpty ? 0 : (rates[(rates.count - 1) / 2] + rates[rates.count / 2]) / 2
         let intents = runs.reduce(0) { $0 + $1.report.intents }
         let failed = runs.filter { !$0.report.held }.map(\.report.seed)
         return json([
             "summary": true, "seeds": runs.count, "first_seed": runs.first?.report.seed ?? 0,
             "intents_per_seed": runs.first?.report.intents ?? 0, "parallel": parallel, "held": failed.isEmpty,
-            "failed_seeds": failed, "wall_s": (wallSeconds * 1000).rounded() / 1000,
+            "failed_seeds": failed, "wall_s": toTheMillisecond(wallSeconds),
             "median_seed_intents_per_s": Int(median.rounded()),
-            "aggregate_intents_per_s": Int((Double(intents) / max(wallSeconds, 1e-9)).rounded()),
-            "cpu_s": (cpuSeconds * 1000).rounded() / 1000,
-            "intents_per_cpu_s": Int((Double(intents) / max(cpuSeconds, 1e-9)).rounded()),
+            "aggregate_intents_per_s": wholeRate(intents, per: wallSeconds),
+            "cpu_s": toTheMillisecond(cpuSeconds),
+            "intents_per_cpu_s": wholeRate(intents, per: cpuSeconds),
         ])
+    }
+
+    /// Seconds as the lines print them.
+    private static func toTheMillisecond(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// `intents` per second of `seconds` (an empty time counts as a nanosecond).
+    static func rate(_ intents: Int, per seconds: Double) -> Double { Double(intents) / max(seconds, 1e-9) }
+
+    /// ``rate(_:per:)`` as the lines print it: a whole number.
+    private static func wholeRate(_ intents: Int, per seconds: Double) -> Int {
+        Int(rate(intents, per: seconds).rounded())
     }
 
     private static func json(_ object: [String: Any]) -> String {
