@@ -557,7 +557,7 @@ let package = Package(
         .testTarget(
             name: "CommandLineSupportTests",
             dependencies: [
-                "CommandLineSupport", "WorkerCommandLine", "IntentWorkers",
+                "BrokerTestSupport", "CommandLineSupport", "WorkerCommandLine", "IntentWorkers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

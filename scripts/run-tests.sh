@@ -69,6 +69,22 @@ report_hang_and_stop() {
 }
 
 export INTENT_TEST_RUN="$$-$RANDOM-$(date +%s)"
+# The files the tests make (worker logs, key files, stores) go under one
+# directory per run (INTENT_TEST_FILES, read by the tests' `testFileURL`):
+# removed when the run passes, kept and named when it fails. A kept one goes
+# at the next run, unless the run that made it (its pid is in the name) is
+# still going. TMPDIR itself is left alone: SwiftPM keeps its build locks
+# there, and a run must still hold off a concurrent `swift build`.
+files_root="${TMPDIR:-/tmp}/intent-tests-$(id -u)"
+mkdir -p "$files_root" && chmod 700 "$files_root"
+for earlier in "$files_root"/run-*; do
+    [ -d "$earlier" ] || continue
+    earlier_pid=${earlier##*/run-}
+    earlier_pid=${earlier_pid%%-*}
+    kill -0 "$earlier_pid" 2>/dev/null || rm -rf "$earlier"
+done
+export INTENT_TEST_FILES="$files_root/run-$$-$RANDOM"
+mkdir -p "$INTENT_TEST_FILES"
 # Line-buffered, so the log ends where the tests are, even when they hang.
 stdbuf -oL -eL ${SWIFT:-swift} test "$@" > >(tee "$log") 2>&1 &
 runner=$!
@@ -120,11 +136,14 @@ for environ in /proc/[0-9]*/environ; do
 done
 if [ -e .build/test-timed-out ]; then
     rm -f .build/test-timed-out
+    echo "the tests' files (workers' logs, keys, stores): $INTENT_TEST_FILES"
     exit 124
 fi
-if [ "$status" -ne 0 ]; then
+if [ "$status" -eq 0 ]; then
+    rm -rf "$INTENT_TEST_FILES"
+else
     echo
-    echo "==== why the tests failed (whole output: $log) ===="
+    echo "==== why the tests failed (whole output: $log; the tests' files: $INTENT_TEST_FILES) ===="
     awk '/ crashed:$/ { show = 1; lines = 0 } show { print; if (++lines > 25) show = 0 }' "$log"
     grep -E "✘ Test .*(recorded an issue|failed)|error: Process|Caught error" "$log" | tail -12
     grep -E "$crash_pattern" "$log" | tail -3

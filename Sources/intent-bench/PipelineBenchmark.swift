@@ -115,6 +115,8 @@ struct PipelineBenchmark: AsyncParsableCommand {
         }
         await producer.shutdown()
         await broker.stop()
+        // The workers' logs and key files matter only when a run fails (then they stay).
+        try? FileManager.default.removeItem(at: directory)
         return report
     }
 

@@ -115,6 +115,8 @@ struct RestartBenchmark: AsyncParsableCommand {
         }
         await second.stop(grace: .seconds(120))
         await warm.stop(grace: .seconds(120))
+        // The workers' logs and key files matter only when a run fails (then they stay).
+        try? FileManager.default.removeItem(at: directory)
         let half = halves.reduce(0, +) / Double(halves.count)
         print(
             "ledger of \(size) events: written in \(PipelineBenchmark.format(writeSeconds)) s; cold start \(coldStart.milliseconds) ms, restart \(restart.milliseconds) ms; RSS \(PipelineBenchmark.format(fullRSS)) MiB owning all, \(halves.map(PipelineBenchmark.format)) MiB owning half"

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import ContactResolution
 import Foundation
 import GRDB
@@ -14,7 +15,7 @@ import Testing
 struct AccountIDMigrationTests {
     @Test("contact userIDs and counterparties leave items and the change feed; the payment is named")
     func migrates() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appstate-\(UUID())")
+        let directory = testFileURL("appstate-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("state.sqlite").path
         do {

@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import GRDB
 import IntentEvents
@@ -106,7 +107,7 @@ struct AppStateLedgerFencingTests {
 
     @Test("a database that read the ledger before claims were kept takes a partition's next stamp as its owner")
     func upgradedDatabase() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appstate-\(UUID())")
+        let directory = testFileURL("appstate-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("state.sqlite").path
         do {

@@ -1,4 +1,5 @@
 import AppState
+import BrokerTestSupport
 import Foundation
 import IntentEvents
 import Intents
@@ -88,7 +89,7 @@ struct AppStateStoreTests {
 
     @Test("redelivered events change nothing; the change feed gives only what is new after a cursor")
     func idempotentFeed() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("appstate-\(UUID()).sqlite").path
+        let path = testFileURL("appstate-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try AppStateStore(path: path)
         for event in paymentEvents.prefix(2) { try await store.apply(event) }

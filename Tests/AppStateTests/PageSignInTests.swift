@@ -13,7 +13,7 @@ struct PageSignInTests {
     /// The page's DOM once its scripts and requests are done.
     static func dom(_ url: String) async throws -> String {
         let chromium = try ToolLocator.executable(named: "chromium")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("sign-in"))
+        let directory = testFileURL(uniqueName("sign-in"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await withHeavySlot {

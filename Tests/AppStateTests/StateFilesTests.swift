@@ -1,4 +1,5 @@
 import AppState
+import BrokerTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ struct StateFilesTests {
     }
 
     static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appstate-files-\(UUID())")
+        let directory = testFileURL("appstate-files-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }

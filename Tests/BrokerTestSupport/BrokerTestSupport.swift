@@ -25,7 +25,12 @@ public func withBroker<Result>(
     _ options: LocalBroker.Options = LocalBroker.Options(),
     _ body: (LocalBroker) async throws -> Result
 ) async throws -> Result {
-    try await withHeavySlot {
+    // The broker's log beside the run's other files (kept when the run fails), unless the test chose a place.
+    var options = options
+    if options.logDirectory == LocalBroker.Options().logDirectory {
+        options.logDirectory = testFileURL(options.logDirectory.lastPathComponent)
+    }
+    return try await withHeavySlot {
         let broker = try await LocalBroker.start(options)
         do {
             let result = try await body(broker)

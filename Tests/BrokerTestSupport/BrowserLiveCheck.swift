@@ -37,7 +37,7 @@ public enum BrowserLiveCheck {
         guard let root = ToolLocator.projectRoot() else { throw Failure("run from the checkout") }
         let script = root.appendingPathComponent("scripts/browser_live_check.py").path
         let python = try ToolLocator.executable(named: "python3")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("live-check-\(UUID())")
+        let directory = testFileURL("live-check-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready").path

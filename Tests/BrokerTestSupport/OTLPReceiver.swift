@@ -46,7 +46,7 @@ public final class OTLPReceiver: Sendable {
             throw ReceiverOutsideSlot(
                 description: "start the OTLP receiver inside withHeavySlot or withBroker (see HeavyTestGate)")
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("otlp"))
+        let directory = testFileURL(uniqueName("otlp"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let output = directory.appendingPathComponent("spans.jsonl")
         let portFile = directory.appendingPathComponent("port")

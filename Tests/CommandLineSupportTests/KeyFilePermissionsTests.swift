@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import CommandLineSupport
 import Foundation
 import Testing
@@ -27,7 +28,7 @@ struct KeyFilePermissionsTests {
 
     @Test("a 0644 binding key file is refused with ssh's message; the same file at 0600 is read")
     func bindingKeyFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        let directory = testFileURL("keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("binding-key")

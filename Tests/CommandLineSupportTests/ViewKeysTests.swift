@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import CommandLineSupport
 import Foundation
 import IntentEvents
@@ -9,7 +10,7 @@ import Testing
 @Suite("View keys (--view-keys)")
 struct ViewKeysTests {
     func keyFile(_ text: String) throws -> (file: URL, directory: URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        let directory = testFileURL("keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("view-keys")
         try text.write(to: file, atomically: true, encoding: .utf8)

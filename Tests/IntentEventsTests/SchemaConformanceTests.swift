@@ -22,7 +22,7 @@ struct SchemaCheck {
 
     /// Runs scripts/check_schemas.py (jsonschema, draft 2020-12) over schemas/ and the given events.
     static func run(events: [EventEnvelope], extraEvents: [[UInt8]] = []) async throws -> SchemaCheck {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = testFileURL(
             "schema-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

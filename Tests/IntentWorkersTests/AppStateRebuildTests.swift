@@ -55,7 +55,7 @@ struct AppStateRebuildTests {
             try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
                 try await $0.createTopics(topics.specifications(partitions: 3))
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("rebuild"))
+            let directory = testFileURL(uniqueName("rebuild"))
             defer { try? FileManager.default.removeItem(at: directory) }
             let twinPath = directory.appendingPathComponent("twin.sqlite").path
             let path = directory.appendingPathComponent("state.sqlite").path

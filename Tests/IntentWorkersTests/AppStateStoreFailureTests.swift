@@ -24,7 +24,7 @@ struct AppStateStoreFailureTests {
             try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
                 try await $0.createTopics(topics.specifications(partitions: 1))
             }
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("app") + ".sqlite").path
+            let path = testFileURL(uniqueName("app") + ".sqlite").path
             defer { try? FileManager.default.removeItem(atPath: path) }
             // A trigger refuses every write, as a full disk or a damaged file would.
             let store = try AppStateStore(path: path)

@@ -10,7 +10,7 @@ enum BenchCommand {
     static func run<Report: Decodable>(
         _ arguments: [String], as _: Report.Type, timeout: Duration
     ) async throws -> Report {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("bench"))
+        let output = testFileURL(uniqueName("bench"))
         defer { ManagedProcess.removeOutput(of: output) }
         let bench = WorkerProcesses.binaries.appendingPathComponent("intent-bench").path
         let (status, printed) = try await runProcess(

@@ -100,7 +100,7 @@ struct BinaryModeEventTests {
             // `intentctl trace`: the good intent's path, hop by hop, with its trace id; the
             // forged one's request and its dead letter.
             let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("trace"))
+            let directory = testFileURL(uniqueName("trace"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             func trace(_ arguments: String...) async throws -> (status: Int32, output: String, error: String) {
                 let output = directory.appendingPathComponent(uniqueName("output"))

@@ -12,7 +12,7 @@ struct BrokerStatusCommandTests {
     func statusAsJSON() async throws {
         // One slot for the whole test: the broker `broker start` leaves running is heavy between the commands too.
         try await withHeavySlot {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("broker-status"))
+            let directory = testFileURL(uniqueName("broker-status"))
             defer { try? FileManager.default.removeItem(at: directory) }
             let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
             func run(_ arguments: String...) async throws -> (status: Int32, output: String) {

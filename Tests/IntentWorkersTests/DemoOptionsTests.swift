@@ -10,7 +10,7 @@ import Testing
 struct DemoOptionsTests {
     @Test("the demo runs with its topics, keys, state and logs where it was told, and says so")
     func demoWhereTold() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("demo-options"))
+        let base = testFileURL(uniqueName("demo-options"))
         defer { try? FileManager.default.removeItem(at: base) }
         let state = base.appendingPathComponent("state")
         let logs = base.appendingPathComponent("logs")

@@ -24,7 +24,7 @@ struct DeployManifestTests {
             .filter { $0.hasSuffix(".yaml") && $0 != "kustomization.yaml" }.sorted()
         let validator = URL(fileURLWithPath: try ToolLocator.python()).deletingLastPathComponent()
             .appendingPathComponent("kubernetes-validate").path
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString).log")
+        let report = testFileURL("k8s-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: report) }
         let (status, output) = try await runProcess(
             name: "kubernetes-validate", executable: validator,
@@ -103,7 +103,7 @@ struct DeployManifestTests {
     /// steps with kubectl and docker recording what they are asked, and the
     /// real `intentctl keys generate`.
     func followReadme(_ readme: URL) async throws -> (status: Int32, output: String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).log")
+        let output = testFileURL("readme-\(UUID().uuidString).log")
         defer { ManagedProcess.removeOutput(of: output) }
         let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
         return try await runProcess(
@@ -133,7 +133,7 @@ struct DeployManifestTests {
     func brokenReadme(_ removed: String, _ expected: String) async throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("deploy/README.md"), encoding: .utf8)
         #expect(readme.contains(removed))
-        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("README-\(UUID().uuidString).md")
+        let broken = testFileURL("README-\(UUID().uuidString).md")
         defer { try? FileManager.default.removeItem(at: broken) }
         try readme.replacingOccurrences(of: removed, with: "").write(to: broken, atomically: true, encoding: .utf8)
         let (status, output) = try await followReadme(broken)

@@ -17,7 +17,7 @@ struct DeployPolicyTests {
     static func run(_ name: String, _ executable: String, _ arguments: [String]) async throws -> (
         status: Int32, output: String
     ) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).log")
+        let output = testFileURL("\(name)-\(UUID().uuidString).log")
         defer { ManagedProcess.removeOutput(of: output) }
         return try await runProcess(
             name: name, executable: executable, arguments: arguments, outputFile: output, timeout: .seconds(180))
@@ -44,7 +44,7 @@ struct DeployPolicyTests {
 
             let text = try String(contentsOf: Self.deploy.appendingPathComponent("Containerfile"), encoding: .utf8)
             #expect(text.contains("USER 10001:10001"))
-            let broken = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let broken = testFileURL(
                 "Containerfile-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: broken) }
             try text.replacingOccurrences(of: "USER 10001:10001", with: "USER intent")
@@ -109,7 +109,7 @@ struct DeployPolicyTests {
                 }
             }
 
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let directory = testFileURL(
                 "checkov-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -169,7 +169,7 @@ struct DeployPolicyTests {
     func brokenOperatorResources(_ file: String, _ original: String, _ replacement: String, _ expected: String)
         async throws
     {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString)")
+        let copy = testFileURL("k8s-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: copy) }
         try FileManager.default.copyItem(at: Self.deploy.appendingPathComponent("kubernetes"), to: copy)
         let target = copy.appendingPathComponent(file)

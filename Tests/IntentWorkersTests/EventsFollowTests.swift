@@ -30,7 +30,7 @@ struct EventsFollowTests {
                 ])
             }
             try await publish("r0")
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("follow"))
+            let directory = testFileURL(uniqueName("follow"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let pipe = try PipeLines(path: directory.appendingPathComponent("output").path)

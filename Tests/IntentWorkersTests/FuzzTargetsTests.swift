@@ -51,7 +51,7 @@ struct FuzzTargetsTests {
         let arguments =
             ["-typecheck", "-parse-as-library", "-I", modules]
             + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + files
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("swiftc"))
+        let output = testFileURL(uniqueName("swiftc"))
         defer { ManagedProcess.removeOutput(of: output) }
         let (status, printed) = try await runProcess(
             name: "swiftc", executable: try ToolLocator.executable(named: "swiftc"), arguments: arguments,

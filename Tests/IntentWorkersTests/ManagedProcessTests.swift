@@ -1,3 +1,4 @@
+import BrokerTestSupport
 import Foundation
 import LocalBroker
 import Testing
@@ -11,7 +12,7 @@ import Testing
 @Suite("Child processes", .timeLimit(.minutes(1)))
 struct ManagedProcessTests {
     func output(_ command: String) async throws -> (status: Int32, output: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID()).log")
+        let log = testFileURL("child-\(UUID()).log")
         defer { ManagedProcess.removeOutput(of: log) }
         return try await ManagedProcess.run(
             name: "sh", executable: "/bin/sh", arguments: ["-c", command], outputFile: log, timeout: .seconds(30))
@@ -38,7 +39,7 @@ struct ManagedProcessTests {
 
     @Test("a child runs in its own process group, a signal's number is its status, a missing executable is an error")
     func groupSignalsAndMissing() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID()).log")
+        let log = testFileURL("child-\(UUID()).log")
         defer { try? FileManager.default.removeItem(at: log) }
         let child = try ManagedProcess(name: "sleep", executable: "/bin/sleep", arguments: ["30"], logFile: log)
         #expect(getpgid(child.pid) == child.pid)

@@ -25,7 +25,7 @@ struct MissingStateTopicTests {
     @Test("each worker, each followed topic: exits non-zero naming the topic")
     func refusesToStart() async throws {
         try await withBroker { broker in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("missing"))
+            let directory = testFileURL(uniqueName("missing"))
             for (worker, path) in Self.followed {
                 let topics = PipelineTopics(prefix: uniqueName("missing") + ".")
                 let missing = topics[keyPath: path]

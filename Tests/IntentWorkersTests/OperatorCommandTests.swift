@@ -19,7 +19,7 @@ struct OperatorCommandTests {
     static func run(
         _ broker: LocalBroker?, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("intentctl"))
+        let directory = testFileURL(uniqueName("intentctl"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var command = ([intentctl] + arguments).map { "'\($0)'" }.joined(separator: " ") + " 2>&1"
@@ -48,7 +48,7 @@ struct OperatorCommandTests {
     /// The stages' test keys in a file only its owner may read (as key files must be),
     /// removed after `body`.
     static func withStageKeyFile<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stage-keys"))
+        let file = testFileURL(uniqueName("stage-keys"))
         try testStageKeys.keyFileText.write(to: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -122,7 +122,7 @@ struct OperatorCommandTests {
 
     /// HMAC-SHA256 by Python's standard library: independent of the code under test.
     static func pythonHMAC(_ value: String) async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("hmac"))
+        let directory = testFileURL(uniqueName("hmac"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("value")
@@ -138,7 +138,7 @@ struct OperatorCommandTests {
 
     @Test("events sign prints the guide's canonical bytes and a signature Python's HMAC agrees with; verify checks it")
     func signAndVerify() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("keys"))
+        let directory = testFileURL(uniqueName("keys"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keys = directory.appendingPathComponent("source-keys")

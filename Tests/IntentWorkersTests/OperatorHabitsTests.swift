@@ -16,7 +16,7 @@ struct OperatorHabitsTests {
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> (
         status: Int32, output: String
     ) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("habits"))
+        let directory = testFileURL(uniqueName("habits"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
@@ -85,7 +85,7 @@ struct OperatorHabitsTests {
     @Test("a second broker start prints the running broker's address and exits 0; topics describe shows configuration")
     func brokerStartTwiceAndDescribe() async throws {
         try await withHeavySlot {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("habits-broker"))
+            let directory = testFileURL(uniqueName("habits-broker"))
             defer { try? FileManager.default.removeItem(at: directory) }
             let state = ["--state-dir", directory.appendingPathComponent("state").path]
             // The broker `broker start` leaves running is heavy between the commands too: one slot for all.

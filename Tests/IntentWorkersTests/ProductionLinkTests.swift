@@ -24,7 +24,7 @@ struct ProductionLinkTests {
     /// (`ManagedProcess.removeOutput(of:)`).
     func symbolTable(of executable: String) async throws -> URL {
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
-        let table = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nm"))
+        let table = testFileURL(uniqueName("nm"))
         do {
             let (status, _) = try await runProcess(
                 name: "nm", executable: try ToolLocator.executable(named: "nm"), arguments: [path], outputFile: table,
@@ -41,7 +41,7 @@ struct ProductionLinkTests {
     /// them: splitting nm's tens of megabytes into lines in this debug-built test took more
     /// CPU than all of nm (docs/test-suite-time.md).
     func symbols(of module: String, in table: URL) async throws -> Int {
-        let counted = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("grep"))
+        let counted = testFileURL(uniqueName("grep"))
         defer { ManagedProcess.removeOutput(of: counted) }
         let (status, count) = try await runProcess(
             name: "grep", executable: try ToolLocator.executable(named: "grep"),
@@ -88,8 +88,8 @@ struct ProductionLinkTests {
     /// binding, "binding file USER to PROVIDER: normal symbol `malloc'".
     func allocatorBindings(of executable: String) async throws -> [Substring] {
         let path = WorkerProcesses.binaries.appendingPathComponent(executable).path
-        let run = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("ld-debug"))
-        let filtered = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("grep"))
+        let run = testFileURL(uniqueName("ld-debug"))
+        let filtered = testFileURL(uniqueName("grep"))
         defer {
             ManagedProcess.removeOutput(of: run)
             ManagedProcess.removeOutput(of: filtered)

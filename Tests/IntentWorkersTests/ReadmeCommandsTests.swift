@@ -111,7 +111,7 @@ struct ReadmeCommandsTests {
         "the runnable commands of each document succeed, in order, on a fresh state directory",
         arguments: ReadmeCommandsTests.runnable)
     func runnableBlocksSucceed(document: String, shows: [String]) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("readme"))
+        let directory = testFileURL(uniqueName("readme"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let runnable = Self.blocks(of: try Self.text(of: document)).filter { Self.reasonNotRun($0) == .some(nil) }
@@ -123,6 +123,8 @@ struct ReadmeCommandsTests {
             set -euo pipefail
             cd '\(Self.root.path)'
             export INTENT_STATE_DIR='\(directory.appendingPathComponent("state").path)'
+            # The commands' own temporary files (`mktemp -d`, the broker's log) go with this directory.
+            export TMPDIR='\(directory.path)'
             # Whatever fails, the broker and the workers the commands started are stopped.
             trap 'kill $(jobs -p) 2>/dev/null || true; .build/debug/intentctl broker stop >/dev/null 2>&1 || true' EXIT
             \(commands.joined(separator: "\n"))

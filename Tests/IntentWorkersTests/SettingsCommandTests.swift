@@ -14,7 +14,7 @@ struct SettingsCommandTests {
     @Test("publishes a signed user.settings.v1 the resolve worker accepts; a bad tag or a voice source is refused")
     func publishes() async throws {
         try await withBroker { broker in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("settings"))
+            let directory = testFileURL(uniqueName("settings"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let keys = EventAuthenticator(keys: ["/settings/ops": Array(repeating: 0x44, count: 32)])

@@ -57,7 +57,7 @@ struct StalledMemberTests {
             let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
             _ = try await producer.sendAll(Self.accounts(topics))
             defer { Task { await producer.shutdown() } }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("stall"))
+            let directory = testFileURL(uniqueName("stall"))
             let launcher = try WorkerLauncher(
                 binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
                 topicPrefix: topics.prefix,

@@ -293,7 +293,7 @@ public struct AppStateLaunch: Sendable {
     public let environment: [String: String]
 
     public init(key: [UInt8]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("appstate"))
+        directory = testFileURL(uniqueName("appstate"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyFile = directory.appendingPathComponent("app-key")
         try Digest.hex(key).write(to: keyFile, atomically: true, encoding: .utf8)

@@ -33,7 +33,7 @@ public final class WorkerProcesses: Sendable {
         self.topics = topics
         firstStart = Mutex(firstStartEnvironment)
         random = Mutex(SplitMix64(seed: seed))
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("workers"))
+        directory = testFileURL(uniqueName("workers"))
         launcher = try WorkerLauncher(
             binaries: WorkerLauncher.binaries(), directory: directory, bootstrapServers: broker.bootstrapServers,
             topicPrefix: topics.prefix,

@@ -51,7 +51,7 @@ extension ProcessLevel {
                 try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
                     try await $0.createTopics(topics.specifications(partitions: 2))
                 }
-                let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+                let output = testFileURL(
                     "smoke-\(UUID().uuidString).log")
                 defer { ManagedProcess.removeOutput(of: output) }
                 let (status, text) = try await runProcess(

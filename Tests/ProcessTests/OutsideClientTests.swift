@@ -45,7 +45,7 @@ extension ProcessLevel {
                 try await pipeline.enroll("alice", with: ["/voice/load"])
                 let workers = try WorkerProcesses(broker: pipeline.broker, topics: pipeline.topics)
 
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("outside"))
+                let directory = testFileURL(uniqueName("outside"))
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let keyFile = directory.appendingPathComponent("voice-keys")

@@ -12,7 +12,7 @@ extension ProcessLevel {
         func writeCertificate() throws -> (certificate: String, key: String) {
             let generated = try SelfSignedCertificate.generate(
                 commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("tls"))
+            let directory = testFileURL(uniqueName("tls"))
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let certificate = directory.appendingPathComponent("broker.pem")
             let key = directory.appendingPathComponent("broker.key")
