@@ -281,8 +281,8 @@ let package = Package(
         .target(
             name: "AppStateService",
             dependencies: [
-                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentResolution", "IntentCrypto", "Payments",
-                "HTTPServing", "Localization",
+                "PipelineTopics", "AppState", "Kafka", "IntentEvents", "IntentResolution", "IntentCrypto", "Intents",
+                "Messaging", "Payments", "HTTPServing", "Localization",
                 "Telemetry", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),

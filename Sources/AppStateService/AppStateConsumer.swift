@@ -3,8 +3,10 @@ import CoreMetrics
 import Foundation
 public import IntentEvents
 import IntentResolution
+import Intents
 public import Kafka
 public import Logging
+import Messaging
 import Payments
 public import PipelineTopics
 public import ServiceLifecycle
@@ -72,24 +74,47 @@ public final class AppStateConsumer: Service, Sendable {
         self.logger = logger
     }
 
-    /// The record's event, if a producer allowed on its topic signed it (with its view
-    /// key: `received` is ``KafkaConsumerMessage/viewed``): responses come from the stages
-    /// (the resolve stage's: refused requests' final responses), messages from the handle stage, and
-    /// ledger events from the ledger's writers (``LedgerRecord``).
+    /// The record's event, if it is the one type its topic carries and a producer allowed
+    /// on that topic signed it (with its view key: `received` is ``KafkaConsumerMessage/viewed``):
+    /// responses from the stages (the resolve stage's: refused requests' final responses),
+    /// message events from the handle stage, and ledger events from the ledger's writers,
+    /// read as every ledger reader reads them (``LedgerRecord``) and moving only what the
+    /// ledger lets their kind move (``Ledger/checkMovement(_:)``).
+    ///
+    /// The store acts on an event's type, so the type is bound to the topic here: a stage
+    /// allowed on the responses topic (its view key in the hands of whoever runs it) would
+    /// otherwise write a ledger event there, with any entries, and the page would show it
+    /// as money; and a deposit the ledger refuses (one user's money "deposited" to another)
+    /// would show as moved.
     private func authenticated(_ received: KafkaConsumerMessage) throws(EventDecodingError) -> EventEnvelope {
         let message = try received.structuredEvent()
-        let event = try EventEnvelope.decode(message.value ?? [])
-        let producers: Producers =
-            switch message.topic {
-            case topics.responses:
-                .only(PipelineSource.resolve, PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle)
-            case topics.messages: .only(PipelineSource.handle)
-            default: LedgerRecord.writers
+        let (type, producers): (String, Producers)
+        switch message.topic {
+        case topics.ledger:
+            let (event, ledgerEvent) = try LedgerRecord.readWithEnvelope(
+                key: message.keyString, value: message.value, signature: message.signature, keys: keys)
+            do throws(Ledger.ApplyError) {
+                try Ledger.checkMovement(ledgerEvent)
+            } catch {
+                // Moving another user's money is acting for the wrong user; anything else is malformed.
+                let reason: EventDecodingError.Reason
+                if case .movementNotAllowed = error { reason = .wrongUser } else { reason = .schemaInvalid }
+                throw EventDecodingError(reason, field: "$.data.entries", "every ledger refuses it: \(error)")
             }
-        try keys.verify(event, received: message.value, signature: message.signature, producedBy: producers)
-        if message.topic == topics.ledger {
-            try LedgerRecord.checkWriter(event.source, of: try event.decodeData(as: LedgerEvent.self))
+            return event
+        case topics.responses:
+            (type, producers) = (
+                IntentResponse.type,
+                .only(PipelineSource.resolve, PipelineSource.confirm, PipelineSource.payments, PipelineSource.handle)
+            )
+        case topics.messages:
+            (type, producers) = (MessageEvent.type, .only(PipelineSource.handle))
+        default:
+            throw EventDecodingError(
+                .unknownType, field: "$.type", "the app state applies no events of \(message.topic)")
         }
+        let event = try IncomingEvent.decode(key: message.keyString, value: message.value, type: type)
+        try keys.verify(event, received: message.value, signature: message.signature, producedBy: producers)
         return event
     }
 

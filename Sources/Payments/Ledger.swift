@@ -405,11 +405,11 @@ public struct Ledger: Sendable {
             return false
         }
         try checkRemembered(event, at: time)
-        try checkBalanced(event)
+        try Self.checkBalanced(event)
         let payload = try event.payload()
         // Written under a claim that is not its partition's latest (``LedgerOwnership``): nothing counts.
         if let refusal = ownership.refusal(of: event) { throw refusal }
-        try checkShape(event, payload)
+        try Self.checkShape(event, payload)
         let updated = try updatedBalances(event, checkingBalances: checkingBalances)
         if checkingBalances, case .hold(let hold) = payload, let requestID = hold.paysRequestID {
             try checkPayable(requestID, by: hold, of: event.userID)
@@ -465,12 +465,22 @@ public struct Ledger: Sendable {
         if let why { throw .requestNotPayable(request: requestID, why: why) }
     }
 
+    /// The rules of ``apply(_:at:checkingBalances:)`` that need no ledger state: the event's
+    /// entries balance, are positive and move only what its kind may move, and it has the
+    /// fields its kind needs. For a reader that shows the ledger without keeping one (the app
+    /// state): an event every ledger refuses this way must not show as money either. Posts
+    /// and voids pass here; only their hold, which a ledger keeps, can check them.
+    public static func checkMovement(_ event: LedgerEvent) throws(ApplyError) {
+        try checkBalanced(event)
+        try checkShape(event, try event.payload())
+    }
+
     /// Money enters only by a deposit from outside to the depositor, and a hold only
     /// parks the payer's own money; events that record rather than move carry no
     /// entries. (Posts and voids are checked against their hold when recorded.) So
     /// a writer allowed to deposit, such as the ledger operator, cannot move one
     /// user's money to another by calling it a deposit.
-    private func checkShape(_ event: LedgerEvent, _ payload: LedgerEvent.Payload) throws(ApplyError) {
+    private static func checkShape(_ event: LedgerEvent, _ payload: LedgerEvent.Payload) throws(ApplyError) {
         let allowed: Bool
         switch payload {
         case .deposit(let amount):
@@ -552,7 +562,7 @@ public struct Ledger: Sendable {
             || (matches(entries[0], .credit, destination) && matches(entries[1], .debit, source))
     }
 
-    private func checkBalanced(_ event: LedgerEvent) throws(ApplyError) {
+    private static func checkBalanced(_ event: LedgerEvent) throws(ApplyError) {
         // Two entries (every money event's), with no list: the same checks in the same order.
         if event.entries.count == 2 {
             let first = event.entries[0]
