@@ -149,7 +149,7 @@ public struct ResolveStage: Sendable {
         guard let (envelope, intentID) = try? signed(key: key, value: value, signature: signature) else {
             return nil
         }
-        let request = Result { () throws(EventDecodingError) in try envelope.decodeData(as: IntentRequested.self) }
+        let request = Result { () throws(EventDecodingError) in try Self.request(of: envelope) }
         return ReadBack(envelope: envelope, intentID: intentID, request: request)
     }
 
@@ -225,8 +225,16 @@ public struct ResolveStage: Sendable {
     private func checked(_ envelope: EventEnvelope, settings: UserSettings?) throws(EventDecodingError)
         -> IntentRequested
     {
-        let request = try envelope.decodeData(as: IntentRequested.self)
+        let request = try Self.request(of: envelope)
         try bound(request, envelope, settings: settings)
+        return request
+    }
+
+    /// The request's payload, within the schema's sizes (``Intent/checkLimits()``): what the
+    /// resolver and every prompt and response built from it can take.
+    private static func request(of envelope: EventEnvelope) throws(EventDecodingError) -> IntentRequested {
+        let request = try envelope.decodeData(as: IntentRequested.self)
+        try request.intent.checkLimits()
         return request
     }
 

@@ -178,10 +178,19 @@ public struct HandleStage: Sendable {
                 && (search.dateRange?.start.map { message.sentAt.date >= $0 } ?? true)
                 && (search.dateRange?.end.map { message.sentAt.date <= $0 } ?? true)
         }
+        // The count is all of them; the ids, the newest that fit a record (a follow-up
+        // attribute change takes that many too).
+        let newest = found.suffix(Self.searchResultLimit).map(\.id)
         return StageResult(events: [
-            (.responses, response(envelope, intentID, .searchForMessages, .success, found.map(\.id), now))
+            (.responses, response(envelope, intentID, .searchForMessages, .success, newest, now, found: found.count))
         ])
     }
+
+    /// How many message ids a search's response carries at most: `setMessageAttribute`'s own
+    /// limit (``Intent/Limits/messageIDs``). A history is never trimmed, and a response listing
+    /// every match of a long one went past the largest record the producer sends (about 23,000
+    /// ids), which stopped the worker and, redelivered, every member after it.
+    public static let searchResultLimit = Intent.Limits.messageIDs
 
     // MARK: Attributes
 
@@ -213,16 +222,17 @@ public struct HandleStage: Sendable {
 
     // MARK: Events
 
+    /// - Parameter found: For a search, how many messages matched (`messageIDs` may hold fewer).
     private func response(
         _ cause: EventEnvelope, _ intentID: String, _ kind: Intent.Kind, _ code: ResponseCode, _ messageIDs: [String],
-        _ now: Date
+        _ now: Date, found: Int? = nil
     ) -> EventEnvelope {
         let message =
             switch code {
             case .inProgress: LocalizedMessage(.messageSending)
             case .success:
                 kind == .searchForMessages
-                    ? LocalizedMessage(.messagesFound, ["count": .number(messageIDs.count)])
+                    ? LocalizedMessage(.messagesFound, ["count": .number(found ?? messageIDs.count)])
                     : LocalizedMessage(.messageDone)
             default: LocalizedMessage(.messageFailed, ["code": .text(code.rawValue)])
             }

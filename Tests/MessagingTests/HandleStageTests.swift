@@ -147,6 +147,27 @@ struct HandleStageTests {
         #expect(other.response?.messageIDs == [])
     }
 
+    @Test("a search's response names the newest 256 matches and counts them all")
+    func searchOfALongHistory() throws {
+        // A history is never trimmed: a response naming every match went past the largest
+        // record the producer sends at about 23,000, and stopped the worker (SECURITY.md, 48).
+        var history = MessageHistory()
+        var sent: [String] = []
+        for index in 0..<300 {
+            let send = run(
+                confirmed(
+                    .sendMessage(SendMessageIntent(recipients: [xiaoming], content: "note \(index)")),
+                    intentID: "n\(index)"),
+                &history, at: t0.addingTimeInterval(Double(index)))
+            sent += send.response?.messageIDs ?? []
+        }
+        #expect(sent.count == 300)
+        let found = run(confirmed(.searchForMessages(SearchForMessagesIntent()), intentID: "all"), &history)
+        // 256: as many as one setMessageAttribute may name (its schema's maxItems).
+        #expect(found.response?.messageIDs == Array(sent.suffix(256)))
+        #expect(found.response?.messageArguments?["count"] == .number(300))
+    }
+
     @Test("replaying the message events rebuilds the same history")
     func replay() throws {
         var history = MessageHistory()

@@ -1,0 +1,85 @@
+public import IntentEvents
+
+/// The sizes `schemas/intent/common.v1.json` allows, checked on a decoded intent.
+///
+/// JSON puts no bound on a string or a list, and the decoders read any (within the record's
+/// size), so a voice service's request is held to the schema here before any stage works on
+/// it. Not a formality: the contact resolver's work grows with the square of a spoken name's
+/// words (a 15 KB name took a gigabyte, and the resolve worker crashed on it again after
+/// every restart), and a prompt grows with the people it lists, past what one record may
+/// hold. A request within these bounds is one the stages answer within a record.
+extension Intent {
+    /// Lengths count Unicode scalars, as JSON Schema's `maxLength` counts code points.
+    public enum Limits {
+        public static let people = 32
+        public static let personField = 256
+        public static let content = 4096
+        public static let groupName = 256
+        public static let serviceName = 64
+        public static let keywords = 32
+        public static let keyword = 256
+        public static let attributes = 4
+        public static let messageIDs = 256
+        public static let messageID = 4096
+        public static let note = 1024
+        public static let paymentRequestID = 256
+    }
+
+    /// Refuses (`schema_invalid`, naming the field) an intent with a string or a list longer
+    /// than its schema allows.
+    public func checkLimits() throws(EventDecodingError) {
+        let path = "$.data.intent"
+        switch self {
+        case .sendMessage(let intent):
+            try Self.check(people: intent.recipients, at: "\(path).recipients")
+            try Self.check(intent.content, Limits.content, at: "\(path).content")
+            try Self.check(intent.groupName, Limits.groupName, at: "\(path).groupName")
+            try Self.check(intent.serviceName, Limits.serviceName, at: "\(path).serviceName")
+        case .searchForMessages(let search):
+            try Self.check(people: search.senders ?? [], at: "\(path).senders")
+            try Self.check(people: search.recipients ?? [], at: "\(path).recipients")
+            let keywords = search.keywords ?? []
+            try Self.check(count: keywords.count, Limits.keywords, at: "\(path).keywords")
+            for (index, keyword) in keywords.enumerated() {
+                try Self.check(keyword, Limits.keyword, at: "\(path).keywords[\(index)]")
+            }
+            try Self.check(count: search.attributes?.count ?? 0, Limits.attributes, at: "\(path).attributes")
+        case .setMessageAttribute(let change):
+            try Self.check(count: change.messageIDs.count, Limits.messageIDs, at: "\(path).messageIDs")
+            for (index, id) in change.messageIDs.enumerated() {
+                try Self.check(id, Limits.messageID, at: "\(path).messageIDs[\(index)]")
+            }
+        case .sendPayment(let payment):
+            try Self.check(people: payment.payee.map { [$0] } ?? [], at: "\(path).payee", single: true)
+            try Self.check(payment.note, Limits.note, at: "\(path).note")
+            try Self.check(payment.paymentRequestID, Limits.paymentRequestID, at: "\(path).paymentRequestID")
+        case .requestPayment(let request):
+            try Self.check(people: request.payer.map { [$0] } ?? [], at: "\(path).payer", single: true)
+            try Self.check(request.note, Limits.note, at: "\(path).note")
+        }
+    }
+
+    private static func check(people: [Person], at path: String, single: Bool = false) throws(EventDecodingError) {
+        try check(count: people.count, Limits.people, at: path)
+        for (index, person) in people.enumerated() {
+            let at = single ? path : "\(path)[\(index)]"
+            try check(person.spoken, Limits.personField, at: "\(at).spoken")
+            try check(person.handle, Limits.personField, at: "\(at).handle")
+            try check(person.contactID, Limits.personField, at: "\(at).contactID")
+            try check(person.displayName, Limits.personField, at: "\(at).displayName")
+        }
+    }
+
+    private static func check(count: Int, _ limit: Int, at path: String) throws(EventDecodingError) {
+        guard count > limit else { return }
+        throw EventDecodingError(.schemaInvalid, field: path, "\(count) items; the schema allows \(limit)")
+    }
+
+    private static func check(_ text: String?, _ limit: Int, at path: String) throws(EventDecodingError) {
+        // UTF-8 is never shorter than its scalars: most strings are decided without counting them.
+        guard let text, text.utf8.count > limit else { return }
+        let length = text.unicodeScalars.count
+        guard length > limit else { return }
+        throw EventDecodingError(.schemaInvalid, field: path, "\(length) characters; the schema allows \(limit)")
+    }
+}
