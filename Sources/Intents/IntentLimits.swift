@@ -28,7 +28,7 @@ extension Intent {
     /// Refuses (`schema_invalid`, naming the field) an intent with a string or a list longer
     /// than its schema allows.
     public func checkLimits() throws(EventDecodingError) {
-        let path = "$.data.intent"
+        let path = "$.data.intent"  // a literal: no allocation
         switch self {
         case .sendMessage(let intent):
             try Self.check(people: intent.recipients, at: "\(path).recipients")
@@ -50,36 +50,42 @@ extension Intent {
                 try Self.check(id, Limits.messageID, at: "\(path).messageIDs[\(index)]")
             }
         case .sendPayment(let payment):
-            try Self.check(people: payment.payee.map { [$0] } ?? [], at: "\(path).payee", single: true)
+            try Self.check(payment.payee, at: "\(path).payee")
             try Self.check(payment.note, Limits.note, at: "\(path).note")
             try Self.check(payment.paymentRequestID, Limits.paymentRequestID, at: "\(path).paymentRequestID")
         case .requestPayment(let request):
-            try Self.check(people: request.payer.map { [$0] } ?? [], at: "\(path).payer", single: true)
+            try Self.check(request.payer, at: "\(path).payer")
             try Self.check(request.note, Limits.note, at: "\(path).note")
         }
     }
 
-    private static func check(people: [Person], at path: String, single: Bool = false) throws(EventDecodingError) {
-        try check(count: people.count, Limits.people, at: path)
-        for (index, person) in people.enumerated() {
-            let at = single ? path : "\(path)[\(index)]"
-            try check(person.spoken, Limits.personField, at: "\(at).spoken")
-            try check(person.handle, Limits.personField, at: "\(at).handle")
-            try check(person.contactID, Limits.personField, at: "\(at).contactID")
-            try check(person.displayName, Limits.personField, at: "\(at).displayName")
-        }
+    private static func check(people: [Person], at path: @autoclosure () -> String) throws(EventDecodingError) {
+        try check(count: people.count, Limits.people, at: path())
+        for (index, person) in people.enumerated() { try check(person, at: "\(path())[\(index)]") }
     }
 
-    private static func check(count: Int, _ limit: Int, at path: String) throws(EventDecodingError) {
+    private static func check(_ person: Person?, at path: @autoclosure () -> String) throws(EventDecodingError) {
+        guard let person else { return }
+        try check(person.spoken, Limits.personField, at: "\(path()).spoken")
+        try check(person.handle, Limits.personField, at: "\(path()).handle")
+        try check(person.contactID, Limits.personField, at: "\(path()).contactID")
+        try check(person.displayName, Limits.personField, at: "\(path()).displayName")
+    }
+
+    /// Paths are autoclosures: made only for a refusal (a request within bounds, nearly every
+    /// one, allocates nothing here; the allocation gate counts).
+    private static func check(count: Int, _ limit: Int, at path: @autoclosure () -> String) throws(EventDecodingError) {
         guard count > limit else { return }
-        throw EventDecodingError(.schemaInvalid, field: path, "\(count) items; the schema allows \(limit)")
+        throw EventDecodingError(.schemaInvalid, field: path(), "\(count) items; the schema allows \(limit)")
     }
 
-    private static func check(_ text: String?, _ limit: Int, at path: String) throws(EventDecodingError) {
+    private static func check(_ text: String?, _ limit: Int, at path: @autoclosure () -> String)
+        throws(EventDecodingError)
+    {
         // UTF-8 is never shorter than its scalars: most strings are decided without counting them.
         guard let text, text.utf8.count > limit else { return }
         let length = text.unicodeScalars.count
         guard length > limit else { return }
-        throw EventDecodingError(.schemaInvalid, field: path, "\(length) characters; the schema allows \(limit)")
+        throw EventDecodingError(.schemaInvalid, field: path(), "\(length) characters; the schema allows \(limit)")
     }
 }
