@@ -84,9 +84,9 @@ public enum RecordIntegrity {
 
     /// Checks `records` (every topic's partitions each in offset order); see ``Checker``.
     public static func check(
-        _ records: [Record], keys: EventAuthenticator, readFromWindow: Set<String> = []
+        _ records: [Record], keys: EventAuthenticator, readFromWindow: Set<String> = [], internalOnly: Set<String> = []
     ) -> Report {
-        var checker = Checker(keys: keys, readFromWindow: readFromWindow)
+        var checker = Checker(keys: keys, readFromWindow: readFromWindow, internalOnly: internalOnly)
         for record in records { checker.check(record) }
         return checker.report()
     }
@@ -100,16 +100,30 @@ public enum RecordIntegrity {
     public struct Checker {
         private let keys: EventAuthenticator
         private let readFromWindow: Set<String>
+        private let internalOnly: Set<String>
         private var chains: [ChainID: Chain] = [:]
         /// Counts and per-record findings so far.
         private var tally = Report()
 
-        public init(keys: EventAuthenticator, readFromWindow: Set<String> = []) {
+        /// - Parameter internalOnly: Topics only the pipeline's own sources write (the ledger,
+        ///   the responses): a record there from any other source is forged, not unverifiable.
+        public init(keys: EventAuthenticator, readFromWindow: Set<String> = [], internalOnly: Set<String> = []) {
             self.keys = keys
             self.readFromWindow = readFromWindow
+            self.internalOnly = internalOnly
         }
 
-        public mutating func check(_ record: Record) {
+        /// Checks one record; false when it is not genuine (forged, or modified after it was
+        /// signed): a record no reader takes, which the audit's money rules must not count
+        /// either. A genuine record out of place (reordered, a copy, after a gap) is true.
+        @discardableResult
+        public mutating func check(_ record: Record) -> Bool {
+            let before = tally.findings.count
+            inspect(record)
+            return !tally.findings[before...].contains { $0.kind == .forged || $0.kind == .modified }
+        }
+
+        private mutating func inspect(_ record: Record) {
             // An unreadable record is the lifecycle audit's finding.
             guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { return }
             func finding(_ kind: Kind, _ detail: String) {
@@ -119,6 +133,12 @@ public enum RecordIntegrity {
                         eventID: event.id, detail: detail))
             }
             let internalSource = PipelineSource.isInternal(event.source)
+            // A voice service's answer on the confirmations topic is beyond the stages' keys; on
+            // the ledger or the responses, an outside source is never right (no reader takes it).
+            guard internalSource || !internalOnly.contains(record.topic) else {
+                finding(.forged, "\(event.source) is not the pipeline's, and only the pipeline writes \(record.role)")
+                return
+            }
             guard keys.hasKey(for: event.source) else {
                 if internalSource {
                     finding(.forged, "no key of \(event.source) signed it")

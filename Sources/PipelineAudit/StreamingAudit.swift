@@ -182,6 +182,14 @@ private struct LedgerRules: Sendable {
             findings.append("ledger record \(record.id) cannot be read")
             return
         }
+        // What no ledger reader applies counts for nothing here either, and is a finding: an
+        // event from a source that may not write the ledger (signed or not), of a kind its
+        // writer may not write, or keyed to another user (``LedgerRecord``'s rules, which the
+        // signature check does not cover: that is ``RecordIntegrity``'s, given the keys).
+        if let refusal = Self.refusal(of: event, in: record) {
+            findings.append("ledger record \(record.id) is one no reader applies: \(refusal)")
+            return
+        }
         if let refusal = ownership.admit(event) {
             fenced.append("\(event.id): \(refusal)")
             return
@@ -216,6 +224,19 @@ private struct LedgerRules: Sendable {
         } catch {
             findings.append("ledger event \(event.id) breaks the ledger: \(error)")
         }
+    }
+
+    /// Why every ledger reader refuses `event` for who wrote it, or nil.
+    static func refusal(of event: LedgerEvent, in record: EventEnvelope) -> String? {
+        guard LedgerRecord.writers.admits(record.source) else {
+            return "\(record.source) may not write the ledger"
+        }
+        do throws(EventDecodingError) {
+            try LedgerRecord.checkWriter(record.source, of: event)
+        } catch {
+            return error.message
+        }
+        return event.userID == record.userID ? nil : "keyed by \(record.userID), for \(event.userID)"
     }
 
     /// Adds in place (one lookup of a sum in its table); true when it overflowed.
@@ -327,6 +348,8 @@ private struct ConfirmationRecords: Sendable {
     private var confirmed: [String: ConfirmationBinding] = [:]
     private var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
     private(set) var creditsSent: Set<String> = []
+    /// Records of a kind from a source that may not write it (in the order read).
+    private var refused: [String] = []
 
     /// How proposals and answers are found for a transfer: its payer and intent.
     private static func key(_ userID: String, _ intentID: String) -> String { "\(userID)/\(intentID)" }
@@ -364,24 +387,43 @@ private struct ConfirmationRecords: Sendable {
     }
 
     mutating func read(_ record: EventEnvelope) {
+        // Each kind counts only from the source the payments stage takes it from (credits from
+        // the payments stage, answers from a voice service, proposals from the confirm stage):
+        // a record it refuses must not stand in for the one it acted on.
         switch record.type {
         case LedgerEvent.type:
+            guard admitted(record, PipelineSource.payments, "a credit") else { return }
             if let transferID = Self.creditTransfer(record) { creditsSent.insert(transferID) }
         case ConfirmationAnswer.type:
+            guard admitted(record, PipelineSource.voice, "an answer") else { return }
             if let intentID = record.intentID, let binding = Self.confirmedBinding(record.data) {
                 confirmed[Self.key(record.userID, intentID)] = binding
             }
         case IntentConfirmation.type:
+            guard admitted(record, PipelineSource.confirm, "a proposal") else { return }
             guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
             proposals[Self.key(record.userID, intentID)] = proposal
         default: break
         }
     }
 
+    private mutating func admitted(_ record: EventEnvelope, _ source: String, _ what: String) -> Bool {
+        admitted(record, .only(source), what)
+    }
+
+    /// Whether `record` is from one of `producers`; if not, a finding.
+    private mutating func admitted(_ record: EventEnvelope, _ producers: Producers, _ what: String) -> Bool {
+        guard !producers.admits(record.source) else { return true }
+        refused.append(
+            "confirmation record \(record.id) is \(what) from \(record.source), which the payments stage refuses")
+        return false
+    }
+
     /// Every posted transfer confirmed by its payer, the binding matching when the key is given.
     /// One binding that does not match is a confirmation tampered with; none of several
     /// matching is the auditor holding another key, which says nothing about the payments.
     func checkConfirmed(_ ledger: Ledger, _ key: BindingKey?, _ report: inout PipelineAudit.Report) {
+        report.findings += refused
         var checked = 0
         var mismatched: [String] = []
         var unconfirmed: [(key: String, finding: String)] = []

@@ -47,7 +47,10 @@ public enum TopicAudit {
                 }
             }
         }
-        var integrity = keys.map { RecordIntegrity.Checker(keys: $0, readFromWindow: windowed) }
+        var integrity = keys.map {
+            RecordIntegrity.Checker(
+                keys: $0, readFromWindow: windowed, internalOnly: [topics.ledger, topics.responses])
+        }
         /// Feeds the topic's records to `body`, from the window's start when it is read from
         /// there (else from its start) up to the window's end; those of a chained topic also
         /// to the integrity check.
@@ -83,8 +86,9 @@ public enum TopicAudit {
                     unreadable += 1
                     return
                 }
-                body(event)
-                if let role {
+                // A forged or modified record (given the keys) is a finding, and counts for
+                // nothing in the rules below: no worker applied it, so neither does the audit.
+                if let role,
                     integrity?.check(
                         RecordIntegrity.Record(
                             topic: message.topic, role: role,
@@ -92,7 +96,11 @@ public enum TopicAudit {
                             signature: message.signature,
                             chainLink: message.header(RecordChain.header)?.stringValue,
                             chainSignature: message.header(RecordChain.signatureHeader)?.stringValue, event: event))
+                        == false
+                {
+                    return
                 }
+                body(event)
             }
         }
         // Intents seen in the window, and those whose first turn was requested in it.

@@ -7,7 +7,8 @@ import Testing
 
 @Suite("The audit finds broken rules")
 struct AuditTests {
-    func wrap(_ event: LedgerEvent) -> EventEnvelope { event.envelope(source: "/test", time: t0) }
+    /// As the payments stage writes them (it may write every kind).
+    func wrap(_ event: LedgerEvent) -> EventEnvelope { event.envelope(source: PipelineSource.payments, time: t0) }
 
     func response(_ id: String, intent: String, _ code: ResponseCode) -> EventEnvelope {
         EventEnvelope(
@@ -154,6 +155,51 @@ struct AuditTests {
         let unposted = findings(ledger + [wrap(credit(payee: "bob", intent: "i9"))])
         #expect(unposted.contains("transfer t-i9: [\"credit\"]"), "\(unposted)")
         #expect(unposted.contains { $0.contains("money was created or lost") }, "\(unposted)")
+    }
+
+    @Test("records no reader takes from their source count for nothing, and each is found")
+    func recordsNoReaderTakes() throws {
+        // SECURITY.md, attack 49: with produce rights alone, the credit copied from its effect
+        // onto the ledger under a voice service's name (the payee's member never credited it:
+        // its group was committed past the effect); a proposal naming the credited handle and an
+        // answer, each from a source the payments stage does not take them from.
+        let (ledger, answers, responses) = history()
+        let effect = credit(payee: "bob", intent: "i1").envelope(source: PipelineSource.payments, time: t0)
+        let forgedCredit = credit(payee: "bob", intent: "i1").envelope(source: "/voice/x", time: t0)
+        var proposal = try #require(answers.first { $0.type == IntentConfirmation.type })
+        proposal.source = "/voice/x"
+        proposal.id = "forged-proposal"
+        var answer = try #require(answers.first { $0.type == ConfirmationAnswer.type })
+        answer.source = PipelineSource.resolve
+        answer.id = "forged-answer"
+        let report = PipelineAudit.audit(
+            responses: responses, ledger: Array(ledger.dropLast()) + [forgedCredit],
+            confirmations: answers + [effect, proposal, answer], messages: [])
+        #expect(
+            report.findings.contains {
+                $0.contains(
+                    "ledger record \(forgedCredit.id) is one no reader applies: /voice/x may not write the ledger")
+            }, "\(report.findings)")
+        // Not settled by the forged credit: still on its way, as the payee's member sees it.
+        #expect(report.creditsInTransit == 1)
+        #expect(report.findings.contains { $0.contains("forged-proposal is a proposal from /voice/x") })
+        #expect(report.findings.contains { $0.contains("forged-answer is an answer from /workers/resolve") })
+        // The genuine history alone has none of these.
+        let genuine = PipelineAudit.audit(
+            responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [])
+        #expect(genuine.findings == [])
+        // A ledger event from a stage that may not write that kind, or keyed to another user.
+        let byResolve = credit(payee: "bob", intent: "i1").envelope(source: PipelineSource.resolve, time: t0)
+        var misKeyed = wrap(credit(payee: "bob", intent: "i1"))
+        misKeyed.userID = "mallory"
+        for (record, why) in [(byResolve, "/workers/resolve may not write the ledger"), (misKeyed, "keyed by mallory")]
+        {
+            let refused = PipelineAudit.audit(
+                responses: responses, ledger: Array(ledger.dropLast()) + [record], confirmations: answers + [effect],
+                messages: [])
+            #expect(refused.findings.contains { $0.contains(why) }, "\(refused.findings)")
+            #expect(refused.creditsInTransit == 1)
+        }
     }
 
     @Test("a post that credits another account than the one the user confirmed is found")

@@ -45,6 +45,29 @@ struct RecordIntegrityTests {
                 == Array("intent-chain/v1\npayments.ledger\n11\n/workers/payments\np1\nn1\ns1\n\(digest)".utf8))
     }
 
+    @Test("an outside source on the ledger or the responses is forged; on the confirmations, beyond the keys")
+    func outsideSources() {
+        // SECURITY.md, attack 49: a voice service's name, no signature, no chain.
+        let event = LedgerEvent.deposit(
+            id: "forged", userID: "alice", amount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "CNY")
+        ).envelope(source: "/voice/x", time: Date(timeIntervalSince1970: 1_800_000_000))
+        func record(_ topic: String) -> RecordIntegrity.Record {
+            RecordIntegrity.Record(
+                topic: "p.\(topic)", role: topic, partition: 0, offset: 0, value: event.encoded(), signature: nil,
+                chainLink: nil, chainSignature: nil)
+        }
+        let internalOnly: Set = ["p.payments.ledger", "p.intents.responses"]
+        for topic in ["payments.ledger", "intents.responses"] {
+            let report = RecordIntegrity.check([record(topic)], keys: Self.keys, internalOnly: internalOnly)
+            #expect(report.findings.map(\.kind) == [.forged], "\(topic): \(report.findings)")
+            #expect(report.unverifiable == 0)
+        }
+        let answers = RecordIntegrity.check(
+            [record("intents.confirmations")], keys: Self.keys, internalOnly: internalOnly)
+        #expect(answers.findings == [])
+        #expect(answers.unverifiable == 1)
+    }
+
     @Test("a chain verifies; two writers continuing from one record are a fork, not a finding")
     func forks() {
         let first = Self.record("a", offset: 0, after: RecordChain.genesis)
