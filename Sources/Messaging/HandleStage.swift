@@ -148,10 +148,18 @@ public struct HandleStage: Sendable {
     private func deliveryCause(_ message: MessageHistory.Message, _ now: Date) -> EventEnvelope {
         var cause = EventEnvelope(
             id: EventID.derived("delivery", message.id), source: source, type: "message.delivery.v1", time: now,
-            userID: message.userID, conversationID: message.conversation, intentID: message.intentID,
-            data: .object([:]))
+            userID: message.userID, conversationID: Self.conversationID(message.conversation),
+            intentID: message.intentID, data: .object([:]))
         if let locale = message.locale { UserLocale.stamp(locale, on: &cause) }
         return cause
+    }
+
+    /// A message's conversation as an envelope's `conversationid`, which every reader holds to
+    /// 256 bytes: itself when it fits, else an id derived from it. A group name of 256
+    /// characters ("group:" before it), or a few recipients named by long contact ids, made a
+    /// delivered message and its final response no reader took (SECURITY.md, known gaps).
+    static func conversationID(_ conversation: String) -> String {
+        conversation.utf8.count <= 256 ? conversation : EventID.derived("conversation", conversation)
     }
 
     /// The final response of a tick's delivery: derived from the message alone (dated when it

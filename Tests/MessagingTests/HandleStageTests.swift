@@ -75,6 +75,23 @@ struct HandleStageTests {
         #expect(stage.tick(history: &history, now: t0.addingTimeInterval(9), owns: { _ in false }).events.isEmpty)
     }
 
+    @Test("a slow delivery to a group named with 256 characters is an event every reader takes")
+    func slowDeliveryToALongGroupName() throws {
+        var history = MessageHistory()
+        // At the schema's bound for a group name; the conversation is "group:" and the name.
+        let intent = Intent.sendMessage(
+            SendMessageIntent(
+                recipients: [dima], content: "привет", groupName: String(repeating: "g", count: 256),
+                serviceName: "Satellite"))
+        _ = run(confirmed(intent, intentID: "long-group"), &history)
+        let done = stage.tick(history: &history, now: t0.addingTimeInterval(5), owns: { _ in true })
+        #expect(done.events.count == 2)
+        for (_, event) in done.events {
+            #expect(throws: Never.self, "\(event.type)") { try EventEnvelope.decode(event.encoded()) }
+        }
+        #expect(done.response?.code == .success)
+    }
+
     @Test("a delivery restored from the topic is answered again, with the very same response, once")
     func restoredDeliveryAnsweredAgain() throws {
         var history = MessageHistory()
