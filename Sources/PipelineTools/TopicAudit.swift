@@ -80,7 +80,9 @@ public enum TopicAudit {
             ) { message in
                 progress?.advance()
                 eachRecord?(message)
-                guard let value = message.value,
+                // As the workers read a record: a binary-mode event (CloudEvents `ce_*` headers, as a
+                // voice service may answer) in its structured form, whose bytes its signature covers.
+                guard let message = try? message.structuredEvent(), let value = message.value,
                     let event = try? EventEnvelope.decode(value, deferringData: deferringData)
                 else {
                     unreadable += 1

@@ -46,4 +46,31 @@ struct AuditForgeryTests {
             #expect(report.creditsInTransit == 0)
         }
     }
+
+    @Test("a voice service's answer in binary mode is read as the workers read it")
+    func binaryModeAnswer() async throws {
+        try await withBroker { broker in
+            let topics = PipelineTopics(prefix: uniqueName("audit-binary") + ".")
+            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
+                try await $0.createTopics(topics.specifications(partitions: 1))
+            }
+            let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
+            let answer = EventEnvelope(
+                id: "binary-answer", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
+                dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c", intentID: "i1",
+                payload: ConfirmationAnswer(
+                    decision: .confirmed,
+                    binding: ConfirmationBinding(
+                        digest: String(repeating: "0", count: 64), expiresAt: Timestamp(Date()))))
+            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            _ = try await producer.send(
+                KafkaProducerMessage(topic: topics.confirmations, binaryModeEvent: answer, signedWith: voice))
+            await producer.shutdown()
+            // Before, its value alone (the data, not an event) was read: "1 records are not events".
+            let report = try await TopicAudit.run(
+                topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys)
+            #expect(report.findings == [])
+            #expect(report.integrity?.unverifiable == 1, "read, and beyond the stages' keys")
+        }
+    }
 }
