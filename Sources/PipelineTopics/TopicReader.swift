@@ -65,6 +65,7 @@ public enum TopicReader {
 
     /// The records from offsets `start` (nil: each partition's beginning) up to `end`
     /// (nil: each partition's end now), in partition order; with `only`, of those partitions only.
+    /// Fails when `timeout` passes without a record (here and in the functions built on this).
     public static func forEachRecord(
         of topic: String, between start: [KafkaTopicPartition: Int64]?, and end: [KafkaTopicPartition: Int64]?,
         only: Set<Int32>? = nil, configuration: KafkaConfiguration, logger: Logger, timeout: Duration = .seconds(120),
@@ -90,13 +91,19 @@ public enum TopicReader {
                     // where each partition starts before its first fetch.
                     KafkaPartitionOffset(topic: $0.topic, partition: $0.partition, offset: first($0))
                 })
-            let deadline = ContinuousClock.now + timeout
+            // A read that goes on reading goes on: the timeout is for one without progress. A whole
+            // topic within a fixed time was an audit's limit on the ledger's size, which only grows
+            // (about 7 million records in 120 s), and a flood of small records an auditor's outage.
+            var deadline = ContinuousClock.now + timeout
             while !remaining.isEmpty && ContinuousClock.now < deadline {
+                var progressed = false
                 for message in try await consumer.poll(maxMessages: 5000, timeout: .milliseconds(500)) {
                     guard let last = remaining[message.topicPartition], message.offset < last else { continue }
+                    progressed = true
                     try body(message)
                     if message.offset + 1 >= last { remaining[message.topicPartition] = nil }
                 }
+                if progressed { deadline = ContinuousClock.now + timeout }
             }
             await consumer.close()
         } catch {
@@ -104,7 +111,7 @@ public enum TopicReader {
             throw error
         }
         guard remaining.isEmpty else {
-            throw Failure(description: "could not read all of \(topic) within \(timeout)")
+            throw Failure(description: "could not read all of \(topic): no record for \(timeout)")
         }
     }
 }
