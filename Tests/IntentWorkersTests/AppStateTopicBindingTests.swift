@@ -28,7 +28,7 @@ struct AppStateTopicBindingTests {
     @Test("a stage's view key cannot write money or messages onto the responses or messages topic")
     func eventsOnlyFromTheirOwnTopic() async throws {
         try await withBroker { broker in
-            let topics = try await Self.topics(broker, "bind")
+            let topics = try await SingleRecordTopics.create(broker, "bind")
             let forgedDeposit = { (id: String, amount: String, source: String) in
                 LedgerEvent.deposit(id: id, userID: "alice", amount: money(amount, "CNY"))
                     .envelope(source: source, time: Date())
@@ -44,7 +44,7 @@ struct AppStateTopicBindingTests {
             // Alice's genuine account, 100 CNY; then, each signed by a stage allowed on its topic
             // (all of them hold that stage's view key), a ledger event and a message event where
             // the store would act on their type.
-            try await Self.send(
+            try await SingleRecordTopics.send(
                 KafkaProducerMessage.accountOpening(
                     "alice", handles: ["alice@example.com"], deposits: [money("100", "CNY")], topics: topics,
                     signedWith: testStageKeys)
@@ -76,7 +76,7 @@ struct AppStateTopicBindingTests {
     @Test("a ledger operator's deposit that moves one user's money to another shows as nothing")
     func depositsMoveOnlyFromOutside() async throws {
         try await withBroker { broker in
-            let topics = try await Self.topics(broker, "moves")
+            let topics = try await SingleRecordTopics.create(broker, "moves")
             let move = LedgerEntry.move(
                 money("500", "CNY"), from: Ledger.available("alice"), to: Ledger.available("bob"))
             // Both are the operator's to write, and both are refused by every ledger
@@ -87,7 +87,7 @@ struct AppStateTopicBindingTests {
             var opening = LedgerEvent.opening(userID: "bob", handles: ["bob@example.com"], version: 2)[0]
             opening.entries = move
             // Last on Bob's partition: a genuine deposit of 1 CNY, shown once all before it was read.
-            try await Self.send(
+            try await SingleRecordTopics.send(
                 KafkaProducerMessage.accountOpening(
                     "alice", handles: ["alice@example.com"], deposits: [money("1000", "CNY")], topics: topics,
                     signedWith: testStageKeys)
@@ -108,20 +108,6 @@ struct AppStateTopicBindingTests {
     }
 
     // MARK: Helpers
-
-    static func topics(_ broker: LocalBroker, _ name: String) async throws -> PipelineTopics {
-        let topics = PipelineTopics(prefix: uniqueName(name) + ".")
-        try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-            try await $0.createTopics(topics.specifications(partitions: 1))
-        }
-        return topics
-    }
-
-    static func send(_ records: [KafkaProducerMessage], _ broker: LocalBroker) async throws {
-        let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
-        _ = try await producer.sendAll(records)
-        await producer.shutdown()
-    }
 
     /// Runs the app state's consumer until `done` holds for the store and its counters (each
     /// look after a change, awaited by a long poll on the store; at most 60 s); returns both.

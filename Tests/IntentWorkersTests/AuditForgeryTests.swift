@@ -16,24 +16,22 @@ import Testing
 /// looked made, and nothing was found.
 @Suite("The audit counts what the workers take", .heavyTimeLimit(minutes: 2))
 struct AuditForgeryTests {
+    static let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
+
     @Test("a credit on the ledger under a voice service's name is found as forged and counts for nothing")
     func voiceCreditOnTheLedger() async throws {
         try await withBroker { broker in
-            let topics = PipelineTopics(prefix: uniqueName("audit-forgery") + ".")
-            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-                try await $0.createTopics(topics.specifications(partitions: 1))
-            }
-            let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
+            let topics = try await SingleRecordTopics.create(broker, "audit-forgery")
             let credit = LedgerEvent(
                 id: "voice-credit", kind: .credit, userID: "bob", intentID: "x", transferID: "tr-voice",
                 entries: LedgerEntry.move(money("500", "CNY"), from: Ledger.clearing, to: Ledger.available("bob")),
                 counterpartyUserID: "alice", amount: money("500", "CNY"))
-            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
-            _ = try await producer.send(
-                KafkaProducerMessage(
-                    topic: topics.ledger, event: credit.envelope(source: "/voice/test", time: Date()),
-                    signedWith: voice))
-            await producer.shutdown()
+            try await SingleRecordTopics.send(
+                [
+                    KafkaProducerMessage(
+                        topic: topics.ledger, event: credit.envelope(source: "/voice/test", time: Date()),
+                        signedWith: Self.voice)
+                ], broker)
 
             let report = try await TopicAudit.run(
                 topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys)
@@ -50,11 +48,7 @@ struct AuditForgeryTests {
     @Test("a voice service's answer in binary mode is read as the workers read it")
     func binaryModeAnswer() async throws {
         try await withBroker { broker in
-            let topics = PipelineTopics(prefix: uniqueName("audit-binary") + ".")
-            try await KafkaAdminClient.with(configuration: clientConfiguration(broker), logger: testLogger) {
-                try await $0.createTopics(topics.specifications(partitions: 1))
-            }
-            let voice = EventAuthenticator(keys: ["/voice/test": Array(repeating: UInt8(0x33), count: 32)])
+            let topics = try await SingleRecordTopics.create(broker, "audit-binary")
             let answer = EventEnvelope(
                 id: "binary-answer", source: "/voice/test", type: ConfirmationAnswer.type, time: Date(),
                 dataSchema: ConfirmationAnswer.dataSchema, userID: "alice", conversationID: "c", intentID: "i1",
@@ -62,10 +56,9 @@ struct AuditForgeryTests {
                     decision: .confirmed,
                     binding: ConfirmationBinding(
                         digest: String(repeating: "0", count: 64), expiresAt: Timestamp(Date()))))
-            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
-            _ = try await producer.send(
-                KafkaProducerMessage(topic: topics.confirmations, binaryModeEvent: answer, signedWith: voice))
-            await producer.shutdown()
+            try await SingleRecordTopics.send(
+                [KafkaProducerMessage(topic: topics.confirmations, binaryModeEvent: answer, signedWith: Self.voice)],
+                broker)
             // Before, its value alone (the data, not an event) was read: "1 records are not events".
             let report = try await TopicAudit.run(
                 topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys)
