@@ -76,7 +76,14 @@ export INTENT_TEST_RUN="$$-$RANDOM-$(date +%s)"
 # still going. TMPDIR itself is left alone: SwiftPM keeps its build locks
 # there, and a run must still hold off a concurrent `swift build`.
 files_root="${TMPDIR:-/tmp}/intent-tests-$(id -u)"
-mkdir -p "$files_root" && chmod 700 "$files_root"
+mkdir -p "$files_root" 2>/dev/null
+# A predictable name in a shared directory: used only if it is this user's own directory
+# (not a link, not another user's), else the run's files go to a directory of its own.
+if [ -d "$files_root" ] && [ ! -L "$files_root" ] && [ -O "$files_root" ] && chmod 700 "$files_root"; then
+    :
+else
+    files_root="$(mktemp -d "${TMPDIR:-/tmp}/intent-tests.XXXXXXXX")"
+fi
 for earlier in "$files_root"/run-*; do
     [ -d "$earlier" ] || continue
     earlier_pid=${earlier##*/run-}
@@ -141,6 +148,7 @@ if [ -e .build/test-timed-out ]; then
 fi
 if [ "$status" -eq 0 ]; then
     rm -rf "$INTENT_TEST_FILES"
+    rmdir "$files_root" 2>/dev/null # when no other run's files are in it
 else
     echo
     echo "==== why the tests failed (whole output: $log; the tests' files: $INTENT_TEST_FILES) ===="

@@ -113,17 +113,20 @@ public enum RecordIntegrity {
             self.internalOnly = internalOnly
         }
 
-        /// Checks one record; false when it is not genuine (forged, or modified after it was
-        /// signed): a record no reader takes, which the audit's money rules must not count
-        /// either. A genuine record out of place (reordered, a copy, after a gap) is true.
+        /// Checks one record; false when the workers refuse it too (an outside source on a topic
+        /// only the pipeline writes, or a signature that does not verify), which the audit's
+        /// money rules must then not count either. Its other findings (a chain link that does
+        /// not verify or names another source, a source the auditor holds no key for, a record
+        /// out of place) are the audit's own: the workers, which check no chain, took the
+        /// record, so the money rules count it as they did.
         @discardableResult
         public mutating func check(_ record: Record) -> Bool {
-            let before = tally.findings.count
-            inspect(record)
-            return !tally.findings[before...].contains { $0.kind == .forged || $0.kind == .modified }
+            var refused = false
+            inspect(record, refused: &refused)
+            return !refused
         }
 
-        private mutating func inspect(_ record: Record) {
+        private mutating func inspect(_ record: Record, refused: inout Bool) {
             // An unreadable record is the lifecycle audit's finding.
             guard let event = record.event ?? (try? EventEnvelope.decode(record.value)) else { return }
             func finding(_ kind: Kind, _ detail: String) {
@@ -137,6 +140,7 @@ public enum RecordIntegrity {
             // the ledger or the responses, an outside source is never right (no reader takes it).
             guard internalSource || !internalOnly.contains(record.topic) else {
                 finding(.forged, "\(event.source) is not the pipeline's, and only the pipeline writes \(record.role)")
+                refused = true
                 return
             }
             guard keys.hasKey(for: event.source) else {
@@ -155,6 +159,7 @@ public enum RecordIntegrity {
                 try keys.verify(event, received: record.value, signature: record.signature)
             } catch {
                 signed = false
+                refused = true
                 // Changed after it was signed and chained, or made up.
                 if let link, link.source == event.source, chainSignature != nil, record.signature != nil {
                     finding(.modified, "its contents do not match its signatures (\(error.message))")

@@ -23,12 +23,29 @@ public enum CloudEventsBinding {
     /// record with neither is read as structured, as producers that set no
     /// headers always were.
     public static func mode(of headers: [KafkaHeader]) -> Mode {
-        if let contentType = headers.last(where: { $0.key.lowercased() == contentTypeHeader })?.stringValue,
-            contentType.lowercased().hasPrefix("application/cloudevents")
+        // Compared as ASCII bytes, case-insensitively: every record a worker or the audit reads
+        // comes through here, and a lowercased copy of each header's name (four of a stage
+        // record's are too long to be stored inline) was an allocation per header.
+        if let contentType = headers.last(where: { asciiEqualIgnoringCase($0.key.utf8, contentTypeHeader.utf8) }),
+            let value = contentType.value,
+            value.count >= structuredPrefix.count,
+            asciiEqualIgnoringCase(value.prefix(structuredPrefix.count), structuredPrefix)
         {
             return .structured
         }
         return headers.contains { $0.key == attributePrefix + "specversion" } ? .binary : .structured
+    }
+
+    private static let structuredPrefix = Array("application/cloudevents".utf8)
+
+    /// Whether two byte strings are equal with ASCII letters compared case-insensitively.
+    private static func asciiEqualIgnoringCase<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { lowered($0) == lowered($1) }
+    }
+
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }
 

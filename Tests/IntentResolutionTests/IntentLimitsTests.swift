@@ -54,6 +54,46 @@ struct IntentLimitsTests {
         ) {
             .setMessageAttribute(SetMessageAttributeIntent(messageIDs: (0..<$0).map { "m\($0)" }, attribute: .read))
         },
+        Case(
+            field: "$.data.intent.groupName", schemaPath: ["sendMessage", "properties", "groupName"],
+            bound: "maxLength"
+        ) {
+            .sendMessage(
+                SendMessageIntent(recipients: [Person(spoken: "小明")], groupName: String(repeating: "g", count: $0)))
+        },
+        Case(
+            field: "$.data.intent.serviceName", schemaPath: ["sendMessage", "properties", "serviceName"],
+            bound: "maxLength"
+        ) {
+            .sendMessage(
+                SendMessageIntent(recipients: [Person(spoken: "小明")], serviceName: String(repeating: "s", count: $0)))
+        },
+        Case(
+            field: "$.data.intent.keywords[0]", schemaPath: ["searchForMessages", "properties", "keywords", "items"],
+            bound: "maxLength"
+        ) {
+            .searchForMessages(SearchForMessagesIntent(keywords: [String(repeating: "k", count: $0)]))
+        },
+        Case(
+            field: "$.data.intent.attributes", schemaPath: ["searchForMessages", "properties", "attributes"],
+            bound: "maxItems"
+        ) {
+            .searchForMessages(SearchForMessagesIntent(attributes: Array(repeating: .read, count: $0)))
+        },
+        // A message id is the schema's non-empty string.
+        Case(field: "$.data.intent.messageIDs[0]", schemaPath: ["nonEmptyString"], bound: "maxLength") {
+            .setMessageAttribute(
+                SetMessageAttributeIntent(messageIDs: [String(repeating: "m", count: $0)], attribute: .read))
+        },
+        Case(
+            field: "$.data.intent.paymentRequestID", schemaPath: ["sendPayment", "properties", "paymentRequestID"],
+            bound: "maxLength"
+        ) {
+            .sendPayment(
+                SendPaymentIntent(
+                    payee: Person(spoken: "Brandon"), currencyAmount: amount("20", "CNY"),
+                    paymentRequestID: String(repeating: "r", count: $0)))
+        },
         Case(field: "$.data.intent.note", schemaPath: ["sendPayment", "properties", "note"], bound: "maxLength") {
             .sendPayment(
                 SendPaymentIntent(

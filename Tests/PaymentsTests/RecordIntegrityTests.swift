@@ -68,6 +68,26 @@ struct RecordIntegrityTests {
         #expect(answers.unverifiable == 1)
     }
 
+    @Test("a record counts in the audit's money rules unless the workers refuse it too")
+    func refusedByTheWorkers() {
+        var checker = RecordIntegrity.Checker(keys: Self.keys)
+        let first = Self.record("a", offset: 0, after: RecordChain.genesis)
+        let genuine = checker.check(first.record)
+        #expect(genuine)
+        // Copied to another partition: its link signs the old place (forged, to the audit),
+        // but its signature holds, and the workers, which check no chain, took it.
+        var moved = Self.record("b", offset: 1, after: first.hash).record
+        moved.partition = 1
+        let movedCounts = checker.check(moved)
+        #expect(movedCounts)
+        // No signature: every worker refuses it.
+        var unsigned = Self.record("c", offset: 2, after: first.hash).record
+        unsigned.signature = nil
+        let unsignedCounts = checker.check(unsigned)
+        #expect(!unsignedCounts)
+        #expect(checker.report().findings.map(\.kind) == [.forged, .forged])
+    }
+
     @Test("a chain verifies; two writers continuing from one record are a fork, not a finding")
     func forks() {
         let first = Self.record("a", offset: 0, after: RecordChain.genesis)
