@@ -12,6 +12,9 @@ public struct EventEnvelope: Sendable, Hashable {
     public static let contentType = "application/json"
     /// Events larger than this are rejected before parsing.
     public static let defaultMaximumBytes = 256 * 1024
+    /// The longest identifier attribute (`id`, `source`, `userid`, `conversationid`, ...) a
+    /// reader takes, in UTF-8 bytes; a writer deriving one from longer text must shorten it.
+    public static let maximumIdentifierLength = 256
 
     /// Unique per event; deterministic where the event is derived from another, so redeliveries collide.
     public var id: String
@@ -411,7 +414,6 @@ public struct EventEnvelope: Sendable, Hashable {
 /// Reads envelope attributes with precise errors.
 private struct AttributeReader {
     let attributes: EnvelopeMembers
-    static let maximumIdentifierLength = 256
 
     func optionalString(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
         switch attributes[attribute] {
@@ -432,10 +434,10 @@ private struct AttributeReader {
 
     func optionalIdentifier(_ attribute: EventEnvelope.Attribute) throws(EventDecodingError) -> String? {
         guard let value = try optionalString(attribute) else { return nil }
-        guard !value.isEmpty, value.utf8.count <= Self.maximumIdentifierLength else {
+        guard !value.isEmpty, value.utf8.count <= EventEnvelope.maximumIdentifierLength else {
             throw EventDecodingError(
                 .schemaInvalid, field: "$.\(attribute.rawValue)",
-                "must be 1 to \(Self.maximumIdentifierLength) bytes, got \(value.utf8.count)")
+                "must be 1 to \(EventEnvelope.maximumIdentifierLength) bytes, got \(value.utf8.count)")
         }
         return value
     }

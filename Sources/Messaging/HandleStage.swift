@@ -155,11 +155,12 @@ public struct HandleStage: Sendable {
     }
 
     /// A message's conversation as an envelope's `conversationid`, which every reader holds to
-    /// 256 bytes: itself when it fits, else an id derived from it. A group name of 256
-    /// characters ("group:" before it), or a few recipients named by long contact ids, made a
-    /// delivered message and its final response no reader took (SECURITY.md, known gaps).
+    /// ``EventEnvelope/maximumIdentifierLength`` bytes: itself when it fits, else an id derived
+    /// from it. A group name of 256 characters ("group:" before it), or a few recipients named
+    /// by long contact ids, made a delivered message and its final response no reader took.
     static func conversationID(_ conversation: String) -> String {
-        conversation.utf8.count <= 256 ? conversation : EventID.derived("conversation", conversation)
+        conversation.utf8.count <= EventEnvelope.maximumIdentifierLength
+            ? conversation : EventID.derived("conversation", conversation)
     }
 
     /// The final response of a tick's delivery: derived from the message alone (dated when it

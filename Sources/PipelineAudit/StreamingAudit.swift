@@ -392,7 +392,7 @@ private struct ConfirmationRecords: Sendable {
         // a record it refuses must not stand in for the one it acted on.
         switch record.type {
         case LedgerEvent.type:
-            guard admitted(record, PipelineSource.payments, "a credit") else { return }
+            guard admitted(record, .only(PipelineSource.payments), "a credit") else { return }
             if let transferID = Self.creditTransfer(record) { creditsSent.insert(transferID) }
         case ConfirmationAnswer.type:
             guard admitted(record, PipelineSource.voice, "an answer") else { return }
@@ -400,15 +400,11 @@ private struct ConfirmationRecords: Sendable {
                 confirmed[Self.key(record.userID, intentID)] = binding
             }
         case IntentConfirmation.type:
-            guard admitted(record, PipelineSource.confirm, "a proposal") else { return }
+            guard admitted(record, .only(PipelineSource.confirm), "a proposal") else { return }
             guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
             proposals[Self.key(record.userID, intentID)] = proposal
         default: break
         }
-    }
-
-    private mutating func admitted(_ record: EventEnvelope, _ source: String, _ what: String) -> Bool {
-        admitted(record, .only(source), what)
     }
 
     /// Whether `record` is from one of `producers`; if not, a finding.
