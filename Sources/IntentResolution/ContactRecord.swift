@@ -51,6 +51,7 @@ public enum ContactRecord: Sendable, Hashable {
         else {
             throw EventDecodingError(.schemaInvalid, field: "key", "expected the key [\"userID\",\"contactID\"]")
         }
+        try checkKeyLimits(ids)
         guard let value, !value.isEmpty else {
             return .delete(
                 userID: ids[0], contactID: ids[1], version: try RecordVersion.parseHeader(tombstoneVersion))
@@ -62,6 +63,7 @@ public enum ContactRecord: Sendable, Hashable {
         }
         let data = try envelope.decodeData(as: Versioned<Contact>.self)
         let contact = data.payload
+        try checkLimits(contact)
         guard envelope.userID == ids[0], contact.id == ids[1] else {
             throw EventDecodingError(
                 .schemaInvalid, field: "key",

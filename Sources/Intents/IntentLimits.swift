@@ -32,60 +32,38 @@ extension Intent {
         switch self {
         case .sendMessage(let intent):
             try Self.check(people: intent.recipients, at: "\(path).recipients")
-            try Self.check(intent.content, Limits.content, at: "\(path).content")
-            try Self.check(intent.groupName, Limits.groupName, at: "\(path).groupName")
-            try Self.check(intent.serviceName, Limits.serviceName, at: "\(path).serviceName")
+            try SchemaBounds.check(intent.content, Limits.content, at: "\(path).content")
+            try SchemaBounds.check(intent.groupName, Limits.groupName, at: "\(path).groupName")
+            try SchemaBounds.check(intent.serviceName, Limits.serviceName, at: "\(path).serviceName")
         case .searchForMessages(let search):
             try Self.check(people: search.senders ?? [], at: "\(path).senders")
             try Self.check(people: search.recipients ?? [], at: "\(path).recipients")
-            let keywords = search.keywords ?? []
-            try Self.check(count: keywords.count, Limits.keywords, at: "\(path).keywords")
-            for (index, keyword) in keywords.enumerated() {
-                try Self.check(keyword, Limits.keyword, at: "\(path).keywords[\(index)]")
-            }
-            try Self.check(count: search.attributes?.count ?? 0, Limits.attributes, at: "\(path).attributes")
+            try SchemaBounds.check(
+                search.keywords, count: Limits.keywords, length: Limits.keyword, at: "\(path).keywords")
+            try SchemaBounds.check(count: search.attributes?.count ?? 0, Limits.attributes, at: "\(path).attributes")
         case .setMessageAttribute(let change):
-            try Self.check(count: change.messageIDs.count, Limits.messageIDs, at: "\(path).messageIDs")
-            for (index, id) in change.messageIDs.enumerated() {
-                try Self.check(id, Limits.messageID, at: "\(path).messageIDs[\(index)]")
-            }
+            try SchemaBounds.check(
+                change.messageIDs, count: Limits.messageIDs, length: Limits.messageID, at: "\(path).messageIDs")
         case .sendPayment(let payment):
             try Self.check(payment.payee, at: "\(path).payee")
-            try Self.check(payment.note, Limits.note, at: "\(path).note")
-            try Self.check(payment.paymentRequestID, Limits.paymentRequestID, at: "\(path).paymentRequestID")
+            try SchemaBounds.check(payment.note, Limits.note, at: "\(path).note")
+            try SchemaBounds.check(payment.paymentRequestID, Limits.paymentRequestID, at: "\(path).paymentRequestID")
         case .requestPayment(let request):
             try Self.check(request.payer, at: "\(path).payer")
-            try Self.check(request.note, Limits.note, at: "\(path).note")
+            try SchemaBounds.check(request.note, Limits.note, at: "\(path).note")
         }
     }
 
     private static func check(people: [Person], at path: @autoclosure () -> String) throws(EventDecodingError) {
-        try check(count: people.count, Limits.people, at: path())
+        try SchemaBounds.check(count: people.count, Limits.people, at: path())
         for (index, person) in people.enumerated() { try check(person, at: "\(path())[\(index)]") }
     }
 
     private static func check(_ person: Person?, at path: @autoclosure () -> String) throws(EventDecodingError) {
         guard let person else { return }
-        try check(person.spoken, Limits.personField, at: "\(path()).spoken")
-        try check(person.handle, Limits.personField, at: "\(path()).handle")
-        try check(person.contactID, Limits.personField, at: "\(path()).contactID")
-        try check(person.displayName, Limits.personField, at: "\(path()).displayName")
-    }
-
-    /// Paths are autoclosures: made only for a refusal (a request within bounds, nearly every
-    /// one, allocates nothing here; the allocation gate counts).
-    private static func check(count: Int, _ limit: Int, at path: @autoclosure () -> String) throws(EventDecodingError) {
-        guard count > limit else { return }
-        throw EventDecodingError(.schemaInvalid, field: path(), "\(count) items; the schema allows \(limit)")
-    }
-
-    private static func check(_ text: String?, _ limit: Int, at path: @autoclosure () -> String)
-        throws(EventDecodingError)
-    {
-        // UTF-8 is never shorter than its scalars: most strings are decided without counting them.
-        guard let text, text.utf8.count > limit else { return }
-        let length = text.unicodeScalars.count
-        guard length > limit else { return }
-        throw EventDecodingError(.schemaInvalid, field: path(), "\(length) characters; the schema allows \(limit)")
+        try SchemaBounds.check(person.spoken, Limits.personField, at: "\(path()).spoken")
+        try SchemaBounds.check(person.handle, Limits.personField, at: "\(path()).handle")
+        try SchemaBounds.check(person.contactID, Limits.personField, at: "\(path()).contactID")
+        try SchemaBounds.check(person.displayName, Limits.personField, at: "\(path()).displayName")
     }
 }

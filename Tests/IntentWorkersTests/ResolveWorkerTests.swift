@@ -108,6 +108,11 @@ struct ResolveWorkerTests {
             // A bad contact record is parked too, and does not stop the load.
             try await pipeline.sendRaw(
                 topic: pipeline.topics.contacts, key: Array("not-a-contact-key".utf8), value: Array("{}".utf8))
+            // A contacts service's signed contact whose id is past the 256 characters a turn may
+            // name: offered as a candidate, the voice service's next turn naming it would be
+            // refused, so the contact is refused instead (attack 50).
+            let longID = String(repeating: "c", count: ContactRecord.Limits.identifier + 1)
+            try await pipeline.publishContacts([Contact(id: longID, displayName: "小明")], user: "u2")
             try await pipeline.startWorker()
 
             let validRequest = pipeline.requestEvent(
@@ -146,7 +151,7 @@ struct ResolveWorkerTests {
             // once its output is there, the worker went past all of them.
             let good = try await pipeline.output(for: "ok", turn: 1)
             #expect(good.type == IntentResolutionReport.resolvedType)
-            let letters = try await pipeline.deadLetters(count: bad.count + 1)
+            let letters = try await pipeline.deadLetters(count: bad.count + 2)
             let fromRequests = letters.filter { $0.header(DeadLetter.topicHeader) == pipeline.topics.requested }
             #expect(fromRequests.map { $0.header(DeadLetter.reasonHeader) } == bad.map(\.0))
             #expect(fromRequests.map(\.value) == bad.map { Optional($0.1) }, "the original bytes are kept")
@@ -155,7 +160,8 @@ struct ResolveWorkerTests {
                 fromRequests.suffix(2).map { $0.header(DeadLetter.fieldHeader) }
                     == ["$.data.intent.colour", "$.data.intent.senders[0].spoken"])
             let fromContacts = letters.filter { $0.header(DeadLetter.topicHeader) == pipeline.topics.contacts }
-            #expect(fromContacts.map { $0.header(DeadLetter.reasonHeader) } == ["schema_invalid"])
+            #expect(fromContacts.map { $0.header(DeadLetter.reasonHeader) } == ["schema_invalid", "schema_invalid"])
+            #expect(fromContacts.compactMap { $0.header(DeadLetter.fieldHeader) }.contains("key[1]"))
             // The malformed request started an intent: the voice service hears it ended, and why.
             let refused = try await pipeline.event(for: "bad-fields", type: IntentResponse.type)
             let response = try refused.decodeData(as: IntentResponse.self)
