@@ -88,7 +88,7 @@ public enum PipelineAudit {
     public static func audit(
         responses: [EventEnvelope], ledger: [EventEnvelope], confirmations: [EventEnvelope],
         messages: [EventEnvelope], deadLetters: [EventEnvelope] = [], accounts: [EventEnvelope] = [],
-        bindingKey: BindingKey? = nil
+        bindingKey: BindingKey? = nil, creditDeadline: CreditDeadline? = nil
     ) -> Report {
         var audit = StreamingAudit()
         for record in accounts { audit.accountRecord(record) }
@@ -97,6 +97,6 @@ public enum PipelineAudit {
         for record in confirmations { audit.confirmation(record) }
         for record in messages { audit.message(record) }
         for record in deadLetters { audit.deadLetter(record) }
-        return audit.report(bindingKey: bindingKey)
+        return audit.report(bindingKey: bindingKey, creditDeadline: creditDeadline)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 public import IntentEvents
 public import Intents
 import Messaging
@@ -69,11 +70,12 @@ public struct StreamingAudit: Sendable {
         if let transferID = ConfirmationRecords.creditTransfer(record) { creditsRefused.insert(transferID) }
     }
 
-    /// Every rule over what was read.
-    public func report(bindingKey: BindingKey? = nil) -> PipelineAudit.Report {
+    /// Every rule over what was read; with a `creditDeadline`, a credit on its way past it
+    /// is a finding too.
+    public func report(bindingKey: BindingKey? = nil, creditDeadline: CreditDeadline? = nil) -> PipelineAudit.Report {
         var report = PipelineAudit.Report()
         responses.finish(&report)
-        ledger.finish(sent: confirmations.creditsSent, refused: creditsRefused, &report)
+        ledger.finish(sent: confirmations.creditsSent, refused: creditsRefused, deadline: creditDeadline, &report)
         confirmations.checkConfirmed(ledger.ledger, bindingKey, &report)
         confirmations.checkPayees(ledger, accounts: accounts ?? ledger.ledger.directory, &report)
         messages.finish(&report)
@@ -144,16 +146,20 @@ private struct TransferTrail: Sendable {
     var credit: TransferLeg?
     /// The id of its post, when posted.
     var postID: String?
+    /// When it was posted (its post's record time).
+    var postedAt: Timestamp?
 
     /// Records `event`; returns the transfer's hold as it stands after it (one table lookup
     /// for both, by the caller).
     @discardableResult
-    mutating func record(_ event: LedgerEvent) -> TransferLeg? {
+    mutating func record(_ event: LedgerEvent, at time: Date) -> TransferLeg? {
         kinds.append(event.kind)
         switch event.kind {
         case .hold: hold = TransferLeg(event)
         case .credit: credit = TransferLeg(event)
-        case .post: postID = event.id
+        case .post:
+            postID = event.id
+            postedAt = Timestamp(time)
         default: break
         }
         return hold
@@ -204,7 +210,7 @@ private struct LedgerRules: Sendable {
             }
             return
         }
-        let hold = event.transferID.flatMap { trails[$0, default: TransferTrail()].record(event) }
+        let hold = event.transferID.flatMap { trails[$0, default: TransferTrail()].record(event, at: record.time) }
         // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
         if let violation = EntryShape.violation(of: event, hold: event.kind == .credit ? nil : hold) {
             findings.append("ledger event \(event.id): \(violation)")
@@ -247,9 +253,11 @@ private struct LedgerRules: Sendable {
     }
 
     /// `sent`: transfers whose credit is on the confirmations topic (on its way to the
-    /// payee's member); `refused`: those whose credit that member dead-lettered.
+    /// payee's member); `refused`: those whose credit that member dead-lettered; `deadline`:
+    /// how long a credit may be on its way (nil: any time).
     func finish(
-        sent creditsSent: Set<String>, refused creditsRefused: Set<String>, _ report: inout PipelineAudit.Report
+        sent creditsSent: Set<String>, refused creditsRefused: Set<String>, deadline: CreditDeadline?,
+        _ report: inout PipelineAudit.Report
     ) {
         report.findings += findings
         report.fencedWrites = fenced.sorted()
@@ -276,6 +284,13 @@ private struct LedgerRules: Sendable {
             if travelling, let amount = trail.hold?.amount {
                 report.creditsInTransit += 1
                 inTransit[amount.currency, default: 0] &+= Money(amount).micros
+            }
+            if travelling, let deadline, let postedAt = trail.postedAt, deadline.isOverdue(postedAt: postedAt) {
+                byTransfer.append(
+                    (
+                        transferID,
+                        "transfer \(transferID): its credit has been on its way to the payee's member since \(postedAt) (as of \(deadline.asOf), longer than \(deadline.limitDescription)): the money waits in clearing; is that member's group committed past it?"
+                    ))
             }
             if holds != 1 || ends > 1 || (credits != posts && !travelling) {
                 byTransfer.append((transferID, "transfer \(transferID): \(kinds.map(\.rawValue).sorted())"))

@@ -11,6 +11,8 @@ public import PipelineTopics
 /// the tests): reads the responses, ledger, confirmations, messages and dead
 /// letters, checks every intent's lifecycle (``PipelineAudit``) and, given the
 /// keys, that the records are the ones the pipeline wrote (``RecordIntegrity``).
+/// `creditTransitLimit`: how long a posted transfer's credit may be on its way to its
+/// payee's member (``CreditDeadline``; nil: any time).
 public enum TopicAudit {
     /// A period to audit; `to` nil is now.
     public struct Window: Sendable, Hashable {
@@ -25,8 +27,13 @@ public enum TopicAudit {
 
     public static func run(
         topics: PipelineTopics, configuration: KafkaConfiguration, logger: Logger, keys: EventAuthenticator? = nil,
-        bindingKey: BindingKey? = nil, window: Window? = nil, progress: ReplayProgress? = nil
+        bindingKey: BindingKey? = nil, window: Window? = nil, progress: ReplayProgress? = nil,
+        creditTransitLimit: Duration? = CreditDeadline.defaultLimit
     ) async throws -> PipelineAudit.Report {
+        // Credits are measured against the period's end, or against when the reading began.
+        let creditDeadline = creditTransitLimit.map {
+            CreditDeadline(asOf: Timestamp(window?.to ?? Date()), limit: $0)
+        }
         var unreadable = 0
         var audit = StreamingAudit()
         var summary = window.map {
@@ -150,7 +157,7 @@ public enum TopicAudit {
             }
             summary?.intentsBeganBefore = seen.subtracting(begun).sorted()
         }
-        var report = audit.report(bindingKey: bindingKey)
+        var report = audit.report(bindingKey: bindingKey, creditDeadline: creditDeadline)
         report.window = summary
         report.deadLetters = deadLetters
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }

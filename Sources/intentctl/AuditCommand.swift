@@ -36,13 +36,21 @@ struct AuditCommand: AsyncParsableCommand {
             verified and unverifiable records, chains, forks, findings) and window (with --from). Exits 1 when any rule is broken, 2 when the binding key given \
             matches none of two or more bindings (the wrong key, not tampering: bindingKeyCheck "wrongKey"). Intents still in progress are \
             listed, and posted payments whose credit is on its way to the payee's partition are counted \
-            (creditsInTransit), not as broken; a credit the payee's member dead-lettered is a finding.
+            (creditsInTransit), not as broken, until they have been on their way longer than \
+            --credit-transit-limit (an hour by default; measured to --to, or to when the audit began): then \
+            the money waits in clearing and each is a finding. A credit the payee's member dead-lettered is a \
+            finding.
             """)
 
     /// Given, bindings are checked too.
     @OptionGroup var bindingKey: BindingKeyOptions
     /// Given, every record's signature and every stage's chain are checked too.
     @OptionGroup var stageKeys: StageKeyOptions
+    @Option(
+        help: ArgumentHelp(
+            "Minutes a posted payment's credit may be on its way to the payee's member before it is a finding (0: no limit).",
+            valueName: "minutes"))
+    var creditTransitLimit: Int = Int(CreditDeadline.defaultLimit.components.seconds / 60)
     @Flag(help: "Print the JSON report even on a terminal (it is printed into a pipe or file anyway).")
     var json = false
     /// Given, only that period is audited (see the discussion).
@@ -50,6 +58,13 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var topicOptions: TopicOptions
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard creditTransitLimit >= 0 else {
+            throw ValidationError(
+                "--credit-transit-limit is minutes, 0 or more (0: no limit); got \(creditTransitLimit)")
+        }
+    }
 
     func run() async throws {
         let configuration = try kafka.configuration(clientID: "intentctl-audit")
@@ -63,7 +78,7 @@ struct AuditCommand: AsyncParsableCommand {
             configuration: configuration, logger: logger)
         var report = try await TopicAudit.run(
             topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window,
-            progress: progress)
+            progress: progress, creditTransitLimit: creditTransitLimit > 0 ? .seconds(60 * creditTransitLimit) : nil)
         progress?.finish()
         report.postedIntents = []
         report.deliveredMessages = [:]

@@ -140,6 +140,20 @@ struct AuditTests {
             responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [])
         #expect(travelling.findings == [])
         #expect(travelling.creditsInTransit == 1)
+        // On its way for longer than a credit may take: the money waits in clearing, and that
+        // is a finding (a payee's member crash-looping, or its group committed past the effect).
+        func inTransit(asOf: Date) -> PipelineAudit.Report {
+            PipelineAudit.audit(
+                responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [],
+                creditDeadline: CreditDeadline(asOf: Timestamp(asOf), limit: .seconds(3600)))
+        }
+        let overdue = inTransit(asOf: t0.addingTimeInterval(3600.001))
+        #expect(overdue.creditsInTransit == 1)
+        #expect(
+            overdue.findings == [
+                "transfer t-i1: its credit has been on its way to the payee's member since \(Timestamp(t0)) (as of \(Timestamp(t0.addingTimeInterval(3600.001))), longer than 60 min): the money waits in clearing; is that member's group committed past it?"
+            ])
+        #expect(inTransit(asOf: t0.addingTimeInterval(3600)).findings == [], "at the limit, still on its way")
         // Sent, then refused by the payee's member (dead-lettered): not on its way, stuck.
         let refused = PipelineAudit.audit(
             responses: responses, ledger: Array(ledger.dropLast()), confirmations: answers + [effect], messages: [],
