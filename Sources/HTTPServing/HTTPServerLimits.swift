@@ -13,6 +13,8 @@ import Foundation
 /// - a connection with no request in flight is closed after ``idleTimeout``
 ///   without a new request; a request in flight (a long poll waits up to 60 s)
 ///   is never cut by it;
+/// - a connection whose responses stop draining (the client stopped reading) is
+///   closed after ``writeTimeout`` without progress;
 /// - at most ``maxConnections`` connections are served; further ones wait in
 ///   the listen backlog (and the kernel refuses them once it is full) until
 ///   one closes.
@@ -20,20 +22,32 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public var headerTimeout: Duration
     public var idleTimeout: Duration
     public var maxConnections: Int
+    /// How long a response may stay stalled (more unsent bytes than the channel's
+    /// high-water mark, none of them taken by the client) before the connection is closed.
+    public var writeTimeout: Duration
 
-    public init(headerTimeout: Duration, idleTimeout: Duration, maxConnections: Int) {
+    public init(
+        headerTimeout: Duration, idleTimeout: Duration, maxConnections: Int,
+        writeTimeout: Duration = Self.defaultWriteTimeout
+    ) {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
+        self.writeTimeout = writeTimeout
     }
+
+    /// 30 s: a client on the poorest link takes some of a response within that.
+    public static let defaultWriteTimeout: Duration = .seconds(30)
 
     /// 10 s for a request head (generous for any real client, even on a poor
     /// mobile link), 60 s idle (longer than the web page's long poll cycle),
-    /// and ``defaultMaxConnections(fileDescriptorLimit:)`` connections.
+    /// 30 s for a stalled response, and ``defaultMaxConnections(fileDescriptorLimit:)``
+    /// connections.
     public static var defaults: HTTPServerLimits {
         HTTPServerLimits(
             headerTimeout: .seconds(10), idleTimeout: .seconds(60),
-            maxConnections: defaultMaxConnections(fileDescriptorLimit: FileDescriptorLimit.current))
+            maxConnections: defaultMaxConnections(fileDescriptorLimit: FileDescriptorLimit.current),
+            writeTimeout: defaultWriteTimeout)
     }
 
     /// Descriptors kept for everything that is not a client connection: the
@@ -48,14 +62,15 @@ public struct HTTPServerLimits: Sendable, Hashable {
         max(32, min(4096, fileDescriptorLimit - reservedDescriptors))
     }
 
-    /// The limits from the command line (`--header-timeout`, `--idle-timeout`
-    /// in seconds, `--max-connections`), else the environment
+    /// The limits from the command line (`--header-timeout`, `--idle-timeout`,
+    /// `--write-timeout` in seconds, `--max-connections`), else the environment
     /// (`INTENT_APPSTATE_HEADER_TIMEOUT`, `INTENT_APPSTATE_IDLE_TIMEOUT`,
-    /// `INTENT_APPSTATE_MAX_CONNECTIONS`), else ``defaults``. A value that is
+    /// `INTENT_APPSTATE_WRITE_TIMEOUT`, `INTENT_APPSTATE_MAX_CONNECTIONS`), else ``defaults``. A value that is
     /// not a positive number is an error, not a silent default: a typo must
     /// not quietly turn a protection off.
     public static func resolve(
-        headerTimeout: Double?, idleTimeout: Double?, maxConnections: Int?, environment: [String: String]
+        headerTimeout: Double?, idleTimeout: Double?, writeTimeout: Double? = nil, maxConnections: Int?,
+        environment: [String: String]
     ) throws -> HTTPServerLimits {
         func setting<T: LosslessStringConvertible & Comparable & Numeric>(
             _ flag: T?, _ name: String, _ variable: String
@@ -90,7 +105,9 @@ public struct HTTPServerLimits: Sendable, Hashable {
             idleTimeout: try timeout(idleTimeout, "idle-timeout", "INTENT_APPSTATE_IDLE_TIMEOUT")
                 ?? defaults.idleTimeout,
             maxConnections: try setting(maxConnections, "max-connections", "INTENT_APPSTATE_MAX_CONNECTIONS")
-                ?? defaults.maxConnections)
+                ?? defaults.maxConnections,
+            writeTimeout: try timeout(writeTimeout, "write-timeout", "INTENT_APPSTATE_WRITE_TIMEOUT")
+                ?? defaults.writeTimeout)
     }
 
     /// A limit that is not a positive number (timeouts: at most a day).

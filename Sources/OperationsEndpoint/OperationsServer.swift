@@ -42,7 +42,8 @@ public struct OperationsServer: Service {
 }
 
 extension HTTPServerLimits {
-    /// Probes and scrapes: a handful of connections, quick requests.
+    /// Probes and scrapes: a handful of connections, quick requests, and a scraper
+    /// that stops reading is cut off after 10 s.
     public static let operations = HTTPServerLimits(
-        headerTimeout: .seconds(5), idleTimeout: .seconds(60), maxConnections: 64)
+        headerTimeout: .seconds(5), idleTimeout: .seconds(60), maxConnections: 64, writeTimeout: .seconds(10))
 }

@@ -76,6 +76,12 @@ struct IntentAppState: AsyncParsableCommand {
         var idleTimeout: Double?
         @Option(
             help: ArgumentHelp(
+                "Seconds a response may stay stalled (the client takes none of it) before the connection is closed. "
+                    + "Default: $INTENT_APPSTATE_WRITE_TIMEOUT, else 30.",
+                valueName: "SECONDS"))
+        var writeTimeout: Double?
+        @Option(
+            help: ArgumentHelp(
                 "Most connections served at once. Default: $INTENT_APPSTATE_MAX_CONNECTIONS, else 4096 or, when "
                     + "the descriptor limit (raised to the hard limit, at most 4352) is lower, that limit less 256.",
                 valueName: "N"))
@@ -92,7 +98,8 @@ struct IntentAppState: AsyncParsableCommand {
             // derived from it and 1,000 idle clients must not starve /health.
             FileDescriptorLimit.raise(to: 4096 + HTTPServerLimits.reservedDescriptors)
             let limits = try HTTPServerLimits.resolve(
-                headerTimeout: headerTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections,
+                headerTimeout: headerTimeout, idleTimeout: idleTimeout, writeTimeout: writeTimeout,
+                maxConnections: maxConnections,
                 environment: environment)
             let store = try AppStateStore(path: path)
             for warning in store.fileWarnings { logger.warning("\(warning)", metadata: ["database": "\(path)"]) }
@@ -122,7 +129,8 @@ struct IntentAppState: AsyncParsableCommand {
                         "listening",
                         metadata: [
                             "url": "http://\(host):\(port)/", "header-timeout": "\(limits.headerTimeout)",
-                            "idle-timeout": "\(limits.idleTimeout)", "max-connections": "\(limits.maxConnections)",
+                            "idle-timeout": "\(limits.idleTimeout)", "write-timeout": "\(limits.writeTimeout)",
+                            "max-connections": "\(limits.maxConnections)",
                         ])
                 })
             try await worker.run(

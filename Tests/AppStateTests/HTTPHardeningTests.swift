@@ -17,10 +17,11 @@ import Testing
 @Suite("App-state HTTP hardening")
 struct HTTPHardeningTests {
     /// Short timeouts for the tests that wait for them; long ones for the others.
-    static func limits(header: Duration = .seconds(300), idle: Duration = .seconds(300), connections: Int = 4096)
-        -> HTTPServerLimits
-    {
-        HTTPServerLimits(headerTimeout: header, idleTimeout: idle, maxConnections: connections)
+    static func limits(
+        header: Duration = .seconds(300), idle: Duration = .seconds(300), connections: Int = 4096,
+        write: Duration = .seconds(300)
+    ) -> HTTPServerLimits {
+        HTTPServerLimits(headerTimeout: header, idleTimeout: idle, maxConnections: connections, writeTimeout: write)
     }
 
     @Test("/health answers promptly while 1,000 idle and 20 slow-header connections are open")
@@ -180,29 +181,58 @@ struct HTTPHardeningTests {
         }
     }
 
+    @Test("a client that stops reading its responses is cut off after the write timeout, freeing its slot")
+    func stalledReaderClosed() async throws {
+        // One slot: while the stalled client holds it, nobody else is served. Every other
+        // timeout is 300 s, so only the write timeout (0.5 s) can free the slot in time.
+        try await withAppStateServer(limits: Self.limits(connections: 1, write: .milliseconds(500))) { port in
+            // A receive buffer of 2 KB, never read: the client's kernel keeps the window shut.
+            let stalled = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.autoRead, value: false)
+                .channelOption(.socketOption(.so_rcvbuf), value: 2048)
+                .connect(host: "127.0.0.1", port: port).get()
+            defer { stalled.close(promise: nil) }
+            // Pipelined requests for the page (tens of KB each): megabytes the server cannot send.
+            let requests = String(repeating: "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 400)
+            try await stalled.writeAndFlush(ByteBuffer(string: requests)).get()
+            // Served only once the stalled connection is closed; before the fix it never was.
+            // 60 s tells the write timeout (0.5 s) from the others (300 s), a margin of 100x.
+            var waiting = try await RawConnection.open(port: port, giveUp: .seconds(60))
+            let response = try await waiting.get("/health")
+            #expect(response.status == 200)
+            #expect(!waiting.closedByClient)
+        }
+    }
+
     @Test("limits come from flags, else the environment, else the defaults; nonsense is refused")
     func limitsResolution() throws {
         let environment = [
             "INTENT_APPSTATE_HEADER_TIMEOUT": "2.5", "INTENT_APPSTATE_IDLE_TIMEOUT": "30",
-            "INTENT_APPSTATE_MAX_CONNECTIONS": "100",
+            "INTENT_APPSTATE_MAX_CONNECTIONS": "100", "INTENT_APPSTATE_WRITE_TIMEOUT": "7",
         ]
         let fromEnvironment = try HTTPServerLimits.resolve(
             headerTimeout: nil, idleTimeout: nil, maxConnections: nil, environment: environment)
         #expect(
             fromEnvironment
-                == HTTPServerLimits(headerTimeout: .milliseconds(2500), idleTimeout: .seconds(30), maxConnections: 100))
+                == HTTPServerLimits(
+                    headerTimeout: .milliseconds(2500), idleTimeout: .seconds(30), maxConnections: 100,
+                    writeTimeout: .seconds(7)))
         let fromFlags = try HTTPServerLimits.resolve(
-            headerTimeout: 1, idleTimeout: 2, maxConnections: 3, environment: environment)
-        #expect(fromFlags == HTTPServerLimits(headerTimeout: .seconds(1), idleTimeout: .seconds(2), maxConnections: 3))
+            headerTimeout: 1, idleTimeout: 2, writeTimeout: 4, maxConnections: 3, environment: environment)
+        #expect(
+            fromFlags
+                == HTTPServerLimits(
+                    headerTimeout: .seconds(1), idleTimeout: .seconds(2), maxConnections: 3, writeTimeout: .seconds(4)))
         let defaults = try HTTPServerLimits.resolve(
             headerTimeout: nil, idleTimeout: nil, maxConnections: nil, environment: [:])
         #expect(defaults == .defaults)
         #expect(defaults.headerTimeout == .seconds(10) && defaults.idleTimeout == .seconds(60))
+        #expect(defaults.writeTimeout == .seconds(30))
         for (variable, value) in [
             ("INTENT_APPSTATE_HEADER_TIMEOUT", "ten"), ("INTENT_APPSTATE_HEADER_TIMEOUT", "0"),
             ("INTENT_APPSTATE_IDLE_TIMEOUT", "-1"), ("INTENT_APPSTATE_IDLE_TIMEOUT", "inf"),
             ("INTENT_APPSTATE_IDLE_TIMEOUT", "nan"), ("INTENT_APPSTATE_MAX_CONNECTIONS", "0"),
-            ("INTENT_APPSTATE_MAX_CONNECTIONS", "1.5"),
+            ("INTENT_APPSTATE_MAX_CONNECTIONS", "1.5"), ("INTENT_APPSTATE_WRITE_TIMEOUT", "0"),
         ] {
             #expect(throws: HTTPServerLimits.InvalidLimit.self, "\(variable)=\(value)") {
                 try HTTPServerLimits.resolve(
