@@ -381,6 +381,8 @@ public struct PaymentsStage: Sendable {
             guard transfer.decidedBy == envelope.id else {
                 return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
             }
+            // A copy of the deciding answer counts only from the voice service that asked.
+            if let foreign = foreignAnswer(envelope, asked: transfer.requestSource) { return foreign }
             // The answer that decided, redelivered: the same effects and response again (a crash
             // may have come between the post and them; the receivers record an effect once).
             let cause = Self.redelivered(envelope, decidedAt: transfer.decidedAt)
@@ -474,17 +476,27 @@ public struct PaymentsStage: Sendable {
             guard proposal.decidedBy == envelope.id else {
                 return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
             }
+            // The answer that decided, seen again: only from the voice service that asked, and
+            // answered with exactly what it was answered first, dated when it decided. A copy
+            // re-signed with a fresh time must not make a new-looking effect: the payer's member
+            // takes an effect it no longer remembers if it is recent, and would open again a
+            // request it paid or declined and forgot (SECURITY.md, attack 52).
+            if let foreign = foreignAnswer(envelope, asked: proposal.requestSource) { return foreign }
+            let cause = Self.redelivered(envelope, decidedAt: proposal.decidedAt)
             guard proposal.status != .closed else {
                 let reason =
                     ledger.closedProposal(forIntent: proposal.intentID, of: proposal.requester)?.reason ?? "closed"
                 return StageResult(
                     events: [
-                        (.responses, closedResponse(.requestPayment, reason, proposal.id, envelope, proposal.intentID))
+                        (.responses, closedResponse(.requestPayment, reason, proposal.id, cause, proposal.intentID))
                     ])
             }
-            // Created by this answer, redelivered: the payer's side again too (recorded once there).
-            return StageResult(
-                events: [(requestReceived(proposal, envelope)), (.responses, requested(proposal, envelope))])
+            // Created by this answer, redelivered: the payer's side again too (recorded once there),
+            // while the request is still open; one paid or declined is not sent again.
+            guard proposal.status == .pending else {
+                return StageResult(events: [(.responses, requested(proposal, cause))])
+            }
+            return StageResult(events: [requestReceived(proposal, cause), (.responses, requested(proposal, cause))])
         }
         if let foreign = foreignAnswer(envelope, asked: proposal.requestSource) { return foreign }
         if let failure = check(answer, proposal.bindingTerms, now) {
@@ -569,6 +581,15 @@ public struct PaymentsStage: Sendable {
                 return .ignored("payment request \(request.id) is \(request.status.rawValue)")
             }
             return StageResult(events: [effect(requesterSide, envelope)])
+        }
+        // A payment of it is in progress (its hold reserves the request): declined now, the
+        // payment would still post, and the requester be paid a request that reads "declined"
+        // (SECURITY.md, attack 53). Declined after that payment ends, if it is voided.
+        if let transfer = request.reservedBy {
+            return .rejected(
+                EventDecodingError(
+                    .notPending, field: "$.data.paymentRequestID",
+                    "payment request \(request.id) is being paid (transfer \(transfer) holds it)"))
         }
         let payerSide = LedgerEvent(
             id: EventID.derived("ledger", "requestDeclined", request.id, "payer"), kind: .requestDeclined,

@@ -36,6 +36,7 @@ struct MoneySafetyV2Tests {
             try await Self.foreignVoiceService(pipeline, &letters)
             try await Self.prewrittenLedgerID(pipeline)
             try await Self.requestPaidOnce(pipeline)
+            try await Self.requestHeldThenDeclinedThenCopied(pipeline, &letters)
             try await Self.answerAfterTheEnd(pipeline, &letters)
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
@@ -46,12 +47,13 @@ struct MoneySafetyV2Tests {
                 #expect(finals.count == 1, "\(intent): \(finals.map(\.id))")
             }
             let ledger = try await pipeline.rebuildLedger()
-            // 100 paid by the asking service's answer, 30 for the request (once); no credit for the
+            // 100 paid by the asking service's answer, 30 for each request (once); no credit for the
             // post refused for its pre-written id, whose 1 CNY deposit stays Alice's.
-            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("130", "CNY")))
-            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("871", "CNY")))
+            #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("160", "CNY")))
+            #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("841", "CNY")))
             #expect(ledger.transfer(forIntent: "pay-second", of: "alice") == nil, "nothing held for the second")
-            try await pipeline.expectCleanRun()
+            // The copy of 孙波's answer that created a request is the test's own (attack 52).
+            try await pipeline.expectCleanRun(resent: ["answer-ask-held-confirmed-/voice/test"])
         }
     }
 
@@ -177,24 +179,8 @@ struct MoneySafetyV2Tests {
         let requestID = try await pipeline.sunboAsksAliceFor30()
 
         // Alice pays it twice, one intent right after the other, and confirms every question
-        // she is asked at once. The confirm stage reads Alice's ledger as it follows it, so
-        // until it has read the request's arrival it refuses a payment of it (as the
-        // user would hear it): she asks again, as a user would.
-        let payIt = Intent.sendPayment(
-            SendPaymentIntent(
-                payee: Person(spoken: "孙波"), currencyAmount: money("30", "CNY"), paymentRequestID: requestID))
-        var asked: (intentID: String, question: EventEnvelope)?
-        for attempt in 1...30 where asked == nil {
-            try await pipeline.request("pay-\(attempt)", payIt, from: "/voice/test")
-            let outcome = try await pipeline.event(
-                for: "pay-\(attempt)", anyOf: [ConfirmationRequest.type, IntentResponse.type])
-            if outcome.type == ConfirmationRequest.type {
-                asked = ("pay-\(attempt)", outcome)
-            } else {
-                #expect(try outcome.decodeData(as: IntentResponse.self).reason == "paymentRequestNotPending")
-            }
-        }
-        let (firstID, first) = try #require(asked, "confirm never saw the request pending")
+        // she is asked at once.
+        let (firstID, first, payIt) = try await pipeline.alicePays(requestID, intentPrefix: "pay")
         try await pipeline.request("pay-second", payIt, from: "/voice/test")
         // The second is refused at confirm (the request is reserved) or, if confirm had not yet
         // seen the first hold, asked and refused at the payments stage's hold.
@@ -213,6 +199,43 @@ struct MoneySafetyV2Tests {
             as: IntentResponse.self)
         #expect(one.code == .success)
         #expect(two.code == .failurePaymentRequestNotPayable)
+    }
+
+    /// SECURITY.md, attacks 52 and 53: a request that a payment of it holds is not declined
+    /// (before, the decline was recorded on both sides and the payment still posted: paid, and
+    /// "declined"); and the answer that created it, re-sent with a fresh time once it is paid,
+    /// is answered with the same bytes as first and reopens nothing (before, its response and
+    /// its effect to the payer were dated by the copy: one event id with two contents, which
+    /// ``PipelineHarness/expectCleanRun(resent:sourceLocation:)`` checks at the end).
+    static func requestHeldThenDeclinedThenCopied(
+        _ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally
+    ) async throws {
+        let requestID = try await pipeline.sunboAsksAliceFor30(intentID: "ask-held")
+        let (intentID, question, _) = try await pipeline.alicePays(requestID, intentPrefix: "pay-held")
+        try await pipeline.decline(requestID, from: "/voice/test")
+        try await deadLetters.expect(["not_pending"])
+        let paid = try await pipeline.answer(
+            intentID, try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, from: "/voice/test",
+            wait: true)
+        #expect(paid?.code == .success)
+        try await pipeline.waitForLedgerEvent {
+            $0.kind == .requestPaid && $0.requestID == requestID && $0.userID == "sunbo"
+        }
+        // 孙波's answer that created the request, the same id re-sent with a fresh time.
+        let creation = try await pipeline.event(for: "ask-held", type: ConfirmationRequest.type)
+        try await pipeline.answer(
+            "ask-held", try creation.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
+            from: "/voice/test")
+        // Answered again (a redelivery is): two records of the final response, the same bytes.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var finals = try await pipeline.finalResponses(for: "ask-held")
+        while finals.count < 2, ContinuousClock.now < deadline {
+            finals = try await pipeline.finalResponses(for: "ask-held")
+        }
+        #expect(finals.count == 2)
+        #expect(Set(finals.map { $0.encoded() }).count == 1, "the copy is answered with the first answer's bytes")
+        let ledger = try await pipeline.rebuildLedger()
+        #expect(ledger.requests[requestID]?.status == .paid)
     }
 
     /// An answer to an intent that already ended (at confirm, or at payments under another answer
@@ -290,19 +313,39 @@ extension PipelineHarness {
 
     /// 孙波 asks Alice for 30 CNY through `/voice/test` and confirms the request; returns its id
     /// once it is pending on Alice's side (her member has recorded the request's effect).
-    func sunboAsksAliceFor30() async throws -> String {
+    func sunboAsksAliceFor30(intentID: String = "ask") async throws -> String {
         let ask = Intent.requestPayment(
             RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("30", "CNY")))
-        try await request("ask", ask, user: "sunbo", from: "/voice/test")
-        let question = try await event(for: "ask", type: ConfirmationRequest.type)
+        try await request(intentID, ask, user: "sunbo", from: "/voice/test")
+        let question = try await event(for: intentID, type: ConfirmationRequest.type)
         let created = try await answer(
-            "ask", try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
+            intentID, try question.decodeData(as: ConfirmationRequest.self).binding, .confirmed, user: "sunbo",
             from: "/voice/test", wait: true)
         let requestID = try #require(created?.paymentRequestID)
         try await waitForLedgerEvent {
             $0.kind == .requestReceived && $0.requestID == requestID && $0.userID == "alice"
         }
         return requestID
+    }
+
+    /// Alice asks to pay 孙波's request `requestID` (30 CNY) until she is asked to confirm:
+    /// the confirm stage reads her ledger as it follows it, so until it has read the request's
+    /// arrival it refuses a payment of it (as the user would hear it), and she asks again, as a
+    /// user would. Returns the intent asked about, its question and the intent itself.
+    func alicePays(_ requestID: String, intentPrefix: String) async throws -> (
+        intentID: String, question: EventEnvelope, intent: Intent
+    ) {
+        let payIt = Intent.sendPayment(
+            SendPaymentIntent(
+                payee: Person(spoken: "孙波"), currencyAmount: money("30", "CNY"), paymentRequestID: requestID))
+        for attempt in 1...30 {
+            let intentID = "\(intentPrefix)-\(attempt)"
+            try await request(intentID, payIt, from: "/voice/test")
+            let outcome = try await event(for: intentID, anyOf: [ConfirmationRequest.type, IntentResponse.type])
+            if outcome.type == ConfirmationRequest.type { return (intentID, outcome, payIt) }
+            #expect(try outcome.decodeData(as: IntentResponse.self).reason == "paymentRequestNotPending")
+        }
+        throw Failure("confirm never saw the request \(requestID) pending")
     }
 
     /// Alice's decline of a payment request, from a voice service.
@@ -326,21 +369,25 @@ extension PipelineHarness {
         throw Failure("no such ledger event after \(timeout)")
     }
 
-    /// The audit of the topics finds nothing, and no event id stands for two different events.
-    func expectCleanRun(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    /// The audit of the topics finds nothing, and no event id stands for two different events
+    /// but those the test itself sent twice (`resent`: an attacker's copies).
+    func expectCleanRun(resent: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(try await audit().findings == [], sourceLocation: sourceLocation)
-        try await expectNoEventIDReused(sourceLocation: sourceLocation)
+        try await expectNoEventIDReused(resent: resent, sourceLocation: sourceLocation)
     }
 
-    /// Reads every topic of the run from its start: no event id stands for two different events.
-    func expectNoEventIDReused(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    /// Reads every topic of the run from its start: no event id stands for two different events
+    /// but those in `resent`.
+    func expectNoEventIDReused(resent: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         var contents: [String: Set<[UInt8]>] = [:]
         for topic in topics.all where topic != topics.ledgerSnapshots {
             let (events, _) = try await TopicReader.events(
                 of: topic, configuration: clientConfiguration(broker), logger: testLogger)
             for event in events { contents[event.id, default: []].insert(event.encoded()) }
         }
-        let reused = contents.filter { $0.value.count > 1 }.keys.sorted()
+        let reused = contents.filter { $0.value.count > 1 && !resent.contains($0.key) }.keys.sorted()
         #expect(reused == [], "event ids published with different contents", sourceLocation: sourceLocation)
         #expect(contents.count > 10, "the scan read the run's events", sourceLocation: sourceLocation)
     }

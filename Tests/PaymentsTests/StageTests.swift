@@ -392,6 +392,84 @@ struct PaymentsStageTests {
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
 
+    /// Bob asks Alice for 50 CNY, confirms it, and the payer's side records it; returns the
+    /// request's id, the answer that created it and what that answer published.
+    func createdRequest(_ ledger: inout Ledger) throws -> (
+        requestID: String, answer: EventEnvelope, created: StageResult
+    ) {
+        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("50")))
+        _ = run(confirmedEvent(ask, user: "bob", intentID: "r1"), &ledger)
+        let (answer, signature) = answerEvent(
+            .confirmed, binding: bindingFor(ask, user: "bob", intentID: "r1"), user: "bob", intentID: "r1")
+        let created = run(answer, signature: signature, &ledger)
+        _ = withEffectsDelivered(created, stage, &ledger)
+        return (try #require(created.response?.paymentRequestID), answer, created)
+    }
+
+    func decline(_ requestID: String, _ ledger: inout Ledger) -> StageResult {
+        let event = EventEnvelope(
+            id: "decline-\(requestID)", source: "/voice/test", type: PaymentRequestDecline.type, time: t0,
+            dataSchema: PaymentRequestDecline.dataSchema, userID: "alice", conversationID: "c",
+            payload: PaymentRequestDecline(paymentRequestID: requestID))
+        return run(event, &ledger)
+    }
+
+    @Test("the answer that created a request, re-signed later, is answered as first, and never reopens it once ended")
+    func requestAnswerCopiedLater() throws {
+        // SECURITY.md, attack 52: the copy's effect was dated by the copy, so the payer's member,
+        // which no longer remembered the first (a day after the request ended), opened it again.
+        var ledger = try fundedLedger()
+        let (requestID, answer, created) = try createdRequest(&ledger)
+        var later = answer
+        later.time = t0.addingTimeInterval(26 * 3600)
+        let copied = run(later, &ledger, at: later.time)
+        #expect(copied.effectKinds == [.requestReceived])
+        // The same effect and response, byte for byte: dated when the request was created.
+        #expect(copied.ledgerKinds.isEmpty)
+        #expect(copied.effects.map { $0.encoded() } == created.effects.map { $0.encoded() })
+        #expect(
+            copied.events(to: .responses).map { $0.encoded() } == created.events(to: .responses).map { $0.encoded() })
+        // From another voice service than the one that asked, the copy counts for nothing.
+        let foreign = EventAuthenticator(keys: ["/voice/other": Array(repeating: 0x44, count: 32)])
+        var elsewhere = later
+        elsewhere.source = "/voice/other"
+        let refused = stage.process(
+            key: "bob", value: elsewhere.encoded(), signature: foreign.signature(for: elsewhere), ledger: &ledger,
+            now: later.time)
+        #expect(refused.rejected?.reason == .unauthenticated || refused.rejected?.reason == .wrongProducer)
+        // Declined: the copy still gets its first answer, and no longer goes to the payer.
+        #expect(withEffectsDelivered(decline(requestID, &ledger), stage, &ledger).ledgerKinds.count == 2)
+        #expect(ledger.requests[requestID]?.status == .declined)
+        let afterDecline = run(later, &ledger, at: later.time)
+        #expect(afterDecline.effects.isEmpty)
+        #expect(
+            afterDecline.events(to: .responses).map { $0.encoded() }
+                == created.events(to: .responses).map { $0.encoded() })
+        #expect(ledger.requests[requestID]?.status == .declined)
+    }
+
+    @Test("a request a payment holds cannot be declined until that payment ends")
+    func declineWhileBeingPaid() throws {
+        // SECURITY.md, attack 53: declined while held, the payment still posted, and the
+        // requester was paid a request that read "declined" on both sides.
+        var ledger = try fundedLedger()
+        let (requestID, _, _) = try createdRequest(&ledger)
+        let payment = pay(
+            "50", to: Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob"), requestID: requestID)
+        #expect(run(confirmedEvent(payment, intentID: "p1"), &ledger).ledgerKinds == [.hold])
+        let refused = decline(requestID, &ledger)
+        #expect(refused.rejected?.reason == .notPending)
+        #expect(refused.events(to: .ledger).isEmpty && refused.effects.isEmpty)
+        let (answer, signature) = answerEvent(.confirmed, binding: bindingFor(payment, intentID: "p1"), intentID: "p1")
+        let paid = run(answer, signature: signature, &ledger)
+        #expect(withEffectsDelivered(paid, stage, &ledger).ledgerKinds == [.post, .credit, .requestPaid])
+        #expect(ledger.requests[requestID]?.status == .paid)
+        // Paid: a decline now changes nothing.
+        #expect(decline(requestID, &ledger).ledgerKinds.isEmpty)
+        #expect(ledger.requests[requestID]?.status == .paid)
+    }
+
     @Test("replaying the ledger events a run wrote rebuilds the same balances")
     func replay() throws {
         var ledger = try fundedLedger()
