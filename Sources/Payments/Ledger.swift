@@ -268,6 +268,17 @@ public struct Ledger: Sendable {
             .sorted { $0.id < $1.id }
     }
 
+    /// The most payment requests one user may have open (proposed, or pending with the payer)
+    /// at once. A pending request never expires and only its payer can end it, one decline at a
+    /// time: without a bound, one user could fill a payer's ledger (and every snapshot of it)
+    /// with requests (SECURITY.md, attack 54).
+    public static let maximumOpenRequests = 100
+
+    /// How many requests `userID` asked for that are still open (proposed or pending).
+    public func openRequests(of userID: String) -> Int {
+        requests.values.count { $0.requester == userID && ($0.status == .proposed || $0.status == .pending) }
+    }
+
     public func expiredRequestProposals(of isMine: (String) -> Bool, at now: Timestamp) -> [PaymentRequest] {
         requests.values.filter {
             $0.status == .proposed && isMine($0.requester) && ($0.expiresAt.map { $0 < now } ?? false)

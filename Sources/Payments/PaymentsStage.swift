@@ -305,6 +305,9 @@ public struct PaymentsStage: Sendable {
         let contactID = terms.counterparty?.contactID
         let event: LedgerEvent
         if kind == .requestPayment {
+            guard ledger.openRequests(of: userID) < Ledger.maximumOpenRequests else {
+                return close(intentID, nil, kind, "tooManyOpenRequests", envelope, &ledger)
+            }
             event = LedgerEvent(
                 id: EventID.derived("ledger", "requestProposed", userID, intentID), kind: .requestProposed,
                 userID: userID, intentID: intentID, requestID: Ledger.requestID(userID: userID, intentID: intentID),

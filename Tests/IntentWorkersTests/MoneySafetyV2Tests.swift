@@ -37,6 +37,7 @@ struct MoneySafetyV2Tests {
             try await Self.prewrittenLedgerID(pipeline)
             try await Self.requestPaidOnce(pipeline)
             try await Self.requestHeldThenDeclinedThenCopied(pipeline, &letters)
+            try await Self.openRequestsBounded(pipeline)
             try await Self.answerAfterTheEnd(pipeline, &letters)
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
@@ -236,6 +237,20 @@ struct MoneySafetyV2Tests {
         #expect(Set(finals.map { $0.encoded() }).count == 1, "the copy is answered with the first answer's bytes")
         let ledger = try await pipeline.rebuildLedger()
         #expect(ledger.requests[requestID]?.status == .paid)
+    }
+
+    /// SECURITY.md, attack 54: a pending request never expires and only its payer ends it, so
+    /// one user's open requests are bounded; one more is refused with its reason.
+    static func openRequestsBounded(_ pipeline: PipelineHarness) async throws {
+        let ask = Intent.requestPayment(
+            RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("1", "CNY")))
+        for index in 0...Ledger.maximumOpenRequests {
+            try await pipeline.request("flood-\(index)", ask, user: "sunbo", from: "/voice/test")
+        }
+        // In order on 孙波's partition at every stage: the last comes after all the others.
+        let last = try await pipeline.event(for: "flood-\(Ledger.maximumOpenRequests)", type: IntentResponse.type)
+        #expect(try last.decodeData(as: IntentResponse.self).reason == "tooManyOpenRequests")
+        _ = try await pipeline.event(for: "flood-0", type: ConfirmationRequest.type)
     }
 
     /// An answer to an intent that already ended (at confirm, or at payments under another answer

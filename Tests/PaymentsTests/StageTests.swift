@@ -470,6 +470,33 @@ struct PaymentsStageTests {
         #expect(ledger.requests[requestID]?.status == .paid)
     }
 
+    @Test("one user has at most so many payment requests open; one more is refused until one ends")
+    func openRequestsBounded() throws {
+        // SECURITY.md, attack 54: a pending request never expires and only its payer can end it.
+        var ledger = try fundedLedger()
+        let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
+        let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("1")))
+        for index in 0..<Ledger.maximumOpenRequests {
+            #expect(
+                run(confirmedEvent(ask, user: "bob", intentID: "ask-\(index)"), &ledger).ledgerKinds == [
+                    .requestProposed
+                ])
+        }
+        #expect(ledger.openRequests(of: "bob") == Ledger.maximumOpenRequests)
+        let refused = run(confirmedEvent(ask, user: "bob", intentID: "one-more"), &ledger)
+        #expect(!refused.ledgerKinds.contains(.requestProposed))
+        #expect(refused.response?.reason == "tooManyOpenRequests")
+        #expect(refused.response?.code == .failure)
+        // Another user's requests are not counted against Bob's.
+        let bob = Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob", displayName: "Bob")
+        let fromAlice = Intent.requestPayment(RequestPaymentIntent(payer: bob, currencyAmount: cny("1")))
+        #expect(run(confirmedEvent(fromAlice, intentID: "alice-asks"), &ledger).ledgerKinds == [.requestProposed])
+        // One ends (its proposal expires in the sweep): Bob may ask again.
+        _ = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(3600)) { _ in true }
+        #expect(ledger.openRequests(of: "bob") == 0)
+        #expect(run(confirmedEvent(ask, user: "bob", intentID: "later"), &ledger).ledgerKinds == [.requestProposed])
+    }
+
     @Test("replaying the ledger events a run wrote rebuilds the same balances")
     func replay() throws {
         var ledger = try fundedLedger()
