@@ -342,6 +342,13 @@ public struct PaymentsStage: Sendable {
         _ accounts: AccountDirectory, _ now: Date
     ) -> StageResult {
         let userID = envelope.userID
+        // The id the expiry sweep decides under is derived, so anyone can compute it: an answer
+        // under it, arriving after the expiry and before the sweep, would be taken for the
+        // sweep's own decision, which the sweep answers again (a second final response).
+        guard envelope.id != Ledger.expiryID(userID: userID, intentID: intentID) else {
+            return .rejected(
+                EventDecodingError(.schemaInvalid, field: "$.id", "an answer may not take the expiry sweep's id"))
+        }
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
             return answeredPayment(answer, transfer, envelope, &ledger, accounts, now)
         }

@@ -497,6 +497,29 @@ struct PaymentsStageTests {
         #expect(run(confirmedEvent(ask, user: "bob", intentID: "later"), &ledger).ledgerKinds == [.requestProposed])
     }
 
+    @Test("an answer under the id the expiry sweep derives is refused, and the sweep answers its expiry once")
+    func answerUnderTheExpiryID() throws {
+        // From the request review (session 23): the id is derivable; an answer under it that came
+        // after the expiry and before the sweep was recorded as the sweep's decision, and the
+        // sweep then answered the intent a second time.
+        var ledger = try fundedLedger()
+        let binding = try propose("10", &ledger)
+        let late = t0.addingTimeInterval(3600)
+        let (answer, _) = answerEvent(
+            .confirmed, binding: binding, intentID: "i1", id: Ledger.expiryID(userID: "alice", intentID: "i1"),
+            time: late)
+        let refused = run(answer, &ledger, at: late)
+        #expect(refused.rejected?.reason == .schemaInvalid)
+        #expect(refused.rejected?.field == "$.id")
+        #expect(ledger.transfer(forIntent: "i1", of: "alice")?.status == .held, "the answer decided nothing")
+        // The sweep voids it and answers once; a later sweep answers nothing more.
+        let swept = stage.sweep(ledger: &ledger, now: late) { _ in true }
+        #expect(swept.ledgerKinds == [.void])
+        #expect(swept.events(to: .responses).count == 1)
+        let again = stage.sweep(ledger: &ledger, now: late.addingTimeInterval(1)) { _ in true }
+        #expect(again.events(to: .responses).isEmpty)
+    }
+
     @Test("replaying the ledger events a run wrote rebuilds the same balances")
     func replay() throws {
         var ledger = try fundedLedger()
