@@ -21,6 +21,20 @@ public enum ContactRecord: Sendable, Hashable {
         CanonicalJSON.encode([userID, contactID])
     }
 
+    /// The record key's user and contact ids, nil when it is not the key ``key(userID:contactID:)`` makes.
+    static func ids(inKey key: [UInt8]?) -> [String]? {
+        guard let key, let ids = try? JSONDecoder().decode([String].self, from: Data(key)), ids.count == 2,
+            !ids[0].isEmpty, !ids[1].isEmpty
+        else { return nil }
+        return ids
+    }
+
+    /// The user a record key names, as UTF-8: what its producers place the record by (the
+    /// user's partition, so every contact of a user is on one partition).
+    public static func placementKey(_ key: [UInt8]?) -> [UInt8]? {
+        ids(inKey: key).map { Array($0[0].utf8) }
+    }
+
     /// The user and contact the record is about.
     public var userID: String {
         switch self {
@@ -46,9 +60,7 @@ public enum ContactRecord: Sendable, Hashable {
     public static func decode(key: [UInt8]?, value: [UInt8]?, tombstoneVersion: String? = nil)
         throws(EventDecodingError) -> ContactRecord
     {
-        guard let key, let ids = try? JSONDecoder().decode([String].self, from: Data(key)), ids.count == 2,
-            !ids[0].isEmpty, !ids[1].isEmpty
-        else {
+        guard let ids = ids(inKey: key) else {
             throw EventDecodingError(.schemaInvalid, field: "key", "expected the key [\"userID\",\"contactID\"]")
         }
         try checkKeyLimits(ids)

@@ -92,7 +92,9 @@ public struct ResolveWorker: Service {
                             let record = try ContactRecord.decode(message, authenticator: configuration.authenticator)
                             directory.withValue(in: message.partition) { $0.apply(record) }.report(
                                 message, metrics: metrics, logger: logger)
-                        }, reject: reject, forget: directory.forget, retry: configuration.retry),
+                        }, reject: reject, forget: directory.forget, retry: configuration.retry,
+                        // A user's contacts are all on the user's partition, whatever the contact.
+                        placementKey: { ContactRecord.placementKey($0.key) }),
                     try TopicFollower.settings(
                         configuration: configuration.kafka, topic: configuration.topics.settings,
                         authenticator: configuration.authenticator, into: settings, metrics: metrics, logger: logger,

@@ -145,6 +145,7 @@ public final class StageWorker: Service, Sendable {
             consumer = stageConsumer
             try stageConsumer.subscribe(topics: [configuration.input])
             let partitionCount = try await inputPartitionCount(checking: followers)
+            for follower in followers where follower.isPartitioned { follower.placesKeys(onPartitions: partitionCount) }
             if !followers.isEmpty { metrics.health.needsState() }
             try await withThrowingDiscardingTaskGroup { group in
                 for follower in followers { group.addTask { try await follower.follow() } }

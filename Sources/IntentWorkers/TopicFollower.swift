@@ -42,6 +42,8 @@ public final class TopicFollower: Sendable {
     /// Called for each record passed over as this process's own, in the partition's order
     /// with the records applied (the payments worker checks its claim still held there).
     private let passedOver: (@Sendable (KafkaConsumerMessage) -> Void)?
+    /// What places a record on its partition: its key, or (the contacts topic) the user in it.
+    private let placementKey: @Sendable (KafkaConsumerMessage) -> [UInt8]?
     private let logger: Logger
     /// How end-offset lookups ride out an outage (the worker's ``RetryPolicy``).
     private let retry: RetryPolicy
@@ -65,6 +67,9 @@ public final class TopicFollower: Sendable {
         var passedOver = 0
         /// Why ``follow()`` stopped, if it failed: later ``caughtUp()`` calls fail with it.
         var failure: (any Error)?
+        /// Partitioned state: the topic's partition count, once the worker has checked it
+        /// (``placesKeys(onPartitions:)``); a record whose key belongs elsewhere is refused.
+        var partitionCount: Int?
     }
 
     private struct Waiter {
@@ -81,16 +86,19 @@ public final class TopicFollower: Sendable {
     ///   - forget: For partitioned state: drops what was applied from a partition the
     ///     worker no longer owns. Nil follows every partition (a global table).
     ///   - retry: How lookups ride out an outage: a worker passes its own policy (`--give-up-after`).
+    ///   - placementKey: The bytes the topic's producers place a record by (``placesKeys(onPartitions:)``):
+    ///     its key unless said otherwise.
     public init(
         configuration: KafkaConfiguration, topic: String, logger: Logger,
         apply: @escaping @Sendable (KafkaConsumerMessage) throws(EventDecodingError) -> Void,
         reject: @escaping @Sendable (KafkaConsumerMessage, EventDecodingError) async throws -> Void,
         forget: (@Sendable (Int32) -> Void)? = nil, snapshots: StateSnapshots? = nil,
         fetchWait: Duration = TopicFollower.fetchWait, passedOver: (@Sendable (KafkaConsumerMessage) -> Void)? = nil,
-        retry: RetryPolicy = .standard
+        retry: RetryPolicy = .standard, placementKey: @escaping @Sendable (KafkaConsumerMessage) -> [UInt8]? = \.key
     ) throws(KafkaError) {
         self.retry = retry
         self.passedOver = passedOver
+        self.placementKey = placementKey
         precondition(snapshots == nil || forget != nil, "snapshots are of partitioned state")
         self.configuration = configuration
         self.topic = topic
@@ -105,6 +113,17 @@ public final class TopicFollower: Sendable {
         consumerConfiguration.maximumFetchWait = fetchWait
         consumerConfiguration.client.properties["fetch.wait.max.ms"] = nil
         consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
+    }
+
+    /// Partitioned state: from now on, a record is applied only on the partition its key
+    /// (`placementKey`) is placed on (of `count`, the worker's checked partition count). A genuine, signed record
+    /// copied onto another partition (any producer picks the partition) was applied to that
+    /// partition's state: a payment request's records copied onto its payer's partition
+    /// reopened a request the payer had paid, which could then be paid again, and a hold
+    /// copied beside its owner's was swept there (SECURITY.md, attack 55). The stage's input
+    /// forwards such a record to its home partition; state refuses it.
+    public func placesKeys(onPartitions count: Int) {
+        state.withLock { $0.partitionCount = count }
     }
 
     /// Applies records until cancelled. Starts from the beginning of every partition.
@@ -155,7 +174,7 @@ public final class TopicFollower: Sendable {
             try await adoptWantedPartitions()
             runCaptures()
             var batch = try await consumer.poll(timeout: .milliseconds(100))
-            let own = state.withLock { state in
+            let (own, partitionCount) = state.withLock { state in
                 // A record fetched before a reassignment: of a partition dropped since, or
                 // already applied (a kept partition is reassigned at its position).
                 if isPartitioned {
@@ -174,7 +193,7 @@ public final class TopicFollower: Sendable {
                         return message.offset < position
                     }
                 }
-                return state.own.isEmpty ? [] : batch.map { state.own.take($0) }
+                return (state.own.isEmpty ? [] : batch.map { state.own.take($0) }, state.partitionCount)
             }
             for (index, message) in batch.enumerated() {
                 if !own.isEmpty && own[index] {
@@ -182,6 +201,15 @@ public final class TopicFollower: Sendable {
                     continue
                 }
                 do throws(EventDecodingError) {
+                    if let partitionCount, let key = placementKey(message) {
+                        let home = KafkaPartitioner.partition(forKey: key, partitions: partitionCount)
+                        guard home == message.partition else {
+                            throw EventDecodingError(
+                                .wrongUser, field: "key",
+                                "keyed to partition \(home) of \(partitionCount), read on partition \(message.partition)"
+                            )
+                        }
+                    }
                     // Binary-mode records (CloudEvents Kafka binding) are applied as their structured event.
                     try apply(try message.structuredEvent())
                 } catch {

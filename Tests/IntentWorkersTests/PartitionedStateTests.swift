@@ -76,6 +76,46 @@ struct PartitionedStateTests {
         }
     }
 
+    @Test("a state record copied onto another partition than its key's is refused there, not applied")
+    func refusesRecordsOffTheirKeysPartition() async throws {
+        // SECURITY.md, attack 55: any producer picks the partition, so a genuine record of one
+        // user's (a payment request's creation, a hold) could be applied to another's state.
+        try await withBroker { broker in
+            let topic = uniqueName("state")
+            try await createTopic(broker, topic, partitions: 3)
+            let key = Array("alice".utf8)
+            let home = KafkaPartitioner.partition(forKey: key, partitions: 3)
+            let elsewhere = (home + 1) % 3
+            let producer = try KafkaProducer(configuration: producerConfiguration(broker), logger: testLogger)
+            _ = try await producer.sendAll([
+                KafkaProducerMessage(topic: topic, partition: home, key: key, value: Array("genuine".utf8)),
+                KafkaProducerMessage(topic: topic, partition: elsewhere, key: key, value: Array("copy".utf8)),
+            ])
+            await producer.shutdown()
+            let applied = Mutex<[Int32: [String]]>([:])
+            let rejected = Mutex<[(Int32, EventDecodingError)]>([])
+            let follower = try TopicFollower(
+                configuration: clientConfiguration(broker), topic: topic, logger: testLogger,
+                apply: { message in
+                    applied.withLock {
+                        $0[message.partition, default: []].append(String(decoding: message.value ?? [], as: UTF8.self))
+                    }
+                }, reject: { message, error in rejected.withLock { $0.append((message.partition, error)) } },
+                forget: { _ in })
+            follower.placesKeys(onPartitions: 3)
+            let following = Task { try await follower.follow() }
+            try await follower.caughtUp(owning: [0, 1, 2])
+            #expect(applied.withLock { $0 } == [home: ["genuine"]])
+            let refusals = rejected.withLock { $0 }
+            #expect(refusals.map(\.0) == [elsewhere])
+            #expect(refusals.first?.1.reason == .wrongUser)
+            #expect(refusals.first?.1.field == "key")
+            following.cancel()
+            _ = try? await following.value
+            await follower.close()
+        }
+    }
+
     @Test("a state topic with another partition count than the input stops the worker, naming both")
     func refusesStateNotCoPartitioned() async throws {
         try await withBroker { broker in
