@@ -342,13 +342,6 @@ public struct PaymentsStage: Sendable {
         _ accounts: AccountDirectory, _ now: Date
     ) -> StageResult {
         let userID = envelope.userID
-        // The id the expiry sweep decides under is derived, so anyone can compute it: an answer
-        // under it, arriving after the expiry and before the sweep, would be taken for the
-        // sweep's own decision, which the sweep answers again (a second final response).
-        guard envelope.id != Ledger.expiryID(userID: userID, intentID: intentID) else {
-            return .rejected(
-                EventDecodingError(.schemaInvalid, field: "$.id", "an answer may not take the expiry sweep's id"))
-        }
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
             return answeredPayment(answer, transfer, envelope, &ledger, accounts, now)
         }
@@ -359,6 +352,7 @@ public struct PaymentsStage: Sendable {
             guard closed.decidedBy == envelope.id else {
                 return .ignored("proposal for \(intentID) already closed (\(closed.reason))")
             }
+            if let refused = Self.posingAsTheSweep(envelope, intentID) { return refused }
             let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
             return StageResult(events: [(.responses, closedResponse(.sendPayment, closed.reason, nil, cause, intentID))]
             )
@@ -370,6 +364,18 @@ public struct PaymentsStage: Sendable {
         return .rejected(
             EventDecodingError(
                 .notPending, field: "$.intentid", "no confirmation of intent \(intentID) is pending for this user"))
+    }
+
+    /// Refuses an answer under the id the expiry sweep decides `intentID` under (nil: another id).
+    /// That id is derived, so anyone can compute it: an answer under it that came after the
+    /// expiry and before the sweep would be taken for the sweep's own decision, which the sweep
+    /// answers again, and one after the sweep for its redelivery (a second final response).
+    /// Asked only where the id would decide or repeat an expiry, so an answer's usual path
+    /// derives nothing.
+    private static func posingAsTheSweep(_ envelope: EventEnvelope, _ intentID: String) -> StageResult? {
+        guard envelope.id == Ledger.expiryID(userID: envelope.userID, intentID: intentID) else { return nil }
+        return .rejected(
+            EventDecodingError(.schemaInvalid, field: "$.id", "an answer may not take the expiry sweep's id"))
     }
 
     /// Refuses an answer from another voice service than the one that asked, before it can
@@ -391,6 +397,7 @@ public struct PaymentsStage: Sendable {
             guard transfer.decidedBy == envelope.id else {
                 return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
             }
+            if let refused = Self.posingAsTheSweep(envelope, transfer.intentID) { return refused }
             // A copy of the deciding answer counts only from the voice service that asked.
             if let foreign = foreignAnswer(envelope, asked: transfer.requestSource) { return foreign }
             // The answer that decided, redelivered: the same effects and response again (a crash
@@ -411,6 +418,9 @@ public struct PaymentsStage: Sendable {
         }
         if let foreign = foreignAnswer(envelope, asked: transfer.requestSource) { return foreign }
         if let failure = check(answer, transfer.bindingTerms, now) {
+            if failure == Ledger.expiryReason, let refused = Self.posingAsTheSweep(envelope, transfer.intentID) {
+                return refused
+            }
             return release(transfer, failure, envelope, &ledger)
         }
         // The account confirmed is the account paid: its handle must still belong to the payee.
@@ -486,6 +496,7 @@ public struct PaymentsStage: Sendable {
             guard proposal.decidedBy == envelope.id else {
                 return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
             }
+            if let refused = Self.posingAsTheSweep(envelope, proposal.intentID) { return refused }
             // The answer that decided, seen again: only from the voice service that asked, and
             // answered with exactly what it was answered first, dated when it decided. A copy
             // re-signed with a fresh time must not make a new-looking effect: the payer's member
@@ -510,6 +521,9 @@ public struct PaymentsStage: Sendable {
         }
         if let foreign = foreignAnswer(envelope, asked: proposal.requestSource) { return foreign }
         if let failure = check(answer, proposal.bindingTerms, now) {
+            if failure == Ledger.expiryReason, let refused = Self.posingAsTheSweep(envelope, proposal.intentID) {
+                return refused
+            }
             return close(proposal.intentID, proposal.id, .requestPayment, failure, envelope, &ledger)
         }
         let created = LedgerEvent(

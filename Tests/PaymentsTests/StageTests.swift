@@ -518,6 +518,10 @@ struct PaymentsStageTests {
         #expect(swept.events(to: .responses).count == 1)
         let again = stage.sweep(ledger: &ledger, now: late.addingTimeInterval(1)) { _ in true }
         #expect(again.events(to: .responses).isEmpty)
+        // After the sweep, the same id is not the sweep's decision redelivered either.
+        let after = run(answer, &ledger, at: late.addingTimeInterval(2))
+        #expect(after.rejected?.field == "$.id")
+        #expect(after.events(to: .responses).isEmpty)
     }
 
     @Test("replaying the ledger events a run wrote rebuilds the same balances")
