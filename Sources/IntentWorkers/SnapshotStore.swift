@@ -141,41 +141,45 @@ public struct SnapshotStore: Sendable {
         _ consumer: KafkaConsumer, _ partitions: [KafkaTopicPartition], _ marks: [KafkaTopicPartition: KafkaWatermarks]
     ) async throws -> [Int32: Result<Restored, Unusable>] {
         var results: [Int32: Result<Restored, Unusable>] = [:]
-        // Each partition's last manifest: normally its last record; after an interrupted
-        // write, a few chunks follow it, so the window back from the end grows until one is found.
+        // Each partition's last manifest that its writer signed for this very partition:
+        // normally its last record; after an interrupted write, a few chunks follow it, so the
+        // window back from the end grows until one is found. A manifest that is not (anyone can
+        // append a record keyed `manifest`) is passed over for the one before it, so one junk
+        // record does not make the partition rebuild from its state topic's start; only the
+        // manifests of the window are kept in memory, not the (possibly large) records between.
         var manifests: [KafkaTopicPartition: Manifest] = [:]
+        var passedOver: [KafkaTopicPartition: Unusable] = [:]
         var searching = Set(partitions)
         var window: Int64 = 16
+        let manifestKey = Array(Self.manifestKey.utf8)
         while !searching.isEmpty {
             var ranges: [KafkaTopicPartition: Range<Int64>] = [:]
             for tp in searching {
                 let (low, high) = (marks[tp]?.low ?? 0, marks[tp]?.high ?? 0)
                 ranges[tp] = max(low, high - window)..<high
             }
-            for (tp, messages) in try await records(consumer, ranges) {
-                for message in messages.reversed() where message.key == Array(Self.manifestKey.utf8) {
+            for (tp, messages) in try await records(consumer, ranges, keeping: { $0.key == manifestKey }) {
+                for message in messages.reversed() {
                     do {
-                        manifests[tp] = try verifiedManifest(message.value ?? [], message)
+                        manifests[tp] = try usableManifest(message.value ?? [], message, partition: tp.partition)
+                        break
                     } catch {
-                        results[tp.partition] = .failure(error)
+                        // The newest one passed over says why, if none is found.
+                        passedOver[tp] = passedOver[tp] ?? error
                     }
-                    break
                 }
             }
             searching = searching.filter { tp in
-                manifests[tp] == nil && results[tp.partition] == nil
-                    && ranges[tp]?.lowerBound ?? 0 > marks[tp]?.low ?? 0
+                manifests[tp] == nil && ranges[tp]?.lowerBound ?? 0 > marks[tp]?.low ?? 0
             }
             window *= 4
         }
+        for (tp, reason) in passedOver where manifests[tp] == nil { results[tp.partition] = .failure(reason) }
         // Their chunks, all partitions at once.
         var chunkRanges: [KafkaTopicPartition: Range<Int64>] = [:]
         for (tp, manifest) in manifests {
-            guard manifest.stateTopic == stateTopic, manifest.partition == tp.partition,
-                let first = manifest.chunkOffsets.min(), let last = manifest.chunkOffsets.max()
-            else {
-                results[tp.partition] = .failure(
-                    Unusable(description: "the manifest is for \(manifest.stateTopic) partition \(manifest.partition)"))
+            guard let first = manifest.chunkOffsets.min(), let last = manifest.chunkOffsets.max() else {
+                results[tp.partition] = .failure(Unusable(description: "the manifest names no chunk"))
                 continue
             }
             guard first >= marks[tp]?.low ?? 0 else {
@@ -215,6 +219,20 @@ public struct SnapshotStore: Sendable {
         return Restored(position: manifest.position, bytes: bytes, chunkKeys: keys)
     }
 
+    /// The manifest in `message` if its writer signed it and it is for this state topic's `partition`.
+    private func usableManifest(_ value: [UInt8], _ message: KafkaConsumerMessage, partition: Int32) throws(Unusable)
+        -> Manifest
+    {
+        let manifest = try verifiedManifest(value, message)
+        guard manifest.stateTopic == stateTopic, manifest.partition == partition else {
+            throw Unusable(
+                description:
+                    "its manifest at offset \(message.offset) is for \(manifest.stateTopic) partition \(manifest.partition)"
+            )
+        }
+        return manifest
+    }
+
     private func verifiedManifest(_ value: [UInt8], _ message: KafkaConsumerMessage) throws(Unusable) -> Manifest {
         do throws(EventDecodingError) {
             try verifying.verify(
@@ -230,10 +248,11 @@ public struct SnapshotStore: Sendable {
         }
     }
 
-    /// The records of each partition in its range, read outside any group.
-    private func records(_ consumer: KafkaConsumer, _ ranges: [KafkaTopicPartition: Range<Int64>]) async throws
-        -> [KafkaTopicPartition: [KafkaConsumerMessage]]
-    {
+    /// The records of each partition in its range that `keeping` keeps, read outside any group.
+    private func records(
+        _ consumer: KafkaConsumer, _ ranges: [KafkaTopicPartition: Range<Int64>],
+        keeping: (KafkaConsumerMessage) -> Bool = { _ in true }
+    ) async throws -> [KafkaTopicPartition: [KafkaConsumerMessage]] {
         let ranges = ranges.filter { !$0.value.isEmpty }
         guard !ranges.isEmpty else { return [:] }
         try consumer.assign(
@@ -253,7 +272,7 @@ public struct SnapshotStore: Sendable {
                 guard let range = ranges[tp], let position = next[tp], message.offset >= position,
                     message.offset < range.upperBound
                 else { continue }
-                records[tp, default: []].append(message)
+                if keeping(message) { records[tp, default: []].append(message) }
                 next[tp] = message.offset + 1
             }
         }
