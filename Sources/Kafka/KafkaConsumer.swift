@@ -365,6 +365,21 @@ public final class KafkaConsumer: Service, Sendable {
         }
     }
 
+    /// The application's position in each of `partitions`: the offset of the next record
+    /// ``poll(maxMessages:timeout:)`` hands over, past the transaction markers it never hands
+    /// over (a commit or abort marker takes an offset, so the last record delivered is not
+    /// always the partition's end). Partitions with no position yet are absent.
+    public func positions(_ partitions: [KafkaTopicPartition]) throws(KafkaError) -> [KafkaTopicPartition: Int64] {
+        let list = TopicPartitionList(partitions)
+        let code = try handle.withPointer("read positions") { pointer in rd_kafka_position(pointer, list.pointer) }
+        try KafkaError.check(code, "read positions")
+        var positions: [KafkaTopicPartition: Int64] = [:]
+        for element in list.elements where element.error == RD_KAFKA_RESP_ERR_NO_ERROR && element.offset >= 0 {
+            positions[element.topicPartition] = element.offset
+        }
+        return positions
+    }
+
     // MARK: Flow control
 
     /// The partitions currently assigned to this member.
