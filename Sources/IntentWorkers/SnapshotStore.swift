@@ -35,6 +35,10 @@ public struct SnapshotStore: Sendable {
     /// Chunks stay well below the producer's and the broker's record limits.
     public static let chunkBytes = 512 * 1024
     static let manifestKey = "manifest"
+    /// The largest manifest read: a manifest names a chunk's offset for each 512 KiB of state,
+    /// so a real one is a few hundred bytes; a larger record keyed `manifest` is not kept while
+    /// the search reads (anyone can append a flood of large ones).
+    static let maximumManifestBytes = 64 * 1024
 
     public init(
         topic: String, stateTopic: String, writer: String, keys: EventAuthenticator, trust: RecordTrust = .signature,
@@ -145,8 +149,10 @@ public struct SnapshotStore: Sendable {
         // normally its last record; after an interrupted write, a few chunks follow it, so the
         // window back from the end grows until one is found. A manifest that is not (anyone can
         // append a record keyed `manifest`) is passed over for the one before it, so one junk
-        // record does not make the partition rebuild from its state topic's start; only the
-        // manifests of the window are kept in memory, not the (possibly large) records between.
+        // record does not make the partition rebuild from its state topic's start; only records
+        // keyed `manifest` of a manifest's size are kept in memory while searching. (Compaction
+        // keeps only a key's last record: once it runs, a junk manifest has removed the one
+        // before it, and the partition is rebuilt from the state topic, as it was for any.)
         var manifests: [KafkaTopicPartition: Manifest] = [:]
         var passedOver: [KafkaTopicPartition: Unusable] = [:]
         var searching = Set(partitions)
@@ -158,7 +164,10 @@ public struct SnapshotStore: Sendable {
                 let (low, high) = (marks[tp]?.low ?? 0, marks[tp]?.high ?? 0)
                 ranges[tp] = max(low, high - window)..<high
             }
-            for (tp, messages) in try await records(consumer, ranges, keeping: { $0.key == manifestKey }) {
+            let candidates = try await records(consumer, ranges) {
+                $0.key == manifestKey && ($0.value?.count ?? 0) <= Self.maximumManifestBytes
+            }
+            for (tp, messages) in candidates {
                 for message in messages.reversed() {
                     do {
                         manifests[tp] = try usableManifest(message.value ?? [], message, partition: tp.partition)

@@ -219,7 +219,6 @@ public final class TopicFollower: Sendable {
                     try await reject(message, error)
                 }
             }
-            if batch.isEmpty { try skipTransactionMarkers() }
             resumeSatisfiedWaiters { state in
                 // A partition's records come in order: the last of each run moves its position
                 // (the last of all of them last), one write a run.
@@ -235,16 +234,17 @@ public final class TopicFollower: Sendable {
                     }
                 }
             }
+            try skipTransactionMarkers()
         }
     }
 
-    /// With nothing more delivered and someone waiting short of an end offset: moves each
-    /// waited-for partition's position to the consumer's own, which steps over transaction
-    /// markers. A marker takes an offset but is never delivered, so a position counted from
+    /// After each poll, with someone waiting short of an end offset: moves each waited-for
+    /// partition's position to the consumer's own, which steps over transaction markers. A marker takes an offset but is never delivered, so a position counted from
     /// delivered records stopped one short of a partition whose last record is a marker, and
     /// every catch-up to that end (each restore, each snapshot) waited for ever; any producer
-    /// can end a partition so (SECURITY.md, attack 57). Only when idle: every record the
-    /// consumer has handed over is applied by then, so its position skips nothing unapplied.
+    /// can end a partition so (SECURITY.md, attack 57). After every poll, not only an idle one:
+    /// records on other partitions may never stop coming; and every record the consumer has
+    /// handed over is applied by then, so its position skips nothing unapplied.
     private func skipTransactionMarkers() throws {
         let short = state.withLock { state in
             state.waiters.flatMap { waiter in

@@ -269,14 +269,24 @@ public struct Ledger: Sendable {
     }
 
     /// The most payment requests one user may have open (proposed, or pending with the payer)
-    /// at once. A pending request never expires and only its payer can end it, one decline at a
-    /// time: without a bound, one user could fill a payer's ledger (and every snapshot of it)
-    /// with requests (SECURITY.md, attack 54).
-    public static let maximumOpenRequests = 100
+    /// to one payer at once, and to everyone. A pending request never expires, and only its
+    /// payer can end it, one decline at a time: without a bound, one user could fill a payer's
+    /// ledger (and every snapshot of it) with requests (SECURITY.md, attack 54). Per payer, so a
+    /// payer who never answers holds up only requests to that payer.
+    public static let maximumOpenRequestsToOnePayer = 20
+    public static let maximumOpenRequests = 1000
 
-    /// How many requests `userID` asked for that are still open (proposed or pending).
-    public func openRequests(of userID: String) -> Int {
-        requests.values.count { $0.requester == userID && ($0.status == .proposed || $0.status == .pending) }
+    /// How many requests `userID` asked for that are still open (proposed or pending): in all,
+    /// and to `payer`.
+    public func openRequests(of userID: String, to payer: String) -> (all: Int, toPayer: Int) {
+        var all = 0
+        var toPayer = 0
+        for request in requests.values
+        where request.requester == userID && (request.status == .proposed || request.status == .pending) {
+            all += 1
+            if request.payer == payer { toPayer += 1 }
+        }
+        return (all, toPayer)
     }
 
     public func expiredRequestProposals(of isMine: (String) -> Bool, at now: Timestamp) -> [PaymentRequest] {

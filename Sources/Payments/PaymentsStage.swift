@@ -305,7 +305,8 @@ public struct PaymentsStage: Sendable {
         let contactID = terms.counterparty?.contactID
         let event: LedgerEvent
         if kind == .requestPayment {
-            guard ledger.openRequests(of: userID) < Ledger.maximumOpenRequests else {
+            let open = ledger.openRequests(of: userID, to: other.userID)
+            guard open.toPayer < Ledger.maximumOpenRequestsToOnePayer, open.all < Ledger.maximumOpenRequests else {
                 return close(intentID, nil, kind, "tooManyOpenRequests", envelope, &ledger)
             }
             event = LedgerEvent(

@@ -32,8 +32,9 @@ public struct CreditDeadline: Sendable, Hashable {
 
     /// Whether a credit whose transfer was posted at `postedAt` is overdue.
     func isOverdue(postedAt: Timestamp) -> Bool {
-        let limit = limit.components
-        let milliseconds = limit.seconds * 1000 + limit.attoseconds / 1_000_000_000_000_000
-        return asOf.milliseconds - postedAt.milliseconds > milliseconds
+        // Without a product or difference that could overflow for a huge limit or odd times.
+        let (limit, tooLong) = limit.components.seconds.multipliedReportingOverflow(by: 1000)
+        let (elapsed, overflow) = asOf.milliseconds.subtractingReportingOverflow(postedAt.milliseconds)
+        return !tooLong && !overflow && elapsed > limit
     }
 }

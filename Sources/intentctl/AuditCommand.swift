@@ -59,10 +59,14 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
     @OptionGroup var logging: LoggingOptions
 
+    /// A year of minutes: any longer is no limit, and a larger value's seconds would overflow.
+    static let maximumCreditTransitLimit = 366 * 24 * 60
+
     func validate() throws {
-        guard creditTransitLimit >= 0 else {
+        guard (0...Self.maximumCreditTransitLimit).contains(creditTransitLimit) else {
             throw ValidationError(
-                "--credit-transit-limit is minutes, 0 or more (0: no limit); got \(creditTransitLimit)")
+                "--credit-transit-limit is minutes, 0 (no limit) to \(Self.maximumCreditTransitLimit) (a year); got \(creditTransitLimit)"
+            )
         }
     }
 

@@ -240,15 +240,16 @@ struct MoneySafetyV2Tests {
     }
 
     /// SECURITY.md, attack 54: a pending request never expires and only its payer ends it, so
-    /// one user's open requests are bounded; one more is refused with its reason.
+    /// one user's open requests to one payer are bounded; one more is refused with its reason.
     static func openRequestsBounded(_ pipeline: PipelineHarness) async throws {
         let ask = Intent.requestPayment(
             RequestPaymentIntent(payer: Person(spoken: "Alice"), currencyAmount: money("1", "CNY")))
-        for index in 0...Ledger.maximumOpenRequests {
+        for index in 0...Ledger.maximumOpenRequestsToOnePayer {
             try await pipeline.request("flood-\(index)", ask, user: "sunbo", from: "/voice/test")
         }
         // In order on 孙波's partition at every stage: the last comes after all the others.
-        let last = try await pipeline.event(for: "flood-\(Ledger.maximumOpenRequests)", type: IntentResponse.type)
+        let last = try await pipeline.event(
+            for: "flood-\(Ledger.maximumOpenRequestsToOnePayer)", type: IntentResponse.type)
         #expect(try last.decodeData(as: IntentResponse.self).reason == "tooManyOpenRequests")
         _ = try await pipeline.event(for: "flood-0", type: ConfirmationRequest.type)
     }

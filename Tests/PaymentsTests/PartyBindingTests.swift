@@ -56,6 +56,24 @@ struct PartyBindingTests {
         return try #require(created.response?.paymentRequestID)
     }
 
+    @Test("a copy of the deciding answer from another voice service than the one that asked is refused")
+    func foreignCopyOfTheDecidingAnswer() throws {
+        // SECURITY.md, attack 52: a copy of the answer that created a request, under its id but
+        // from another voice service (its key genuine), was answered as a redelivery.
+        var ledger = try fundedLedger()
+        _ = try bobAsksAlice(&ledger)
+        // The binding is not read for a copy of the deciding answer: its id decides.
+        let anyBinding = ConfirmationBinding(digest: String(repeating: "0", count: 64), expiresAt: Timestamp(t0))
+        var copy = answer(.confirmed, anyBinding, from: "/voice/other", user: "bob", intentID: "r1")
+        copy.id = "answer-r1-confirmed-/voice/test"
+        let refused = run(copy, &ledger)
+        #expect(refused.rejected?.reason == .wrongProducer)
+        #expect(refused.events.isEmpty)
+        // The same copy from the service that asked is answered as a redelivery.
+        copy.source = "/voice/test"
+        #expect(run(copy, &ledger).rejected == nil)
+    }
+
     @Test("another voice service's answer, with the right binding, neither pays nor releases the hold")
     func foreignAnswer() throws {
         var ledger = try fundedLedger()

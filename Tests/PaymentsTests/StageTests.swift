@@ -430,14 +430,7 @@ struct PaymentsStageTests {
         #expect(copied.effects.map { $0.encoded() } == created.effects.map { $0.encoded() })
         #expect(
             copied.events(to: .responses).map { $0.encoded() } == created.events(to: .responses).map { $0.encoded() })
-        // From another voice service than the one that asked, the copy counts for nothing.
-        let foreign = EventAuthenticator(keys: ["/voice/other": Array(repeating: 0x44, count: 32)])
-        var elsewhere = later
-        elsewhere.source = "/voice/other"
-        let refused = stage.process(
-            key: "bob", value: elsewhere.encoded(), signature: foreign.signature(for: elsewhere), ledger: &ledger,
-            now: later.time)
-        #expect(refused.rejected?.reason == .unauthenticated || refused.rejected?.reason == .wrongProducer)
+        // (From another voice service than the one that asked: PartyBindingTests/foreignCopyOfTheDecidingAnswer.)
         // Declined: the copy still gets its first answer, and no longer goes to the payer.
         #expect(withEffectsDelivered(decline(requestID, &ledger), stage, &ledger).ledgerKinds.count == 2)
         #expect(ledger.requests[requestID]?.status == .declined)
@@ -470,30 +463,36 @@ struct PaymentsStageTests {
         #expect(ledger.requests[requestID]?.status == .paid)
     }
 
-    @Test("one user has at most so many payment requests open; one more is refused until one ends")
+    @Test("one user has at most so many payment requests open to one payer; one more is refused until one ends")
     func openRequestsBounded() throws {
         // SECURITY.md, attack 54: a pending request never expires and only its payer can end it.
         var ledger = try fundedLedger()
         let alice = Person(spoken: "Alice", handle: "+15550100", contactID: "c-alice", displayName: "Alice")
         let ask = Intent.requestPayment(RequestPaymentIntent(payer: alice, currencyAmount: cny("1")))
-        for index in 0..<Ledger.maximumOpenRequests {
+        for index in 0..<Ledger.maximumOpenRequestsToOnePayer {
             #expect(
                 run(confirmedEvent(ask, user: "bob", intentID: "ask-\(index)"), &ledger).ledgerKinds == [
                     .requestProposed
                 ])
         }
-        #expect(ledger.openRequests(of: "bob") == Ledger.maximumOpenRequests)
+        // One created and pending with Alice counts as open too.
+        let created = answerEvent(
+            .confirmed, binding: bindingFor(ask, user: "bob", intentID: "ask-0"), user: "bob", intentID: "ask-0")
+        #expect(run(created.0, signature: created.1, &ledger).ledgerKinds == [.requestCreated])
         let refused = run(confirmedEvent(ask, user: "bob", intentID: "one-more"), &ledger)
         #expect(!refused.ledgerKinds.contains(.requestProposed))
         #expect(refused.response?.reason == "tooManyOpenRequests")
         #expect(refused.response?.code == .failure)
-        // Another user's requests are not counted against Bob's.
+        // To another payer, Bob may still ask; and another user's requests to Alice are not his.
+        let carol = Person(spoken: "Carol", handle: "carol@example.com", contactID: "c-carol", displayName: "Carol")
+        let toCarol = Intent.requestPayment(RequestPaymentIntent(payer: carol, currencyAmount: cny("1")))
+        #expect(
+            run(confirmedEvent(toCarol, user: "bob", intentID: "to-carol"), &ledger).ledgerKinds == [.requestProposed])
         let bob = Person(spoken: "Bob", handle: "bob@example.com", contactID: "c-bob", displayName: "Bob")
         let fromAlice = Intent.requestPayment(RequestPaymentIntent(payer: bob, currencyAmount: cny("1")))
         #expect(run(confirmedEvent(fromAlice, intentID: "alice-asks"), &ledger).ledgerKinds == [.requestProposed])
-        // One ends (its proposal expires in the sweep): Bob may ask again.
+        // The proposals expire in the sweep; the pending one stays open: one more to Alice is allowed.
         _ = stage.sweep(ledger: &ledger, now: t0.addingTimeInterval(3600)) { _ in true }
-        #expect(ledger.openRequests(of: "bob") == 0)
         #expect(run(confirmedEvent(ask, user: "bob", intentID: "later"), &ledger).ledgerKinds == [.requestProposed])
     }
 
