@@ -126,11 +126,6 @@ struct IntentLimitsTests {
 
     /// The bound as the schema file states it, so the Swift limits cannot drift from it.
     static func schemaBound(_ path: [String], _ bound: String) throws -> Int {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("schemas/intent/common.v1.json")
-        let schema = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
-        var node = schema?["$defs"] as? [String: Any]
-        for key in path { node = node?[key] as? [String: Any] }
-        return try #require(node?[bound] as? Int, "\(path) has no \(bound)")
+        try schemaFileBound("intent/common.v1.json", under: "$defs", path, bound)
     }
 }
