@@ -61,10 +61,11 @@ final class StalledWriteTimeoutHandler: ChannelDuplexHandler, RemovableChannelHa
     private func arm(_ context: ChannelHandlerContext, sentBefore: Int) {
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             self.deadline = nil
+            guard !context.channel.isWritable else { return }
             let sentNow = self.sent(context)
-            if sentNow > sentBefore, !context.channel.isWritable {
+            if sentNow > sentBefore {
                 self.arm(context, sentBefore: sentNow)
-            } else if !context.channel.isWritable {
+            } else {
                 context.close(promise: nil)
             }
         }

@@ -116,8 +116,8 @@ public final class TopicFollower: Sendable {
     }
 
     /// Partitioned state: from now on, a record is applied only on the partition its key
-    /// (`placementKey`) is placed on (of `count`, the worker's checked partition count). A genuine, signed record
-    /// copied onto another partition (any producer picks the partition) was applied to that
+    /// (`placementKey`) is placed on (of `count`, the worker's checked partition count). A
+    /// genuine, signed record copied onto another partition (any producer picks the partition) was applied to that
     /// partition's state: a payment request's records copied onto its payer's partition
     /// reopened a request the payer had paid, which could then be paid again, and a hold
     /// copied beside its owner's was swept there (SECURITY.md, attack 55). The stage's input
@@ -239,8 +239,9 @@ public final class TopicFollower: Sendable {
     }
 
     /// After each poll, with someone waiting short of an end offset: moves each waited-for
-    /// partition's position to the consumer's own, which steps over transaction markers. A marker takes an offset but is never delivered, so a position counted from
-    /// delivered records stopped one short of a partition whose last record is a marker, and
+    /// partition's position to the consumer's own, which steps over transaction markers. A
+    /// marker takes an offset but is never delivered, so a position counted from delivered
+    /// records stopped one short of a partition whose last record is a marker, and
     /// every catch-up to that end (each restore, each snapshot) waited for ever; any producer
     /// can end a partition so (SECURITY.md, attack 57). After every poll, not only an idle one:
     /// records on other partitions may never stop coming; and every record the consumer has

@@ -499,7 +499,8 @@ public struct PaymentsStage: Sendable {
             }
             if let refused = Self.posingAsTheSweep(envelope, proposal.intentID) { return refused }
             // The answer that decided, seen again: only from the voice service that asked, and
-            // answered with exactly what it was answered first, dated when it decided. A copy
+            // answered as it was first, dated when it decided (its own conversation and trace
+            // attributes are still its own: SECURITY.md, known gaps). A copy
             // re-signed with a fresh time must not make a new-looking effect: the payer's member
             // takes an effect it no longer remembers if it is recent, and would open again a
             // request it paid or declined and forgot (SECURITY.md, attack 52).
