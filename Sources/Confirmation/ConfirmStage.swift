@@ -85,25 +85,38 @@ public struct ConfirmStage: Sendable {
             return refused
         }
         let now = envelope.time
+        let kind = report.intent.kind
+        let financial = kind == .sendPayment || kind == .requestPayment
+        // A payment whose proposal the payments stage closed (this stage's refusal, recorded
+        // there, or its own): the intent has its final response, so a redo says nothing more.
+        if financial, let closed = ledger.closedProposal(forIntent: intentID, of: envelope.userID) {
+            return .ignored("the proposal of \(intentID) was closed already (\(closed.reason))")
+        }
         // A payment or request this stage proposed before (a redo): the payments stage took it,
         // and its hold or its request is on the ledger.
-        let held =
-            report.intent.kind == .sendPayment ? ledger.transfer(forIntent: intentID, of: envelope.userID) : nil
-        let asked =
-            report.intent.kind == .requestPayment ? ledger.request(forIntent: intentID, of: envelope.userID) : nil
+        let held = kind == .sendPayment ? ledger.transfer(forIntent: intentID, of: envelope.userID) : nil
+        let asked = kind == .requestPayment ? ledger.request(forIntent: intentID, of: envelope.userID) : nil
         let verdict = confirm(
             report.intent, intentID: intentID, userID: envelope.userID, ledger: ledger,
             directory: directory ?? ledger.directory, proposed: held != nil || asked != nil)
         // Said in the user's locale (the request's, carried on every derived event).
         let said = MessageRenderer(locale: UserLocale.of(envelope)).render(verdict.message)
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
-        let ledgerVersion =
-            report.intent.kind == .sendPayment || report.intent.kind == .requestPayment
-            ? ledger.version(of: envelope.userID) : nil
+        let ledgerVersion = financial ? ledger.version(of: envelope.userID) : nil
         guard verdict.code == .ready else {
+            // A payment refused (too little money, an amount or account rule) goes to the payments
+            // stage like a proposal, which records it on the ledger and gives the final response.
+            // The verdict depends on the ledger, which moves: a redo after a crash (the refusal
+            // published, the input not committed) could find the money there by then, and its
+            // proposal would be paid beside the refusal already said. Recorded, the redo finds it.
+            if financial {
+                let refusal = IntentConfirmation(
+                    turn: report.turn, intent: report.intent, code: verdict.code, reason: verdict.reason,
+                    proposedResponse: said, localized: verdict.message, ledgerVersion: ledgerVersion)
+                return StageResult(events: [(.confirmations, derived(envelope, refusal, now))])
+            }
             let response = IntentResponse(
-                kind: report.intent.kind, code: verdict.code, reason: verdict.reason, message: said,
-                localized: verdict.message, ledgerVersion: ledgerVersion)
+                kind: kind, code: verdict.code, reason: verdict.reason, message: said, localized: verdict.message)
             return StageResult(events: [
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
@@ -207,12 +220,11 @@ public struct ConfirmStage: Sendable {
     ) -> Verdict {
         guard let amount else { return Verdict(code: .failure, reason: "amountMissing", .amountMissing) }
         let name = MessageArgument.text(counterparty?.displayName ?? counterparty?.spoken ?? "?")
-        // Proposed before (a redo after a crash or a rebalance; a proposal closed since counts
-        // too): the payments stage acted on this very proposal, whose hold moved the balance (and
-        // reserved the request) checked below, so checking again would refuse what was accepted;
-        // and the accounts may have changed since (an account closed), so nothing is checked
-        // again. The verdict is the first one; the payments stage takes a proposal once.
-        let proposed = proposed || ledger.closedProposal(forIntent: intentID, of: userID) != nil
+        // Proposed before (a redo after a crash or a rebalance): the payments stage acted on this
+        // very proposal, whose hold moved the balance (and reserved the request) checked below, so
+        // checking again would refuse what was accepted; and the accounts may have changed since
+        // (an account closed), so nothing is checked again. The verdict is the first one; the
+        // payments stage takes a proposal once.
         if proposed, let handle = counterparty?.handle {
             return .proposal(
                 isRequest ? .requestPaymentConfirm : .sendPaymentConfirm, amount, name: name, account: handle)

@@ -135,8 +135,9 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var transferID: String?
     public var paymentRequestID: String?
     public var messageIDs: [String]?
-    /// Set by the confirm stage on a financial intent it refused: how many ledger events
-    /// of the user the decision had seen (see ``IntentConfirmation/ledgerVersion``).
+    /// On a financial intent the confirm stage refused (said by the payments stage, which
+    /// records the refusal): how many ledger events of the user the confirm stage's decision
+    /// had seen (see ``IntentConfirmation/ledgerVersion``).
     public var ledgerVersion: Int?
 
     public init(

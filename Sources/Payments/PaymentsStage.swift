@@ -262,7 +262,7 @@ public struct PaymentsStage: Sendable {
         _ accounts: AccountDirectory
     ) -> StageResult {
         let userID = envelope.userID
-        guard confirmation.code == .ready else { return .ignored("confirm result \(confirmation.code); nothing to do") }
+        guard confirmation.code == .ready else { return refused(confirmation, envelope, intentID, &ledger) }
         guard let terms = PaymentTerms(confirmation.intent) else { return .ignored("not a financial intent") }
         let kind = confirmation.intent.kind
         // Already decided: a redelivery, or a replay after a crash.
@@ -336,6 +336,38 @@ public struct PaymentsStage: Sendable {
         }
     }
 
+    /// A payment the confirm stage refused (too little money, an amount or account rule):
+    /// closed here, where the confirm stage's redo of it finds it whatever the ledger says by
+    /// then, with the refusal as the confirm stage said it for the final response. Closed once:
+    /// a redelivery says the same again, and a proposal of the intent taken already (a redo's
+    /// refusal behind the first decision's proposal) stands.
+    private func refused(
+        _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger
+    ) -> StageResult {
+        let kind = confirmation.intent.kind
+        guard kind == .sendPayment || kind == .requestPayment, confirmation.code.isFinal,
+            confirmation.code != .success
+        else { return .ignored("confirm result \(confirmation.code); nothing to do") }
+        let userID = envelope.userID
+        if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
+            return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
+        }
+        if let proposal = ledger.request(forIntent: intentID, of: userID) {
+            return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
+        }
+        let response = IntentResponse(
+            kind: kind, code: confirmation.code, reason: confirmation.reason, message: confirmation.proposedResponse,
+            localized: confirmation.messageKey.map { LocalizedMessage($0, confirmation.messageArguments ?? [:]) },
+            ledgerVersion: confirmation.ledgerVersion)
+        let said = envelope.response(response, source: source, time: envelope.time, intentID: intentID)
+        if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
+            guard closed.decidedBy == envelope.id else { return .ignored("proposal already closed (\(closed.reason))") }
+            return StageResult(events: [(.responses, said)])
+        }
+        let reason = confirmation.code == .failure ? confirmation.reason ?? "failure" : confirmation.code.rawValue
+        return close(intentID, nil, kind, reason, envelope, &ledger, saying: said)
+    }
+
     // MARK: Answers
 
     private func answered(
@@ -350,8 +382,13 @@ public struct PaymentsStage: Sendable {
             return answeredRequest(answer, proposal, envelope, &ledger, now)
         }
         if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
+            // Ended before any answer could count (refused at confirm, or by this stage on taking
+            // the proposal): nothing is pending, as for an intent with no proposal at all.
             guard closed.decidedBy == envelope.id else {
-                return .ignored("proposal for \(intentID) already closed (\(closed.reason))")
+                return .rejected(
+                    EventDecodingError(
+                        .notPending, field: "$.intentid",
+                        "intent \(intentID) ended (\(closed.reason)) before any confirmation of it could count"))
             }
             if let refused = Self.posingAsTheSweep(envelope, intentID) { return refused }
             let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
@@ -700,9 +737,10 @@ public struct PaymentsStage: Sendable {
 
     /// Ends a proposal without moving money. `reason` is a ``ResponseCode`` raw value for
     /// refusals that have their own code (insufficient funds), else a reason of `failure`.
+    /// `response`: what to say instead of the closing sentence of `reason`.
     private func close(
         _ intentID: String, _ requestID: String?, _ kind: Intent.Kind, _ reason: String, _ envelope: EventEnvelope,
-        _ ledger: inout Ledger
+        _ ledger: inout Ledger, saying response: EventEnvelope? = nil
     ) -> StageResult {
         let closed = LedgerEvent(
             id: EventID.derived("ledger", "proposalClosed", envelope.userID, intentID), kind: .proposalClosed,
@@ -710,7 +748,7 @@ public struct PaymentsStage: Sendable {
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
         if case .success(let recorded) = record(closed, envelope, &ledger) { events.append(recorded) }
-        events.append((.responses, closedResponse(kind, reason, requestID, envelope, intentID)))
+        events.append((.responses, response ?? closedResponse(kind, reason, requestID, envelope, intentID)))
         return StageResult(events: events)
     }
 

@@ -65,7 +65,7 @@ struct ConfirmRedoTests {
         #expect(twice.events.isEmpty)
 
         // Another intent of the same 600 finds 400 available.
-        #expect(confirmed("i2", ledger).response?.code == .failureInsufficientFunds)
+        #expect(confirmed("i2", ledger).refusal?.code == .failureInsufficientFunds)
     }
 
     @Test("the payee's account closed after the hold: the redo proposes the same, bound to the same payee")
@@ -83,7 +83,50 @@ struct ConfirmRedoTests {
         #expect(redo.response == nil, "no second final response: \(String(describing: redo.response))")
         try expectSameProposal(redo, as: first, proposal)
         // A new payment to the closed account is refused as before.
-        #expect(confirmed("i2", ledger).response?.code == .failure)
+        #expect(confirmed("i2", ledger).refusal?.code == .failure)
+    }
+
+    @Test("refused for too little money, topped up, redone: the refusal stands, said once, and nothing moves")
+    func redoAfterRefusal() throws {
+        var ledger = try fundedLedger()
+        func confirmed() -> StageResult {
+            let event = resolved(pay("1200"), intentID: "i1")
+            return confirm.process(key: "alice", value: event.encoded(), signature: signature(event), ledger: ledger)
+        }
+        let first = confirmed()
+        let refusal = try #require(first.events(to: .confirmations).first)
+        #expect(first.refusal?.code == .failureInsufficientFunds)
+        #expect(first.response == nil)
+        #expect(first.confirmationRequest == nil)
+        // The top-up lands before the refusal reaches the payments stage; the redo proposes.
+        try ledger.apply(LedgerEvent.deposit(id: "deposit-alice-2", userID: "alice", amount: cny("500")))
+        let redo = confirmed()
+        let proposal = try #require(redo.events(to: .confirmations).first)
+        #expect(proposal.id == refusal.id)
+        let binding = try #require(redo.confirmationRequest?.binding)
+
+        // The payments stage takes the first: closed, with the refusal's sentence.
+        let closed = payments.process(
+            key: "alice", value: refusal.encoded(), signature: signature(refusal), ledger: &ledger, now: t0)
+        #expect(closed.ledgerKinds == [.proposalClosed])
+        let said = try #require(closed.events(to: .responses).first)
+        #expect(closed.response?.code == .failureInsufficientFunds)
+        // The redo's proposal (a member that does not remember the first) and the user's
+        // answer to its prompt move nothing; the proposal repeats the final response's id.
+        let again = payments.process(
+            key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+        #expect(again.ledgerKinds.isEmpty)
+        #expect(again.events(to: .responses).map(\.id) == [said.id])
+        #expect(again.response?.code == .failureInsufficientFunds)
+        let (answer, answerSignature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
+        let answered = payments.process(
+            key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: t0)
+        #expect(answered.events.isEmpty)
+        #expect(answered.rejected?.reason == .notPending)
+        #expect(ledger.transfer(forIntent: "i1", of: "alice") == nil)
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1500")))
+        // Redone once more, now that the refusal is on the ledger: nothing more is said.
+        #expect(confirmed().events.isEmpty)
     }
 
     @Test("a payment request taken by the payments stage, the payer's account closed since: the redo asks the same")

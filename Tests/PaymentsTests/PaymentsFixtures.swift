@@ -119,6 +119,12 @@ extension StageResult {
         events(to: .responses).first.flatMap { try? $0.decodeData(as: IntentResponse.self) }
     }
 
+    /// The confirm stage's refusal of a payment (sent to the payments stage, not a response).
+    var refusal: IntentConfirmation? {
+        events(to: .confirmations).first.flatMap { try? $0.decodeData(as: IntentConfirmation.self) }
+            .flatMap { $0.code == .ready ? nil : $0 }
+    }
+
     var confirmationRequest: ConfirmationRequest? {
         events(to: .prompts).first.flatMap { try? $0.decodeData(as: ConfirmationRequest.self) }
     }

@@ -105,10 +105,46 @@ struct ConfirmStageTests {
         ] as [(String, Intent, ResponseCode, String?)])
     func failures(_ user: String, _ intent: Intent, _ code: ResponseCode, _ reason: String?) throws {
         let result = try confirm(intent, user: user)
-        #expect(result.events(to: .confirmations).isEmpty)
         #expect(result.events(to: .confirmed).isEmpty)
-        #expect(result.response?.code == code)
-        if let reason { #expect(result.response?.reason == reason) }
+        #expect(result.events(to: .prompts).isEmpty, "nobody is asked to confirm what cannot be done")
+        guard intent.kind == .sendPayment || intent.kind == .requestPayment else {
+            #expect(result.events(to: .confirmations).isEmpty)
+            #expect(result.response?.code == code)
+            if let reason { #expect(result.response?.reason == reason) }
+            return
+        }
+        // A payment's refusal is the payments stage's to record and to say.
+        #expect(result.response == nil)
+        let refusal = try #require(result.events(to: .confirmations).first)
+        let refused = try refusal.decodeData(as: IntentConfirmation.self)
+        #expect(refused.code == code)
+        #expect(refused.binding == nil)
+        if let reason { #expect(refused.reason == reason) }
+        var ledger = try fundedLedger()
+        let payments = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
+        let closed = payments.process(
+            key: user, value: refusal.encoded(), signature: signature(refusal), ledger: &ledger, now: t0)
+        #expect(closed.ledgerKinds == [.proposalClosed])
+        let response = try #require(closed.response)
+        #expect(response.code == code)
+        if let reason { #expect(response.reason == reason) }
+        #expect(response.message == refused.proposedResponse)
+        #expect(response.messageKey == refused.messageKey)
+        #expect(ledger.closedProposal(forIntent: "i1", of: user) != nil)
+    }
+
+    @Test("not enough money: the user hears the balance the confirm stage saw")
+    func insufficientFundsSaysTheBalance() throws {
+        let refusal = try #require(try confirm(pay("1000.01")).events(to: .confirmations).first)
+        var ledger = try fundedLedger()
+        let payments = PaymentsStage(bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys)
+        let response = try #require(
+            payments.process(
+                key: "alice", value: refusal.encoded(), signature: signature(refusal), ledger: &ledger, now: t0
+            ).response)
+        #expect(response.code == .failureInsufficientFunds)
+        #expect(response.message == "Your balance is CN¥1,000.00.")
+        #expect(response.ledgerVersion == (try fundedLedger()).version(of: "alice"))
     }
 
     @Test("messaging intents go to the handle stage")

@@ -36,6 +36,37 @@ import Testing
         #expect(scenario.finalResponses(of: intent).map(\.code) == [.success])
     }
 
+    /// `intent-bench simulate --seed 108 --intents 2000`, scripted: the confirm stage refuses a
+    /// payment for too little money and loses the broker before its commit; a top-up lands; the
+    /// next confirm member redoes the resolved intent with the money there. Before the refusal
+    /// went through the payments stage, the redo proposed it, the user confirmed the prompt and
+    /// the payment was made beside the "not enough money" already said.
+    @Test("a confirm redo after its refusal, the money there by then: one final response, the refusal")
+    func redoAfterRefusal() throws {
+        var scenario = PipelineScenario(intents: 0)
+        let intent = scenario.pay("1200", from: "user-100", to: "user-101")
+        let first = try #require(scenario.simulation.confirm.members.first?.name)
+        for _ in 0..<200 where !decided(intent, scenario) { scenario.run(steps: 1) }
+        #expect(decided(intent, scenario))
+        scenario.cutOff(first)
+        scenario.deposit("500", to: "user-100")
+        scenario.crash(\.confirm)
+        scenario.settle()
+
+        let report = scenario.checked()
+        #expect(report.failures == [])
+        #expect(report.crashes == 1)
+        #expect(scenario.finalResponses(of: intent).map(\.code) == [.failureInsufficientFunds])
+        #expect(!held(intent, scenario), "no money moved")
+    }
+
+    /// Whether the confirm stage's decision on `intent` landed (a proposal, a refusal or a response).
+    private func decided(_ intent: String, _ scenario: PipelineScenario) -> Bool {
+        [SimulatedWorld.topics.confirmations, SimulatedWorld.topics.responses].contains { topic in
+            scenario.events(of: topic).contains { $0.intentID == intent && $0.source == PipelineSource.confirm }
+        }
+    }
+
     private func proposed(_ intent: String, _ scenario: PipelineScenario) -> Bool {
         scenario.events(of: SimulatedWorld.topics.confirmations).contains {
             $0.intentID == intent && $0.type == IntentConfirmation.type
