@@ -44,10 +44,12 @@ public struct ConfirmStage: Sendable {
     /// One resolved intent. Everything it publishes is derived from the input
     /// (ids, times, the expiry and so the binding), so redoing it after a crash
     /// publishes the same event ids and the same binding, never a second,
-    /// different proposal. Only a payment's `ledgerVersion` can differ in a redo,
-    /// when the user's ledger moved in between (the hold of this very payment,
-    /// applied before the crash): consumers keep the first copy of an id, and so
-    /// does `intentctl replay confirm`.
+    /// different proposal. What a payment's verdict reads (the user's ledger and the
+    /// accounts) can move before a redo: a proposal the payments stage took is proposed
+    /// again as it was, a refusal that reads them is the payments stage's to record and
+    /// say (a redo that finds it closed says nothing), and only `ledgerVersion` can
+    /// differ in a redo's copy: consumers keep the first copy of an id, and so does
+    /// `intentctl replay confirm`.
     /// `ledger` is the state of the record's partition (the user's balances and
     /// the requests they were sent); `directory` finds accounts (nil: the
     /// ledger's own, when one ledger holds every user).
@@ -104,19 +106,22 @@ public struct ConfirmStage: Sendable {
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
         let ledgerVersion = financial ? ledger.version(of: envelope.userID) : nil
         guard verdict.code == .ready else {
-            // A payment refused (too little money, an amount or account rule) goes to the payments
-            // stage like a proposal, which records it on the ledger and gives the final response.
-            // The verdict depends on the ledger, which moves: a redo after a crash (the refusal
-            // published, the input not committed) could find the money there by then, and its
-            // proposal would be paid beside the refusal already said. Recorded, the redo finds it.
-            if financial {
+            // A payment refused on what the ledger or the accounts say (too little money, no
+            // account, a request no longer open) goes to the payments stage like a proposal,
+            // which records it on the ledger and gives the final response. Those move: a redo
+            // after a crash (the refusal published, the input not committed) could find the
+            // money there by then, and its proposal would be paid beside the refusal already
+            // said. Recorded, the redo finds it. A refusal on the intent and this build's rules
+            // (an amount) is the same at every redo, and said here.
+            if financial, verdict.readsState {
                 let refusal = IntentConfirmation(
                     turn: report.turn, intent: report.intent, code: verdict.code, reason: verdict.reason,
                     proposedResponse: said, localized: verdict.message, ledgerVersion: ledgerVersion)
                 return StageResult(events: [(.confirmations, derived(envelope, refusal, now))])
             }
             let response = IntentResponse(
-                kind: kind, code: verdict.code, reason: verdict.reason, message: said, localized: verdict.message)
+                kind: kind, code: verdict.code, reason: verdict.reason, message: said, localized: verdict.message,
+                ledgerVersion: ledgerVersion)
             return StageResult(events: [
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
@@ -167,12 +172,21 @@ public struct ConfirmStage: Sendable {
         var reason: String?
         /// What to say, before a locale renders it.
         var message: LocalizedMessage
+        /// Whether the verdict read the user's ledger or the accounts, which can move before a redo.
+        var readsState = false
 
         init(code: ResponseCode, reason: String? = nil, _ key: MessageKey, _ arguments: [String: MessageArgument] = [:])
         {
             self.code = code
             self.reason = reason
             message = LocalizedMessage(key, arguments)
+        }
+
+        /// The same verdict, marked as read from the ledger or the accounts.
+        var readingState: Self {
+            var verdict = self
+            verdict.readsState = true
+            return verdict
         }
     }
 
@@ -230,10 +244,10 @@ public struct ConfirmStage: Sendable {
                 isRequest ? .requestPaymentConfirm : .sendPaymentConfirm, amount, name: name, account: handle)
         }
         guard let account = directory.accounts[userID] else {
-            return Verdict(code: .failureNoBankAccount, .noPaymentAccount)
+            return Verdict(code: .failureNoBankAccount, .noPaymentAccount).readingState
         }
         guard account.verified else {
-            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified)
+            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified).readingState
         }
         // The resolve stage's own rule (AmountPolicy), checked again here: the
         // policy may have changed since, and confirm is the last gate.
@@ -260,9 +274,10 @@ public struct ConfirmStage: Sendable {
         }
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])
+                .readingState
         }
         guard other.userID != userID else {
-            return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf)
+            return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf).readingState
         }
         if isRequest {
             return .proposal(.requestPaymentConfirm, amount, name: name, account: handle)
@@ -272,13 +287,15 @@ public struct ConfirmStage: Sendable {
                 request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil
             else {
                 return Verdict(
-                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
+                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen
+                ).readingState
             }
         }
         let balance = ledger.availableBalance(of: userID, amount.currency)
         guard balance >= Money(amount) else {
             return Verdict(
-                code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)])
+                code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)]
+            ).readingState
         }
         return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
     }

@@ -135,9 +135,9 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var transferID: String?
     public var paymentRequestID: String?
     public var messageIDs: [String]?
-    /// On a financial intent the confirm stage refused (said by the payments stage, which
-    /// records the refusal): how many ledger events of the user the confirm stage's decision
-    /// had seen (see ``IntentConfirmation/ledgerVersion``).
+    /// Set by the confirm stage on a financial intent it refused on its own rules (an amount):
+    /// how many ledger events of the user the decision had seen (see
+    /// ``IntentConfirmation/ledgerVersion``, which a refusal on the ledger's facts carries).
     public var ledgerVersion: Int?
 
     public init(

@@ -192,12 +192,15 @@ public struct PaymentsStage: Sendable {
 
     /// A proposal checked as every decision on it and every remembered one takes it: signed
     /// by the confirm stage and, as a stage event, at most as old as a user may take to confirm.
+    /// A refusal asks for no money and ends its intent: it is taken however late inside the
+    /// idempotency horizon, so a payments stage that fell behind still says it.
     private func verifiedProposal(
         _ envelope: EventEnvelope, _ value: [UInt8]?, _ signature: EventSignature?, now: Date
     ) throws(EventDecodingError) -> IntentConfirmation {
         try signedByConfirm(envelope, value, signature)
-        try FreshnessWindow.stageEvents.check(envelope, now: now)
-        return try envelope.decodeData(as: IntentConfirmation.self)
+        let confirmation = try envelope.decodeData(as: IntentConfirmation.self)
+        if confirmation.code == .ready { try FreshnessWindow.stageEvents.check(envelope, now: now) }
+        return confirmation
     }
 
     /// Whether a proposal is signed by the confirm stage (over `value`, the record's bytes).
@@ -262,9 +265,8 @@ public struct PaymentsStage: Sendable {
         _ accounts: AccountDirectory
     ) -> StageResult {
         let userID = envelope.userID
-        guard confirmation.code == .ready else { return refused(confirmation, envelope, intentID, &ledger) }
-        guard let terms = PaymentTerms(confirmation.intent) else { return .ignored("not a financial intent") }
         let kind = confirmation.intent.kind
+        guard kind == .sendPayment || kind == .requestPayment else { return .ignored("not a financial intent") }
         // Already decided: a redelivery, or a replay after a crash.
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
             return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
@@ -274,10 +276,14 @@ public struct PaymentsStage: Sendable {
         }
         if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
             guard closed.decidedBy == envelope.id else { return .ignored("proposal already closed (\(closed.reason))") }
-            // This proposal was refused, and the refusal may not have been answered yet.
+            // This proposal (or the confirm stage's refusal under its id, which a redo of it
+            // proposes under the same id) was closed, and may not have been answered yet: said
+            // again from what the ledger recorded, so every copy says the same bytes.
             let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
             return StageResult(events: [(.responses, closedResponse(kind, closed.reason, nil, cause, intentID))])
         }
+        guard confirmation.code == .ready else { return refused(confirmation, envelope, intentID, &ledger) }
+        guard let terms = PaymentTerms(confirmation.intent) else { return .ignored("not a financial intent") }
         guard let binding = confirmation.binding else {
             return close(intentID, nil, kind, "noBinding", envelope, &ledger)
         }
@@ -336,36 +342,18 @@ public struct PaymentsStage: Sendable {
         }
     }
 
-    /// A payment the confirm stage refused (too little money, an amount or account rule):
-    /// closed here, where the confirm stage's redo of it finds it whatever the ledger says by
-    /// then, with the refusal as the confirm stage said it for the final response. Closed once:
-    /// a redelivery says the same again, and a proposal of the intent taken already (a redo's
-    /// refusal behind the first decision's proposal) stands.
+    /// A payment the confirm stage refused on what the ledger or the accounts said (too little
+    /// money, no account, a request no longer open): closed here, where the confirm stage's redo
+    /// of it finds it whatever they say by then, and said from what the ledger records (the
+    /// refusal's code, or its reason), as every redelivery of it says it again.
     private func refused(
         _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger
     ) -> StageResult {
-        let kind = confirmation.intent.kind
-        guard kind == .sendPayment || kind == .requestPayment, confirmation.code.isFinal,
-            confirmation.code != .success
-        else { return .ignored("confirm result \(confirmation.code); nothing to do") }
-        let userID = envelope.userID
-        if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
-            return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
-        }
-        if let proposal = ledger.request(forIntent: intentID, of: userID) {
-            return .ignored("payment request \(proposal.id) already \(proposal.status.rawValue)")
-        }
-        let response = IntentResponse(
-            kind: kind, code: confirmation.code, reason: confirmation.reason, message: confirmation.proposedResponse,
-            localized: confirmation.messageKey.map { LocalizedMessage($0, confirmation.messageArguments ?? [:]) },
-            ledgerVersion: confirmation.ledgerVersion)
-        let said = envelope.response(response, source: source, time: envelope.time, intentID: intentID)
-        if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
-            guard closed.decidedBy == envelope.id else { return .ignored("proposal already closed (\(closed.reason))") }
-            return StageResult(events: [(.responses, said)])
+        guard confirmation.code.isFinal, confirmation.code != .success else {
+            return .ignored("confirm result \(confirmation.code); nothing to do")
         }
         let reason = confirmation.code == .failure ? confirmation.reason ?? "failure" : confirmation.code.rawValue
-        return close(intentID, nil, kind, reason, envelope, &ledger, saying: said)
+        return close(intentID, nil, confirmation.intent.kind, reason, envelope, &ledger)
     }
 
     // MARK: Answers
@@ -381,19 +369,15 @@ public struct PaymentsStage: Sendable {
         if let proposal = ledger.request(forIntent: intentID, of: userID) {
             return answeredRequest(answer, proposal, envelope, &ledger, now)
         }
+        // Ended before any answer could count (refused at confirm, or by this stage on taking the
+        // proposal): nothing is pending, as for an intent with no proposal at all. No answer
+        // decides a closed proposal, so none is answered again (one under the closing
+        // proposal's id is a copy made to look like it).
         if let closed = ledger.closedProposal(forIntent: intentID, of: userID) {
-            // Ended before any answer could count (refused at confirm, or by this stage on taking
-            // the proposal): nothing is pending, as for an intent with no proposal at all.
-            guard closed.decidedBy == envelope.id else {
-                return .rejected(
-                    EventDecodingError(
-                        .notPending, field: "$.intentid",
-                        "intent \(intentID) ended (\(closed.reason)) before any confirmation of it could count"))
-            }
-            if let refused = Self.posingAsTheSweep(envelope, intentID) { return refused }
-            let cause = Self.redelivered(envelope, decidedAt: closed.decidedAt)
-            return StageResult(events: [(.responses, closedResponse(.sendPayment, closed.reason, nil, cause, intentID))]
-            )
+            return .rejected(
+                EventDecodingError(
+                    .notPending, field: "$.intentid",
+                    "intent \(intentID) ended (\(closed.reason)) before any confirmation of it could count"))
         }
         // Nothing to confirm: an answer before any proposal (which the confirm stage's order rules
         // out for honest clients), or to an intent that ended before it reached this stage (at
@@ -737,10 +721,9 @@ public struct PaymentsStage: Sendable {
 
     /// Ends a proposal without moving money. `reason` is a ``ResponseCode`` raw value for
     /// refusals that have their own code (insufficient funds), else a reason of `failure`.
-    /// `response`: what to say instead of the closing sentence of `reason`.
     private func close(
         _ intentID: String, _ requestID: String?, _ kind: Intent.Kind, _ reason: String, _ envelope: EventEnvelope,
-        _ ledger: inout Ledger, saying response: EventEnvelope? = nil
+        _ ledger: inout Ledger
     ) -> StageResult {
         let closed = LedgerEvent(
             id: EventID.derived("ledger", "proposalClosed", envelope.userID, intentID), kind: .proposalClosed,
@@ -748,14 +731,16 @@ public struct PaymentsStage: Sendable {
             decidedAt: Timestamp(envelope.time))
         var events: [(Destination, EventEnvelope)] = []
         if case .success(let recorded) = record(closed, envelope, &ledger) { events.append(recorded) }
-        events.append((.responses, response ?? closedResponse(kind, reason, requestID, envelope, intentID)))
+        events.append((.responses, closedResponse(kind, reason, requestID, envelope, intentID)))
         return StageResult(events: events)
     }
 
     private func closedResponse(
         _ kind: Intent.Kind, _ reason: String, _ requestID: String?, _ envelope: EventEnvelope, _ intentID: String
     ) -> EventEnvelope {
-        let code = ResponseCode(rawValue: reason).flatMap { $0.isFinal ? $0 : nil } ?? .failure
+        // A reason that names a failure code says it; any other (whatever a refusal's sender
+        // wrote, "success" too) is a failure with that reason.
+        let code = ResponseCode(rawValue: reason).flatMap { $0.isFinal && $0 != .success ? $0 : nil } ?? .failure
         let response = IntentResponse(
             kind: kind, code: code, reason: code == .failure ? reason : nil, saying: Self.sentence(reason),
             answering: envelope, paymentRequestID: requestID)
@@ -798,6 +783,9 @@ public struct PaymentsStage: Sendable {
         case "payeeAccountChanged": LocalizedMessage(.payeeAccountChanged)
         case "failureInsufficientFunds": LocalizedMessage(.notEnoughMoney)
         case "failurePaymentRequestNotPayable": LocalizedMessage(.paymentRequestNotOpen)
+        case "failureNoBankAccount": LocalizedMessage(.noPaymentAccount)
+        case "failureCredentialsUnverified": LocalizedMessage(.paymentDetailsUnverified)
+        case "selfPayment": LocalizedMessage(.cannotPaySelf)
         default: LocalizedMessage(.nothingSent, ["reason": .text(reason)])
         }
     }

@@ -35,10 +35,10 @@ struct MoneySafetyV2Tests {
             var letters = DeadLetterTally(pipeline)
             try await Self.foreignVoiceService(pipeline, &letters)
             try await Self.prewrittenLedgerID(pipeline)
-            try await Self.requestPaidOnce(pipeline)
+            try await Self.requestPaidOnce(pipeline, &letters)
             try await Self.requestHeldThenDeclinedThenCopied(pipeline, &letters)
             try await Self.openRequestsBounded(pipeline)
-            try await Self.answerAfterTheEnd(pipeline, &letters)
+            let posing = try await Self.answerAfterTheEnd(pipeline, &letters)
             try await pipeline.settlePayments()
             try await pipeline.stopWorker()
 
@@ -53,8 +53,9 @@ struct MoneySafetyV2Tests {
             #expect(ledger.availableBalance(of: "sunbo", "CNY") == Money(money("160", "CNY")))
             #expect(ledger.availableBalance(of: "alice", "CNY") == Money(money("841", "CNY")))
             #expect(ledger.transfer(forIntent: "pay-second", of: "alice") == nil, "nothing held for the second")
-            // The copy of 孙波's answer that created a request is the test's own (attack 52).
-            try await pipeline.expectCleanRun(resent: ["answer-ask-held-confirmed-/voice/test"])
+            // The copy of 孙波's answer that created a request is the test's own (attack 52), and
+            // so is the answer under a refusal's id (attack 58).
+            try await pipeline.expectCleanRun(resent: ["answer-ask-held-confirmed-/voice/test", posing])
         }
     }
 
@@ -176,7 +177,7 @@ struct MoneySafetyV2Tests {
     }
 
     /// One payment request, two payments of it confirmed together: one posts, the other has its own code.
-    static func requestPaidOnce(_ pipeline: PipelineHarness) async throws {
+    static func requestPaidOnce(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
         let requestID = try await pipeline.sunboAsksAliceFor30()
 
         // Alice pays it twice, one intent right after the other, and confirms every question
@@ -193,6 +194,8 @@ struct MoneySafetyV2Tests {
             try await pipeline.answer(
                 "pay-second", try second.decodeData(as: ConfirmationRequest.self).binding, .confirmed,
                 from: "/voice/test")
+            // The payments stage closed its proposal on taking it: nothing is pending.
+            try await deadLetters.expect(["not_pending"])
         }
         let one = try await pipeline.event(for: firstID, type: IntentResponse.type).decodeData(
             as: IntentResponse.self)
@@ -256,8 +259,11 @@ struct MoneySafetyV2Tests {
 
     /// An answer to an intent that already ended (at confirm, or at payments under another answer
     /// id) gets no second final response (checked at the end of the consolidated test).
-    static func answerAfterTheEnd(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws {
-        // Ended at confirm: more than Alice has.
+    /// Returns the id the test reused (attack 58).
+    static func answerAfterTheEnd(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally) async throws
+        -> String
+    {
+        // Ended at confirm's refusal, recorded by the payments stage: more than Alice has.
         let tooMuch = Intent.sendPayment(
             SendPaymentIntent(payee: Person(spoken: "孙波"), currencyAmount: money("5000", "CNY")))
         try await pipeline.request("too-much", tooMuch, from: "/voice/test")
@@ -275,6 +281,11 @@ struct MoneySafetyV2Tests {
         let made = ConfirmationBinding(digest: String(repeating: "ab", count: 32), expiresAt: binding.expiresAt)
         try await pipeline.answer("too-much", made, .confirmed, from: "/voice/test")
         try await deadLetters.expect(["not_pending"])
+        // Attack 58: an answer under the id of the refusal that closed it (its response's cause)
+        // is no redelivery of anything: not answered again.
+        let closing = try #require(refused.causationID)
+        try await pipeline.answer("too-much", made, .confirmed, from: "/voice/test", id: closing)
+        try await deadLetters.expect(["not_pending"])
         try await pipeline.answer("declined", binding, .confirmed, from: "/voice/test", id: "changed-my-mind")
         // Something answered after both, on Alice's partition: once it is answered, the
         // payments worker has passed the answers above.
@@ -283,6 +294,7 @@ struct MoneySafetyV2Tests {
         _ = try await pipeline.answer(
             "probe", try probe.decodeData(as: ConfirmationRequest.self).binding, .declined, from: "/voice/test",
             wait: true)
+        return closing
     }
 
 }

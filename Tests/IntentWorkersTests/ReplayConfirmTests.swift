@@ -33,7 +33,8 @@ struct ReplayConfirmTests {
             let response = try await pipeline.event(for: "large", type: IntentResponse.type)
                 .decodeData(as: IntentResponse.self)
             #expect(response.code == .failureInsufficientFunds)
-            #expect(response.ledgerVersion != nil)
+            // Said by the payments stage; the ledger version it saw is on confirm's refusal,
+            // which the replay below reads (a decision without one is not replayed).
             // Afterwards Alice gets 10,000 CNY: the refusal is still re-derived on the 900 it saw.
             try await pipeline.publish(
                 LedgerEvent.deposit(id: "later", userID: "alice", amount: money("10000", "CNY"))
@@ -51,6 +52,7 @@ struct ReplayConfirmTests {
                 let (status, same, output) = try await replay()
                 #expect(status == 0, "\(output)")
                 #expect(same?.replayed == 2, "\(output)")
+                #expect(same?.unversioned == 0, "\(output)")
                 #expect(same?.changes == [], "\(output)")
 
                 // A maximum of 50 CNY: both payments would now be refused for their amount.

@@ -116,17 +116,52 @@ struct ConfirmRedoTests {
         let again = payments.process(
             key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
         #expect(again.ledgerKinds.isEmpty)
-        #expect(again.events(to: .responses).map(\.id) == [said.id])
-        #expect(again.response?.code == .failureInsufficientFunds)
+        #expect(again.events(to: .responses).map { $0.encoded() } == [said.encoded()], "the same bytes")
+        // The refusal redelivered to a member that forgot it: the same bytes again.
+        let redelivered = payments.process(
+            key: "alice", value: refusal.encoded(), signature: signature(refusal), ledger: &ledger, now: t0)
+        #expect(redelivered.events.map { $0.event.encoded() } == [said.encoded()])
         let (answer, answerSignature) = answerEvent(.confirmed, binding: binding, intentID: "i1")
         let answered = payments.process(
             key: "alice", value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: t0)
         #expect(answered.events.isEmpty)
         #expect(answered.rejected?.reason == .notPending)
+        // An answer made to look like the deciding event (under the refusal's id) is not
+        // answered either: no answer decides a closed proposal.
+        let (posing, posingSignature) = answerEvent(.confirmed, binding: binding, intentID: "i1", id: refusal.id)
+        let posed = payments.process(
+            key: "alice", value: posing.encoded(), signature: posingSignature, ledger: &ledger, now: t0)
+        #expect(posed.events.isEmpty)
+        #expect(posed.rejected?.reason == .notPending)
         #expect(ledger.transfer(forIntent: "i1", of: "alice") == nil)
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1500")))
         // Redone once more, now that the refusal is on the ledger: nothing more is said.
         #expect(confirmed().events.isEmpty)
+    }
+
+    @Test("a refusal whose reason is a code says that code only if it is a failure's: never success")
+    func refusalNeverSaysSuccess() throws {
+        var ledger = try fundedLedger()
+        for (reason, intentID) in [("success", "s1"), ("ready", "s2"), ("failureInsufficientFunds", "s3")] {
+            let forged = EventEnvelope(
+                id: "refusal-\(intentID)", source: PipelineSource.confirm, type: IntentConfirmation.type, time: t0,
+                dataSchema: IntentConfirmation.dataSchema, userID: "alice", conversationID: "c", intentID: intentID,
+                payload: IntentConfirmation(
+                    turn: 1, intent: pay("1"), code: .failure, reason: reason, proposedResponse: "no"))
+            let closed = payments.process(
+                key: "alice", value: forged.encoded(), signature: signature(forged), ledger: &ledger, now: t0)
+            let expected: ResponseCode = reason == "failureInsufficientFunds" ? .failureInsufficientFunds : .failure
+            #expect(closed.response?.code == expected, "reason \(reason)")
+            // A redo's proposal under the same id is answered the same.
+            let proposal = EventEnvelope(
+                id: forged.id, source: PipelineSource.confirm, type: IntentConfirmation.type, time: t0,
+                dataSchema: IntentConfirmation.dataSchema, userID: "alice", conversationID: "c", intentID: intentID,
+                payload: IntentConfirmation(turn: 1, intent: pay("1"), code: .ready, proposedResponse: "ok?"))
+            let again = payments.process(
+                key: "alice", value: proposal.encoded(), signature: signature(proposal), ledger: &ledger, now: t0)
+            #expect(again.response?.code == expected, "reason \(reason)")
+        }
+        #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
 
     @Test("a payment request taken by the payments stage, the payer's account closed since: the redo asks the same")
