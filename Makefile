@@ -45,10 +45,12 @@ bench: setup ## Benchmark the Kafka layer against raw librdkafka, the contact re
 	$(SWIFT) run -c release intent-bench pipeline
 	$(SWIFT) run -c release intent-bench restart
 
-simulate: ## The seeded pipeline simulation (release) over many seeds, on every core (SEED, SEEDS, INTENTS, PARALLEL); prints a failing seed to rerun
+simulate: ## The seeded pipeline simulation (release) over many seeds, on every core (SEED, SEEDS, INTENTS, PARALLEL; LONG_SEEDS at 2,000 intents); prints a failing seed to rerun
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --product intent-bench
 	$$($(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)/intent-bench simulate \
 		--seed $${SEED:-1} --seeds $${SEEDS:-500} --intents $${INTENTS:-500} --parallel $${PARALLEL:-$$(nproc)}
+	$$($(SWIFT) build -c release $(SWIFT_BUILD_FLAGS) --show-bin-path)/intent-bench simulate \
+		--seed $${SEED:-1} --seeds $${LONG_SEEDS:-100} --intents 2000 --parallel $${PARALLEL:-$$(nproc)}
 
 eval: ## Contact-resolution accuracy on a dev set built from public data
 	@bash scripts/setup.sh --eval
