@@ -243,14 +243,10 @@ public struct ConfirmStage: Sendable {
             return .proposal(
                 isRequest ? .requestPaymentConfirm : .sendPaymentConfirm, amount, name: name, account: handle)
         }
-        guard let account = directory.accounts[userID] else {
-            return Verdict(code: .failureNoBankAccount, .noPaymentAccount).readingState
-        }
-        guard account.verified else {
-            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified).readingState
-        }
         // The resolve stage's own rule (AmountPolicy), checked again here: the
-        // policy may have changed since, and confirm is the last gate.
+        // policy may have changed since, and confirm is the last gate. Checked before
+        // anything the ledger or the accounts say, so a refusal said here is the one every
+        // redo says, whatever they say by then.
         if let violation = amounts.check(amount) {
             let currency = MessageArgument.text(amount.currency)
             let (code, key, arguments): (ResponseCode, MessageKey, [String: MessageArgument]) =
@@ -271,6 +267,12 @@ public struct ConfirmStage: Sendable {
                     (.failure, .amountTooPrecise, ["currency": currency, "digits": .number(digits)])
                 }
             return Verdict(code: code, reason: violation.reason, key, arguments)
+        }
+        guard let account = directory.accounts[userID] else {
+            return Verdict(code: .failureNoBankAccount, .noPaymentAccount).readingState
+        }
+        guard account.verified else {
+            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified).readingState
         }
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])

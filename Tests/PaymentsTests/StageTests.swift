@@ -88,6 +88,8 @@ struct ConfirmStageTests {
             // Amount rules: the resolve stage's AmountPolicy, with its reason names.
             ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, "paymentsAmountBelowMinimum", .confirm),
             ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .confirm),
+            // The amount rules come before what the accounts say: the refusal every redo says.
+            ("dave", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .confirm),
             ("alice", pay("1.001"), .failure, "invalidAmountPrecision", .confirm),
             (
                 "alice",
