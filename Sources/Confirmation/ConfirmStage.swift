@@ -44,11 +44,12 @@ public struct ConfirmStage: Sendable {
     /// One resolved intent. Everything it publishes is derived from the input
     /// (ids, times, the expiry and so the binding), so redoing it after a crash
     /// publishes the same event ids and the same binding, never a second,
-    /// different proposal. What a payment's verdict reads (the user's ledger and the
-    /// accounts) can move before a redo: a proposal the payments stage took is proposed
-    /// again as it was, a refusal that reads them is the payments stage's to record and
-    /// say (a redo that finds it closed says nothing), and only `ledgerVersion` can
-    /// differ in a redo's copy: consumers keep the first copy of an id, and so does
+    /// different proposal. What a payment's verdict reads (the user's ledger, the
+    /// accounts, the amount rules) can move before a redo: a proposal the payments stage
+    /// took is proposed again as it was, a refusal is the payments stage's to record and
+    /// say (a redo that finds it closed says nothing), and a redo's copy that differs
+    /// (`ledgerVersion`, or a verdict decided before it sees the first) is answered by the
+    /// payments stage as the first: consumers keep the first copy of an id, and so does
     /// `intentctl replay confirm`.
     /// `ledger` is the state of the record's partition (the user's balances and
     /// the requests they were sent); `directory` finds accounts (nil: the
@@ -106,22 +107,20 @@ public struct ConfirmStage: Sendable {
         // A payment's verdict depends on the user's ledger: the version it saw is recorded.
         let ledgerVersion = financial ? ledger.version(of: envelope.userID) : nil
         guard verdict.code == .ready else {
-            // A payment refused on what the ledger or the accounts say (too little money, no
-            // account, a request no longer open) goes to the payments stage like a proposal,
-            // which records it on the ledger and gives the final response. Those move: a redo
-            // after a crash (the refusal published, the input not committed) could find the
-            // money there by then, and its proposal would be paid beside the refusal already
-            // said. Recorded, the redo finds it. A refusal on the intent and this build's rules
-            // (an amount) is the same at every redo, and said here.
-            if financial, verdict.readsState {
+            // A payment refused goes to the payments stage like a proposal, which records it on
+            // the ledger and gives the final response. What the refusal read moves: a redo after
+            // a crash or a rebalance (the refusal published, the input not committed) could find
+            // the money there by then, the account open, or (in a rollout) other amount rules,
+            // and its proposal would be paid beside the refusal already said. Recorded, the redo
+            // finds it.
+            if financial {
                 let refusal = IntentConfirmation(
                     turn: report.turn, intent: report.intent, code: verdict.code, reason: verdict.reason,
                     proposedResponse: said, localized: verdict.message, ledgerVersion: ledgerVersion)
                 return StageResult(events: [(.confirmations, derived(envelope, refusal, now))])
             }
             let response = IntentResponse(
-                kind: kind, code: verdict.code, reason: verdict.reason, message: said, localized: verdict.message,
-                ledgerVersion: ledgerVersion)
+                kind: kind, code: verdict.code, reason: verdict.reason, message: said, localized: verdict.message)
             return StageResult(events: [
                 (.responses, envelope.response(response, source: source, time: now, intentID: intentID))
             ])
@@ -172,21 +171,12 @@ public struct ConfirmStage: Sendable {
         var reason: String?
         /// What to say, before a locale renders it.
         var message: LocalizedMessage
-        /// Whether the verdict read the user's ledger or the accounts, which can move before a redo.
-        var readsState = false
 
         init(code: ResponseCode, reason: String? = nil, _ key: MessageKey, _ arguments: [String: MessageArgument] = [:])
         {
             self.code = code
             self.reason = reason
             message = LocalizedMessage(key, arguments)
-        }
-
-        /// The same verdict, marked as read from the ledger or the accounts.
-        var readingState: Self {
-            var verdict = self
-            verdict.readsState = true
-            return verdict
         }
     }
 
@@ -245,8 +235,7 @@ public struct ConfirmStage: Sendable {
         }
         // The resolve stage's own rule (AmountPolicy), checked again here: the
         // policy may have changed since, and confirm is the last gate. Checked before
-        // anything the ledger or the accounts say, so a refusal said here is the one every
-        // redo says, whatever they say by then.
+        // anything the ledger or the accounts say: the rule the user broke is the one said.
         if let violation = amounts.check(amount) {
             let currency = MessageArgument.text(amount.currency)
             let (code, key, arguments): (ResponseCode, MessageKey, [String: MessageArgument]) =
@@ -269,17 +258,17 @@ public struct ConfirmStage: Sendable {
             return Verdict(code: code, reason: violation.reason, key, arguments)
         }
         guard let account = directory.accounts[userID] else {
-            return Verdict(code: .failureNoBankAccount, .noPaymentAccount).readingState
+            return Verdict(code: .failureNoBankAccount, .noPaymentAccount)
         }
         guard account.verified else {
-            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified).readingState
+            return Verdict(code: .failureCredentialsUnverified, .paymentDetailsUnverified)
         }
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])
-                .readingState
+
         }
         guard other.userID != userID else {
-            return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf).readingState
+            return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf)
         }
         if isRequest {
             return .proposal(.requestPaymentConfirm, amount, name: name, account: handle)
@@ -290,14 +279,14 @@ public struct ConfirmStage: Sendable {
             else {
                 return Verdict(
                     code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen
-                ).readingState
+                )
             }
         }
         let balance = ledger.availableBalance(of: userID, amount.currency)
         guard balance >= Money(amount) else {
             return Verdict(
                 code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)]
-            ).readingState
+            )
         }
         return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
     }

@@ -12,8 +12,8 @@ import Synchronization
 /// The confirm stage as a worker: resolved intents in; messaging intents to
 /// the handle stage; financial ones to the payments stage and then (once the
 /// broker has them) a confirmation request to the voice service; what cannot
-/// be done to the responses, but a payment refused on what the ledger or the
-/// accounts say, which goes to the payments stage to be recorded. Reads the ledger partitions of the input
+/// be done to the responses, but a payment refused, which goes to the payments
+/// stage to be recorded. Reads the ledger partitions of the input
 /// partitions it owns (the users' balances and the requests they were sent)
 /// and the accounts directory whole, by their view signatures (``RecordTrust``):
 /// the payments stage checks again, by their signatures, when it reserves, so

@@ -135,9 +135,9 @@ public struct IntentResponse: Codable, Sendable, Hashable {
     public var transferID: String?
     public var paymentRequestID: String?
     public var messageIDs: [String]?
-    /// Set by the confirm stage on a financial intent it refused on its own rules (an amount):
-    /// how many ledger events of the user the decision had seen (see
-    /// ``IntentConfirmation/ledgerVersion``, which a refusal on the ledger's facts carries).
+    /// How many ledger events of the user the confirm stage's refusal of a financial intent
+    /// had seen, on responses it said itself (records written before its refusals went to
+    /// the payments stage; a refusal now carries it on its ``IntentConfirmation/ledgerVersion``).
     public var ledgerVersion: Int?
 
     public init(

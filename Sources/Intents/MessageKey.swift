@@ -44,6 +44,8 @@ public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
     case payeeCannotReceive = "payment.payeeCannotReceive"
     case payeeAccountChanged = "payment.payeeAccountChanged"
     case notEnoughMoney = "payment.notEnoughMoney"
+    /// The amount rules refused it (the confirm stage said which, in `reason`).
+    case amountNotAllowed = "payment.amountNotAllowed"
     /// `reason` (text: the machine-readable reason).
     case nothingSent = "payment.nothingSent"
 

@@ -30,6 +30,7 @@ extension MessageCatalog {
             .payeeCannotReceive: "对方无法收款。",
             .payeeAccountChanged: "你确认后对方的收款账户已变更，未付款。",
             .notEnoughMoney: "你的余额不足。",
+            .amountNotAllowed: "无法支付该金额。",
             .nothingSent: "未付款（{reason}）。",
             .messageSending: "正在发送…",
             .messageDone: "完成。",

@@ -30,6 +30,7 @@ extension MessageCatalog {
             .payeeCannotReceive: "They cannot receive payments.",
             .payeeAccountChanged: "Their payment account changed since you confirmed; nothing was sent.",
             .notEnoughMoney: "You don't have enough money for this.",
+            .amountNotAllowed: "That amount can't be sent.",
             .nothingSent: "Nothing was sent ({reason}).",
             .messageSending: "Sending…",
             .messageDone: "Done.",

@@ -30,6 +30,7 @@ extension MessageCatalog {
             .payeeCannotReceive: "Получатель не может принимать платежи.",
             .payeeAccountChanged: "Счёт получателя изменился после подтверждения, ничего не отправлено.",
             .notEnoughMoney: "Недостаточно средств.",
+            .amountNotAllowed: "Эту сумму отправить нельзя.",
             .nothingSent: "Ничего не отправлено ({reason}).",
             .messageSending: "Отправляю…",
             .messageDone: "Готово.",

@@ -786,6 +786,10 @@ public struct PaymentsStage: Sendable {
         case "failureNoBankAccount": LocalizedMessage(.noPaymentAccount)
         case "failureCredentialsUnverified": LocalizedMessage(.paymentDetailsUnverified)
         case "selfPayment": LocalizedMessage(.cannotPaySelf)
+        case "amountMissing": LocalizedMessage(.amountMissing)
+        case "failurePaymentsAmountBelowMinimum", "failurePaymentsAmountAboveMaximum",
+            "failurePaymentsCurrencyUnsupported", "invalidAmountPrecision":
+            LocalizedMessage(.amountNotAllowed)
         default: LocalizedMessage(.nothingSent, ["reason": .text(reason)])
         }
     }

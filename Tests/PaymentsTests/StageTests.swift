@@ -74,9 +74,8 @@ struct ConfirmStageTests {
         }
     }
 
-    /// Where a refusal is said: by the confirm stage (on the intent and this build's rules, the
-    /// same at every redo), or by the payments stage, which records it (on what the ledger or the
-    /// accounts say, which can move before a redo).
+    /// Where a refusal is said: by the confirm stage (a message), or by the payments stage,
+    /// which records it first (a payment: what it was refused on can move before a redo).
     enum SaidBy { case confirm, payments }
 
     @Test(
@@ -86,17 +85,17 @@ struct ConfirmStageTests {
             ("dave", pay("1"), .failureNoBankAccount, nil, .payments),
             ("carol", pay("1"), .failureCredentialsUnverified, nil, .payments),
             // Amount rules: the resolve stage's AmountPolicy, with its reason names.
-            ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, "paymentsAmountBelowMinimum", .confirm),
-            ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .confirm),
-            // The amount rules come before what the accounts say: the refusal every redo says.
-            ("dave", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .confirm),
-            ("alice", pay("1.001"), .failure, "invalidAmountPrecision", .confirm),
+            ("alice", pay("0.001"), .failurePaymentsAmountBelowMinimum, "paymentsAmountBelowMinimum", .payments),
+            ("alice", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .payments),
+            // The amount rules come before what the accounts say: the rule the user broke is said.
+            ("dave", pay("50000.01"), .failurePaymentsAmountAboveMaximum, "paymentsAmountAboveMaximum", .payments),
+            ("alice", pay("1.001"), .failure, "invalidAmountPrecision", .payments),
             (
                 "alice",
                 Intent.sendPayment(
                     SendPaymentIntent(
                         payee: bob, currencyAmount: CurrencyAmount(amount: DecimalAmount("1")!, currency: "JPY"))),
-                .failurePaymentsCurrencyUnsupported, "paymentsCurrencyUnsupported", .confirm
+                .failurePaymentsCurrencyUnsupported, "paymentsCurrencyUnsupported", .payments
             ),
             (
                 "alice", pay("1", to: Person(spoken: "Zed", handle: "zed@example.com")), .failure,
