@@ -622,9 +622,11 @@ public struct PaymentsStage: Sendable {
             counterpartyUserID: envelope.userID, amount: request.money.currencyAmount, decidedBy: envelope.id,
             decidedAt: decidedAt)
         guard request.status == .pending else {
-            // Declined already (this decline redelivered, or another): the requester's side again,
-            // which its member records once (a crash may have come between the two).
-            guard request.status == .declined else {
+            // Declined already, by this decline (redelivered: a decline of the same time): the
+            // requester's side again, which its member records once (a crash may have come
+            // between the two). Another decline would send it under its id with its own
+            // `decidedBy`: one effect id with two contents.
+            guard request.status == .declined, request.endedAt == decidedAt else {
                 return .ignored("payment request \(request.id) is \(request.status.rawValue)")
             }
             return StageResult(events: [effect(requesterSide, envelope)])

@@ -435,6 +435,13 @@ struct PaymentsStageTests {
         let again = run(event, signature: authenticator.signature(for: event), &ledger)
         #expect(again.ledgerKinds.isEmpty)
         #expect(again.effects.map { $0.encoded() } == declined.effects.map { $0.encoded() }, "sent again, the same")
+        // Another decline, later: nothing is sent (its effect would take the first's id with
+        // another decidedBy and time).
+        var other = event
+        other.id = "decline-again"
+        other.time = t0.addingTimeInterval(30)
+        let second = run(other, signature: authenticator.signature(for: other), &ledger, at: other.time)
+        #expect(second.events.isEmpty)
         #expect(withEffectsDelivered(declined, stage, &ledger).ledgerKinds == [.requestDeclined, .requestDeclined])
         #expect(ledger.requests[requestID]?.status == .declined)
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
