@@ -265,7 +265,6 @@ public struct ConfirmStage: Sendable {
         }
         guard let handle = counterparty?.handle, let other = directory.account(handle: handle) else {
             return Verdict(code: .failure, reason: "counterpartyNoAccount", .counterpartyCannotReceive, ["name": name])
-
         }
         guard other.userID != userID else {
             return Verdict(code: .failure, reason: "selfPayment", .cannotPaySelf)
@@ -278,15 +277,13 @@ public struct ConfirmStage: Sendable {
                 request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil
             else {
                 return Verdict(
-                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen
-                )
+                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
             }
         }
         let balance = ledger.availableBalance(of: userID, amount.currency)
         guard balance >= Money(amount) else {
             return Verdict(
-                code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)]
-            )
+                code: .failureInsufficientFunds, .insufficientBalance, ["balance": .amount(balance.currencyAmount)])
         }
         return .proposal(.sendPaymentConfirm, amount, name: name, account: handle)
     }

@@ -342,10 +342,10 @@ public struct PaymentsStage: Sendable {
         }
     }
 
-    /// A payment the confirm stage refused on what the ledger or the accounts said (too little
-    /// money, no account, a request no longer open): closed here, where the confirm stage's redo
-    /// of it finds it whatever they say by then, and said from what the ledger records (the
-    /// refusal's code, or its reason), as every redelivery of it says it again.
+    /// A payment the confirm stage refused (too little money, no account, a request no longer
+    /// open, the amount rules): closed here, where the confirm stage's redo of it finds it
+    /// whatever the ledger, the accounts or the rules say by then, and said from what the ledger
+    /// records (the refusal's code, or its reason), as every redelivery of it says it again.
     private func refused(
         _ confirmation: IntentConfirmation, _ envelope: EventEnvelope, _ intentID: String, _ ledger: inout Ledger
     ) -> StageResult {
