@@ -89,7 +89,7 @@ public struct ConfirmStage: Sendable {
         }
         let now = envelope.time
         let kind = report.intent.kind
-        let financial = kind == .sendPayment || kind == .requestPayment
+        let financial = report.intent.isFinancial
         // A payment whose proposal the payments stage closed (this stage's refusal, recorded
         // there, or its own): the intent has its final response, so a redo says nothing more.
         if financial, let closed = ledger.closedProposal(forIntent: intentID, of: envelope.userID) {

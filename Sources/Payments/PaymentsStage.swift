@@ -266,7 +266,7 @@ public struct PaymentsStage: Sendable {
     ) -> StageResult {
         let userID = envelope.userID
         let kind = confirmation.intent.kind
-        guard kind == .sendPayment || kind == .requestPayment else { return .ignored("not a financial intent") }
+        guard confirmation.intent.isFinancial else { return .ignored("not a financial intent") }
         // Already decided: a redelivery, or a replay after a crash.
         if let transfer = ledger.transfer(forIntent: intentID, of: userID) {
             return .ignored("transfer \(transfer.id) already \(transfer.status.rawValue)")
