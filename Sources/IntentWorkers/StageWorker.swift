@@ -436,6 +436,8 @@ public final class StageWorker: Service, Sendable {
                     try await claim(
                         owned, ownership, host.followers, host.producer, partitionCount: host.partitionCount)
                 }
+            case .dropHeld(let partitions):
+                pipeline.held.removeAll { partitions.contains($0.partition) }
             case .decide(let id, let records, let tick):
                 let consumed = Array(pipeline.held.prefix(records.count))
                 pipeline.held.removeFirst(consumed.count)

@@ -59,6 +59,10 @@ public enum StageAction: Hashable, Sendable {
     case restore(owned: Set<Int32>, gained: Set<Int32>)
     /// Fencing: claim `owned` (the host stops if another member's claim wins).
     case claim(Set<Int32>)
+    /// Drop the records of `partitions` polled and not decided yet (held while batches
+    /// drain): the partitions were revoked, and whoever owns them next decides those records
+    /// from the committed offset. The runtime has dropped their positions too.
+    case dropHeld(Set<Int32>)
     /// Decide on `records` (and, with `tick`, run the periodic work for the owned
     /// partitions), then report ``StageRuntime/decided(_:state:notices:now:)``.
     case decide(BatchID, records: [InputPosition], tick: Bool)

@@ -207,11 +207,11 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     @inlinable public mutating func assigned(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
         // Assigned while still held: the host saw it revoked and assigned again between two
         // reports (another member may have held it meanwhile), so it is revoked here first.
-        forgetOffsets(of: partitions.intersection(ownedPartitions))
+        var actions: [StageAction] = []
+        forgetOffsets(of: partitions.intersection(ownedPartitions), &actions)
         gained.formUnion(partitions)
         ownedPartitions.formUnion(partitions)
         assignmentChanged = true
-        var actions: [StageAction] = []
         turn(now, &actions)
         return actions
     }
@@ -219,12 +219,12 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// Partitions were taken from this member.
     @inlinable public mutating func revoked(_ partitions: Set<Int32>, now: Instant) -> [StageAction] {
         guard !partitions.isDisjoint(with: ownedPartitions) || !partitions.isDisjoint(with: gained) else { return [] }
-        forgetOffsets(of: partitions)
+        var actions: [StageAction] = []
+        forgetOffsets(of: partitions, &actions)
         ownedPartitions.subtract(partitions)
         gained.subtract(partitions)
         assignmentChanged = true
         revokedSinceApplied = true
-        var actions: [StageAction] = []
         turn(now, &actions)
         return actions
     }
@@ -235,8 +235,18 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// the partition next, this member again included, decides those records again. Storing
     /// their offsets once the partition was regained lost a payment's hold this way (a
     /// state-only round is not read back, so nothing noticed the claim it landed behind).
-    @inlinable mutating func forgetOffsets(of partitions: Set<Int32>) {
+    /// Records polled and held, not decided yet, are dropped for the same reason: a batch
+    /// made of them once the partition is gone decides none of them (their partition's state
+    /// is not this member's), and if the partition came back before that batch finished, it
+    /// stored their offsets, passing over records nobody decided (seed 459 of the simulation:
+    /// two payments' proposals never taken).
+    @inlinable mutating func forgetOffsets(of partitions: Set<Int32>, _ actions: inout [StageAction]) {
         guard !partitions.isEmpty else { return }
+        if let records = held, records.contains(where: { partitions.contains($0.partition) }) {
+            let kept = records.filter { !partitions.contains($0.partition) }
+            held = kept.isEmpty ? nil : kept
+            actions.append(.dropHeld(partitions))
+        }
         for index in waiting.indices { waiting[index].forgetOffsets(of: partitions) }
         for index in stateRound.indices { stateRound[index].forgetOffsets(of: partitions) }
         for index in noticeRounds.indices { noticeRounds[index].forgetOffsets(of: partitions) }
@@ -475,7 +485,7 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
 struct RuntimeBatch: Sendable {
     @usableFromInline let id: BatchID
     /// The next offset to read per partition once this batch is finished; a partition
-    /// revoked while the batch is in flight is taken out (``StageRuntime/forgetOffsets(of:)``).
+    /// revoked while the batch is in flight is taken out (``StageRuntime/forgetOffsets(of:_:)``).
     @usableFromInline var offsets: [Int32: Int64]
     @usableFromInline var state: Bool
     @usableFromInline var notices: Bool

@@ -151,6 +151,8 @@ struct SimulatedMember<Decider: StageDecider> {
             case .snapshot(let owned, _):
                 decider.follow(owned: owned, world)
                 decider.snapshot(owned: owned, &world)
+            case .dropHeld(let partitions):
+                held.removeAll { partitions.contains($0.partition) }
             case .decide(let id, let records, let tick):
                 let consumed = held.prefix(records.count)
                 held.removeFirst(consumed.count)
