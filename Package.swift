@@ -154,7 +154,7 @@ let package = Package(
         /// payments stage and a confirmation request with its binding).
         .target(
             name: "Confirmation",
-            dependencies: ["Intents", "IntentEvents", "IntentResolution", "Payments", "Localization"],
+            dependencies: ["Intents", "IntentEvents", "Payments", "Localization"],
             swiftSettings: swiftSettings
         ),
         /// The handle stage for messaging and the message history; pure.
@@ -302,7 +302,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
-                "PipelineTopics", "Kafka", "LocalBrokerRecord", "IntentEvents", "IntentResolution",
+                "PipelineTopics", "Kafka", "LocalBrokerRecord", "Intents", "IntentEvents", "IntentResolution",
                 "IntentCrypto", "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

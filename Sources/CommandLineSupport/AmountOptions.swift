@@ -1,8 +1,9 @@
 public import ArgumentParser
 import Foundation
-public import IntentResolution
+public import Intents
 
-/// Currency limits, shared by the resolve and confirm workers.
+/// Currency limits, shared by the resolve, confirm and payments workers (one ConfigMap
+/// entry, `INTENT_CURRENCIES`, gives all three the same rules).
 public struct AmountOptions: ParsableArguments {
     public init() {}
 

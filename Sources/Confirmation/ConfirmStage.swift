@@ -1,6 +1,5 @@
 public import Foundation
 public import IntentEvents
-public import IntentResolution
 public import Intents
 import Localization
 public import Payments
@@ -238,24 +237,22 @@ public struct ConfirmStage: Sendable {
         // anything the ledger or the accounts say: the rule the user broke is the one said.
         if let violation = amounts.check(amount) {
             let currency = MessageArgument.text(amount.currency)
-            let (code, key, arguments): (ResponseCode, MessageKey, [String: MessageArgument]) =
+            let (key, arguments): (MessageKey, [String: MessageArgument]) =
                 switch violation {
-                case .currencyUnsupported:
-                    (.failurePaymentsCurrencyUnsupported, .currencyUnsupported, ["currency": currency])
+                case .currencyUnsupported: (.currencyUnsupported, ["currency": currency])
                 case .belowMinimum(let minimum):
                     (
-                        .failurePaymentsAmountBelowMinimum, .amountBelowMinimum,
+                        .amountBelowMinimum,
                         ["minimum": .amount(CurrencyAmount(amount: minimum, currency: amount.currency))]
                     )
                 case .aboveMaximum(let maximum):
                     (
-                        .failurePaymentsAmountAboveMaximum, .amountAboveMaximum,
+                        .amountAboveMaximum,
                         ["maximum": .amount(CurrencyAmount(amount: maximum, currency: amount.currency))]
                     )
-                case .tooPrecise(let digits):
-                    (.failure, .amountTooPrecise, ["currency": currency, "digits": .number(digits)])
+                case .tooPrecise(let digits): (.amountTooPrecise, ["currency": currency, "digits": .number(digits)])
                 }
-            return Verdict(code: code, reason: violation.reason, key, arguments)
+            return Verdict(code: violation.responseCode, reason: violation.reason, key, arguments)
         }
         guard let account = directory.accounts[userID] else {
             return Verdict(code: .failureNoBankAccount, .noPaymentAccount)

@@ -23,15 +23,20 @@ public struct PaymentsStage: Sendable {
     public let authenticator: EventAuthenticator
     /// The stages' keys: proposals must come from the confirm stage.
     public let stages: EventAuthenticator
+    /// The amount rules, checked again on every proposal before money is held: this stage's
+    /// own configuration, so a proposal the confirm stage let through (its rules older during
+    /// a rollout, or a holder of its key writing one) holds nothing the rules forbid here.
+    public let amounts: AmountPolicy
     public let source: String
 
     public init(
         bindingKey: BindingKey, authenticator: EventAuthenticator, stages: EventAuthenticator,
-        source: String = PipelineSource.payments
+        amounts: AmountPolicy = .default, source: String = PipelineSource.payments
     ) {
         self.bindingKey = bindingKey
         self.authenticator = authenticator
         self.stages = stages
+        self.amounts = amounts
         self.source = source
     }
 
@@ -302,12 +307,23 @@ public struct PaymentsStage: Sendable {
         guard binding.expiresAt <= latest else {
             return close(intentID, nil, kind, "expiryTooLong", envelope, &ledger)
         }
-        // Check again what the confirm stage checked: its view of the ledger may be behind.
-        guard accounts.accounts[userID] != nil, let account = terms.account, let other = owner, other.userID != userID
-        else {
+        // Check again what the confirm stage checked: its rules may differ from this stage's
+        // (a rollout), its view of the ledger may be behind, and a holder of its key skips it.
+        // The amount rules first, as there: the rule the user broke is the one said.
+        let money = terms.money
+        if let violation = amounts.check(money.currencyAmount) {
+            return close(
+                intentID, nil, kind, Self.closingReason(violation.responseCode, violation.reason), envelope, &ledger)
+        }
+        guard let payer = accounts.accounts[userID] else {
+            return close(intentID, nil, kind, ResponseCode.failureNoBankAccount.rawValue, envelope, &ledger)
+        }
+        guard payer.verified else {
+            return close(intentID, nil, kind, ResponseCode.failureCredentialsUnverified.rawValue, envelope, &ledger)
+        }
+        guard let account = terms.account, let other = owner, other.userID != userID else {
             return close(intentID, nil, kind, "counterpartyNoAccount", envelope, &ledger)
         }
-        let money = terms.money
         let contactID = terms.counterparty?.contactID
         let event: LedgerEvent
         if kind == .requestPayment {
@@ -352,8 +368,14 @@ public struct PaymentsStage: Sendable {
         guard confirmation.code.isFinal, confirmation.code != .success else {
             return .ignored("confirm result \(confirmation.code); nothing to do")
         }
-        let reason = confirmation.code == .failure ? confirmation.reason ?? "failure" : confirmation.code.rawValue
+        let reason = Self.closingReason(confirmation.code, confirmation.reason)
         return close(intentID, nil, confirmation.intent.kind, reason, envelope, &ledger)
+    }
+
+    /// What a closed proposal records as its reason: the response code when it has one of its
+    /// own, else the failure's reason (``closedResponse(_:_:_:_:_:)`` says it back the same way).
+    static func closingReason(_ code: ResponseCode, _ reason: String?) -> String {
+        code == .failure ? reason ?? "failure" : code.rawValue
     }
 
     // MARK: Answers

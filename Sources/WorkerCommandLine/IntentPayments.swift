@@ -16,7 +16,9 @@ public struct IntentPayments: WorkerCommand {
         discussion: """
             Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm (the amount is \
             reserved and a payment.confirmation.requested.v1 goes to <prefix>intents.prompts) and the users' \
-            answers (payment.confirmation.v1, signed by the voice service). Money moves only when the answer \
+            answers (payment.confirmation.v1, signed by the voice service). Before holding the amount it checks \
+            again what intent-confirm checked: the amount rules (--currencies, as intent-confirm's), the payer's \
+            account and its verification, the payee's account. Money moves only when the answer \
             echoes the binding of exactly that proposal before it expires; otherwise the hold is released. \
             Writes every decision to <prefix>payments.ledger first, and the outcome to <prefix>intents.responses.
 
@@ -33,7 +35,7 @@ public struct IntentPayments: WorkerCommand {
             A decline of a payment request (payment.request.decline.v1) counts only from a voice service the \
             payer is bound to in <prefix>users.settings (records signed by a settings service, whose keys are \
             among the source keys); see --voice-binding for users bound to none.
-            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, INTENT_VOICE_BINDING, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
+            Environment: KAFKA_BOOTSTRAP_SERVERS and KAFKA_*, INTENT_TOPIC_PREFIX, INTENT_PAYMENTS_GROUP, INTENT_IDEMPOTENCY_HORIZON, INTENT_SNAPSHOT_INTERVAL, INTENT_VOICE_BINDING, INTENT_CURRENCIES, LOG_LEVEL, LOG_FORMAT (text or json: one JSON object per line).
             """,
         version: PipelineVersion.current)
 
@@ -45,6 +47,8 @@ public struct IntentPayments: WorkerCommand {
     @OptionGroup var stageKeys: StageKeyOptions
     @OptionGroup var state: LedgerStateOptions
     @OptionGroup var voiceBindingOptions: VoiceBindingOptions
+    /// The confirm worker's rules, checked again before any money is held.
+    @OptionGroup var amounts: AmountOptions
 
     public func run(hooks: any StageHostHooks) async throws {
         let logger = try logging.makeLogger(label: "intent-payments")
@@ -52,7 +56,9 @@ public struct IntentPayments: WorkerCommand {
         let topics = worker.topicOptions.topics
         let keys = try stageKeys.keys(signingAs: PipelineSource.payments)
         let sources = try sourceKeys.authenticator()
-        let stage = PaymentsStage(bindingKey: BindingKey(try bindingKey.key()), authenticator: sources, stages: keys)
+        let stage = PaymentsStage(
+            bindingKey: BindingKey(try bindingKey.key()), authenticator: sources, stages: keys,
+            amounts: try amounts.policy())
         var configuration = PaymentsWorker.Configuration(
             kafka: client, topics: topics, groupID: worker.groupID(worker: "payments"), stage: stage, keys: keys)
         // Declines of payment requests only from a voice service the payer is bound to (the

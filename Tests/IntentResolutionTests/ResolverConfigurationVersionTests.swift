@@ -1,4 +1,5 @@
 import IntentResolution
+import Intents
 import Testing
 
 /// The resolver configuration a decision records (issue 31, point 4): equal for the same

@@ -257,8 +257,9 @@ struct MoneyAttackTests {
 /// keys the resolve worker takes settings from.
 func withMoneyPipeline(
     voice: EventAuthenticator = MoneyAttackTests.voice, settings: EventAuthenticator? = nil,
-    voiceBinding: VoiceServiceBinding = .optional, first: (PipelineHarness) async throws -> Void = { _ in },
-    seed: (PipelineHarness) async throws -> Void = { _ in }, _ body: (PipelineHarness) async throws -> Void
+    voiceBinding: VoiceServiceBinding = .optional, paymentsAmounts: AmountPolicy = .default,
+    first: (PipelineHarness) async throws -> Void = { _ in }, seed: (PipelineHarness) async throws -> Void = { _ in },
+    _ body: (PipelineHarness) async throws -> Void
 ) async throws {
     try await withPipeline { pipeline in
         try await first(pipeline)
@@ -271,7 +272,8 @@ func withMoneyPipeline(
             [Contact(id: "alice", displayName: "Alice", handles: ["+1 555 0100"])], user: "sunbo")
         try await seed(pipeline)
         try await pipeline.startStages(
-            voice: voice, bindingKey: MoneyAttackTests.bindingKey, settings: settings, voiceBinding: voiceBinding)
+            voice: voice, bindingKey: MoneyAttackTests.bindingKey, settings: settings, voiceBinding: voiceBinding,
+            paymentsAmounts: paymentsAmounts)
         try await body(pipeline)
     }
 }
@@ -327,9 +329,11 @@ extension PipelineHarness {
     /// binding is optional unless a test says otherwise: these tests are about other attacks,
     /// and enrolling every user of every test would hide what each one shows (the binding's own
     /// tests, and every test that runs the workers as processes, run it required).
+    /// `paymentsAmounts`: the payments worker's amount rules (the confirm worker's are the default).
     func startStages(
         voice: EventAuthenticator, bindingKey: BindingKey, settings: EventAuthenticator? = nil,
-        voiceBinding: VoiceServiceBinding = .optional, telemetry: Telemetry = .unobserved
+        voiceBinding: VoiceServiceBinding = .optional, paymentsAmounts: AmountPolicy = .default,
+        telemetry: Telemetry = .unobserved
     ) async throws {
         let kafka = clientConfiguration(broker)
         let resolveKeys = EventAuthenticator(keys: voice.withTestContacts.allKeys + (settings?.allKeys ?? []))
@@ -344,7 +348,8 @@ extension PipelineHarness {
         confirm.telemetry = telemetry
         var payments = PaymentsWorker.Configuration(
             kafka: kafka, topics: topics, groupID: "\(stageGroups)-payments",
-            stage: PaymentsStage(bindingKey: bindingKey, authenticator: voice, stages: testStageKeys),
+            stage: PaymentsStage(
+                bindingKey: bindingKey, authenticator: voice, stages: testStageKeys, amounts: paymentsAmounts),
             keys: testStageKeys, sessionTimeout: .seconds(6))
         payments.telemetry = telemetry
         payments.voiceServices = VoiceServiceSettings(binding: voiceBinding, keys: settings ?? testSettingsKeys)

@@ -29,11 +29,17 @@ struct MoneySafetyV2Tests {
     /// through one broker and one pipeline (one set of group joins), one step each, then the
     /// balances, the final responses and a clean audit; the binding required has its own
     /// pipeline (`userBoundToVoiceService`).
-    @Test("a foreign voice service, a pre-written ledger id, a request paid twice, answers after the end")
+    @Test(
+        "a foreign voice service, rules the confirm stage let through, a pre-written ledger id, a request paid twice, answers after the end"
+    )
     func attacksThroughOnePipeline() async throws {
-        try await withTwoVoicePipeline { pipeline in
+        // The payments worker's amount rules are stricter than the confirm worker's (at most
+        // 500 CNY against 50,000), as during a rollout of new limits (`amountRulesCheckedAgain`).
+        let strict = try AmountPolicy.parse("CNY:0.01:500")
+        try await withMoneyPipeline(voice: Self.voices, paymentsAmounts: strict) { pipeline in
             var letters = DeadLetterTally(pipeline)
             try await Self.foreignVoiceService(pipeline, &letters)
+            try await Self.amountRulesCheckedAgain(pipeline, &letters)
             try await Self.prewrittenLedgerID(pipeline)
             try await Self.requestPaidOnce(pipeline, &letters)
             try await Self.requestHeldThenDeclinedThenCopied(pipeline, &letters)
@@ -153,6 +159,23 @@ struct MoneySafetyV2Tests {
         // The hold is untouched: the asking service's own answer still pays, once.
         let paid = try await pipeline.answer("pay", binding, .confirmed, from: "/voice/test", wait: true)
         #expect(paid?.code == .success)
+    }
+
+    /// A proposal the confirm stage made under its own amount rules (50,000 CNY at most) and the
+    /// payments worker's forbid (500): the payments stage checks the rules again before it holds
+    /// anything, closes the proposal with the rule's code, and the user's "yes" finds nothing
+    /// pending. The same check stops a holder of the confirm stage's key (MoneySafetyTests).
+    static func amountRulesCheckedAgain(_ pipeline: PipelineHarness, _ deadLetters: inout DeadLetterTally)
+        async throws
+    {
+        let (_, binding) = try await pipeline.askToPay("over-the-rules", "600")
+        let refused = try await pipeline.event(for: "over-the-rules", type: IntentResponse.type)
+        #expect(try refused.decodeData(as: IntentResponse.self).code == .failurePaymentsAmountAboveMaximum)
+        try await pipeline.answer("over-the-rules", binding, .confirmed, from: "/voice/test")
+        try await deadLetters.expect(["not_pending"])
+        let ledger = try await pipeline.rebuildLedger()
+        #expect(ledger.transfer(forIntent: "over-the-rules", of: "alice") == nil, "nothing held")
+        #expect(ledger.closedProposal(forIntent: "over-the-rules", of: "alice") != nil)
     }
 
     /// A deposit written ahead under the id of a coming post: the post is refused, no credit leaves.

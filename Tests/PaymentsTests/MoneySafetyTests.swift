@@ -71,6 +71,56 @@ struct MoneySafetyTests {
         #expect(ledger.availableBalance(of: "alice", "CNY") == Money(cny("1000")))
     }
 
+    /// What the confirm stage refuses, written as a ready proposal with the confirm stage's key
+    /// and the real binding (a holder of that key, or a confirm member whose rules differ during
+    /// a rollout): the payments stage checks the rules again with its own configuration and the
+    /// accounts as its ledger knows them, closes the proposal, and holds nothing.
+    @Test(
+        "a signed proposal the confirm stage would have refused is closed: the amount rules, the payer's account and its verification",
+        arguments: [
+            // The payments stage's own rules: CNY from 1 to 50, whole yuan.
+            ("alice", pay("60"), ResponseCode.failurePaymentsAmountAboveMaximum, nil as String?),
+            ("alice", pay("0.5"), .failurePaymentsAmountBelowMinimum, nil),
+            ("alice", pay("1.5"), .failure, "invalidAmountPrecision"),
+            (
+                "alice",
+                Intent.sendPayment(
+                    SendPaymentIntent(
+                        payee: bob, currencyAmount: CurrencyAmount(amount: DecimalAmount("5")!, currency: "EUR"))),
+                .failurePaymentsCurrencyUnsupported, nil
+            ),
+            // Carol's account is not verified (funded below, so only that rule stops the hold).
+            ("carol", pay("10"), .failureCredentialsUnverified, nil),
+            ("dave", pay("10"), .failureNoBankAccount, nil),
+        ] as [(String, Intent, ResponseCode, String?)])
+    func rulesCheckedAgain(_ user: String, _ intent: Intent, _ code: ResponseCode, _ reason: String?) throws {
+        let strict = PaymentsStage(
+            bindingKey: bindingKey, authenticator: authenticator, stages: stageKeys,
+            amounts: try AmountPolicy.parse("CNY:1:50"))
+        var ledger = try fundedLedger()
+        try ledger.apply(LedgerEvent.deposit(id: "deposit-carol", userID: "carol", amount: cny("1000")))
+        try ledger.apply(
+            LedgerEvent.deposit(
+                id: "deposit-alice-eur", userID: "alice",
+                amount: CurrencyAmount(amount: DecimalAmount("100")!, currency: "EUR")))
+        let proposal = confirmedEvent(intent, user: user, intentID: "checked-again")
+        let result = strict.process(
+            key: user, value: proposal.encoded(), signature: stageKeys.signature(for: proposal), ledger: &ledger,
+            now: t0)
+        #expect(result.ledgerKinds == [.proposalClosed])
+        #expect(result.response?.code == code)
+        if let reason { #expect(result.response?.reason == reason) }
+        #expect(ledger.transfer(forIntent: "checked-again", of: user) == nil, "nothing held")
+        // The user's "yes" finds nothing pending.
+        let (answer, answerSignature) = answerEvent(
+            .confirmed, binding: bindingFor(intent, user: user, intentID: "checked-again"), user: user,
+            intentID: "checked-again")
+        let answered = strict.process(
+            key: user, value: answer.encoded(), signature: answerSignature, ledger: &ledger, now: t0)
+        #expect(answered.rejected?.reason == .notPending)
+        #expect(answered.events.isEmpty)
+    }
+
     @Test("a confirmed payment whose bound account no longer belongs to the payee is released, not paid")
     func accountMovedAway() throws {
         var ledger = try fundedLedger()

@@ -1,8 +1,10 @@
-public import Intents
+import Foundation
 
 /// Which currencies the app's payments support, and the limits per currency.
 /// Configuration, not code: operators set it with `--currencies` or
-/// `INTENT_CURRENCIES` (see ``parse(_:)``).
+/// `INTENT_CURRENCIES` (see ``parse(_:)``). Here, beside the amounts, because three
+/// stages apply the one rule: the resolve stage asks the user about it, the confirm
+/// stage refuses it, and the payments stage checks it again before it holds money.
 public struct AmountPolicy: Sendable, Hashable {
     public struct Limits: Sendable, Hashable {
         public var minimum: DecimalAmount
@@ -83,6 +85,17 @@ public struct AmountPolicy: Sendable, Hashable {
             case .tooPrecise: "invalidAmountPrecision"
             }
         }
+
+        /// SiriKit's response code for a payment refused by this rule (a precision rule has
+        /// none of its own: a failure whose reason is ``reason``).
+        public var responseCode: ResponseCode {
+            switch self {
+            case .currencyUnsupported: .failurePaymentsCurrencyUnsupported
+            case .belowMinimum: .failurePaymentsAmountBelowMinimum
+            case .aboveMaximum: .failurePaymentsAmountAboveMaximum
+            case .tooPrecise: .failure
+            }
+        }
     }
 
     /// The first rule `amount` breaks, or nil when it is payable.
@@ -96,27 +109,5 @@ public struct AmountPolicy: Sendable, Hashable {
             return .tooPrecise(fractionDigits: limits.fractionDigits)
         }
         return nil
-    }
-
-    /// SiriKit's currency-amount resolution.
-    func resolve(_ amount: CurrencyAmount?, parameter: String) -> ParameterResolution {
-        guard let amount else {
-            return ParameterResolution(parameter: parameter, outcome: .needsValue, message: "how much?")
-        }
-        guard let violation = check(amount) else { return ParameterResolution(parameter: parameter, outcome: .success) }
-        let (alternatives, message): ([String]?, String) =
-            switch violation {
-            case .currencyUnsupported(let supported):
-                (supported, "\(amount.currency) is not supported; supported: \(supported.joined(separator: ", "))")
-            case .belowMinimum(let minimum):
-                (["\(minimum) \(amount.currency)"], "the minimum is \(minimum) \(amount.currency)")
-            case .aboveMaximum(let maximum):
-                (["\(maximum) \(amount.currency)"], "the maximum is \(maximum) \(amount.currency)")
-            case .tooPrecise(let digits):
-                (nil, "\(amount.currency) amounts have at most \(digits) fraction digits")
-            }
-        return ParameterResolution(
-            parameter: parameter, outcome: .unsupported, reason: violation.reason, alternatives: alternatives,
-            message: message)
     }
 }
