@@ -1,8 +1,18 @@
 #!/usr/bin/env python3
 """Cross-checks what kubernetes-validate cannot: the resources of operators'
-CRDs (KEDA's ScaledObjects, the Prometheus Operator's ServiceMonitor) against
-the Deployments they name, and every worker Deployment against the
-"restricted" Pod Security Standard and its own probes and ports.
+CRDs (KEDA's ScaledObjects, the Prometheus Operator's ServiceMonitor,
+Strimzi's KafkaUsers) against the Deployments and Jobs they name, and every
+worker Deployment against the "restricted" Pod Security Standard and its own
+probes and ports.
+
+Kafka identities (SECURITY.md, attack 59): every Deployment and Job
+authenticates as its own Kafka user (KAFKA_SASL_USERNAME), a KafkaUser of
+strimzi/kafka-users.yaml, with the password file from the Secret of that
+user's name, which no other workload mounts; no Secret named
+kafka-credentials (the one credential every pod shared) is left; a
+Deployment's consumer group (INTENT_*_GROUP) is the one group its user may
+Read (join and commit), and no other user may Read it; KEDA's
+TriggerAuthentication is a user of its own that only describes.
 
     check_deploy_manifests.py --input intent-resolve=intents.requested ... [--kubernetes deploy/kubernetes]
 
@@ -58,6 +68,121 @@ def check_restricted(name, pod, container, problems):
         problems.append(f"{name}: seccompProfile must be RuntimeDefault")
     if pod.get("automountServiceAccountToken") is not False:
         problems.append(f"{name}: automountServiceAccountToken should be false (nothing uses the API)")
+
+
+KAFKA_PASSWORD_FILE = "/etc/kafka-credentials/password"
+
+
+def secret_names(pod):
+    """Every Secret a pod uses: volumes (plain and projected) and environment references."""
+    names = []
+    for volume in pod.get("volumes", []):
+        if "secret" in volume:
+            names.append(volume["secret"]["secretName"])
+        names += [source["secret"]["name"] for source in volume.get("projected", {}).get("sources", []) if "secret" in source]
+    for container in pod.get("containers", []):
+        names += [source["secretRef"]["name"] for source in container.get("envFrom", []) if "secretRef" in source]
+        names += [
+            variable["valueFrom"]["secretKeyRef"]["name"]
+            for variable in container.get("env", [])
+            if "secretKeyRef" in variable.get("valueFrom", {})
+        ]
+    return names
+
+
+def kafka_secret(pod, password_file):
+    """The Secret whose volume holds the container's Kafka password file, if any."""
+    container = pod["containers"][0]
+    mounts = {mount["name"]: mount["mountPath"].rstrip("/") for mount in container.get("volumeMounts", [])}
+    for volume in pod.get("volumes", []):
+        mount = mounts.get(volume["name"])
+        if mount and password_file and password_file.startswith(mount + "/") and "secret" in volume:
+            return volume["secret"]["secretName"]
+    return None
+
+
+def acls_of(user):
+    return user.get("spec", {}).get("authorization", {}).get("acls", [])
+
+
+def read_groups(user):
+    """Groups a KafkaUser may Read (join and commit offsets for), as (name, patternType)."""
+    return [
+        (acl["resource"]["name"], acl["resource"].get("patternType", "literal"))
+        for acl in acls_of(user)
+        if acl["resource"]["type"] == "group" and "Read" in acl.get("operations", [])
+    ]
+
+
+def check_kafka_users(deployments, jobs, users, config_maps, trigger_auths, scaled_objects, problems):
+    workloads = {f"Deployment {name}": document for name, (path, document) in deployments.items()}
+    workloads.update({f"Job {name}": document for name, (path, document) in jobs.items()})
+    owners = {}  # Kafka secret -> the workload that mounts it
+    for name, document in sorted(workloads.items()):
+        pod = document["spec"]["template"]["spec"]
+        if "kafka-credentials" in secret_names(pod):
+            problems.append(f"{name}: uses the shared Secret kafka-credentials, not its own Kafka user's")
+        variables = environment(pod["containers"][0])
+        user = variables.get("KAFKA_SASL_USERNAME")
+        if not user:
+            problems.append(f"{name}: no KAFKA_SASL_USERNAME (its own Kafka user)")
+            continue
+        password_file = variables.get("KAFKA_SASL_PASSWORD_FILE")
+        if password_file != KAFKA_PASSWORD_FILE:
+            problems.append(f"{name}: KAFKA_SASL_PASSWORD_FILE is {password_file}, not {KAFKA_PASSWORD_FILE}")
+        secret = kafka_secret(pod, password_file)
+        if secret != user:
+            problems.append(f"{name}: mounts Kafka secret {secret}, not its own user's {user}")
+        if secret in owners:
+            problems.append(f"{name}: shares Kafka secret {secret} with {owners[secret]}")
+        owners.setdefault(secret, name)
+        if user not in users:
+            problems.append(f"{name}: Kafka user {user} is no KafkaUser of strimzi/kafka-users.yaml")
+            continue
+        group = next((value for key, value in variables.items() if key.startswith("INTENT_") and key.endswith("_GROUP")), None)
+        groups = read_groups(users[user][1])
+        expected = [(group, "literal")] if group else []
+        if groups != expected:
+            problems.append(
+                f"{name}: KafkaUser {user} may Read groups {groups}, not exactly its own group {group}"
+            )
+    readers = {}
+    for name, (path, user) in users.items():
+        for group in read_groups(user):
+            readers.setdefault(group, []).append(name)
+    for group, names in sorted(readers.items()):
+        if len(names) > 1:
+            problems.append(f"group {group[0]} may be Read (joined, committed) by {len(names)} users: {sorted(names)}")
+
+    for name, (path, authentication) in trigger_auths.items():
+        spec = authentication["spec"]
+        passwords = [ref["name"] for ref in spec.get("secretTargetRef", []) if ref["parameter"] == "password"]
+        usernames = [
+            config_maps.get(ref["name"], (None, {}))[1].get("data", {}).get(ref["key"])
+            for ref in spec.get("configMapTargetRef", [])
+            if ref["parameter"] == "username"
+        ]
+        if len(passwords) != 1 or usernames != passwords:
+            problems.append(f"TriggerAuthentication {name}: user {usernames} and password Secret {passwords} differ")
+            continue
+        keda = passwords[0]
+        if keda in owners:
+            problems.append(f"TriggerAuthentication {name}: KEDA uses Kafka secret {keda}, {owners[keda]}'s")
+        if keda not in users:
+            problems.append(f"TriggerAuthentication {name}: {keda} is no KafkaUser of strimzi/kafka-users.yaml")
+            continue
+        acls = acls_of(users[keda][1])
+        if any(set(acl.get("operations", [])) - {"Describe"} for acl in acls):
+            problems.append(f"TriggerAuthentication {name}: KafkaUser {keda} may do more than Describe")
+        described = {(acl["resource"]["type"], acl["resource"]["name"]) for acl in acls}
+        for scaled_name, (scaled_path, scaled) in scaled_objects.items():
+            for trigger in scaled["spec"].get("triggers", []):
+                if trigger["type"] != "kafka":
+                    continue
+                metadata = trigger["metadata"]
+                for kind, resource in (("group", metadata.get("consumerGroup")), ("topic", metadata.get("topic"))):
+                    if (kind, resource) not in described:
+                        problems.append(f"ScaledObject {scaled_name}: KafkaUser {keda} cannot describe {kind} {resource}")
 
 
 def check_worker(name, deployment, input_topic, scaled_objects, budgets, services, partitions, problems):
@@ -124,6 +249,7 @@ def main():
     scaled_objects = by_kind(documents, "ScaledObject")
     budgets = by_kind(documents, "PodDisruptionBudget")
     services = by_kind(documents, "Service")
+    users = by_kind(documents, "KafkaUser")
     problems = []
 
     jobs = by_kind(documents, "Job")
@@ -148,6 +274,13 @@ def main():
         pod = job["spec"]["template"]["spec"]
         check_restricted(f"Job {name}", pod, pod["containers"][0], problems)
 
+    if not users:
+        problems.append("no KafkaUser (strimzi/kafka-users.yaml)")
+    check_kafka_users(
+        deployments, jobs, users, by_kind(documents, "ConfigMap"), by_kind(documents, "TriggerAuthentication"),
+        scaled_objects, problems,
+    )
+
     monitors = by_kind(documents, "ServiceMonitor")
     if not monitors:
         problems.append("no ServiceMonitor")
@@ -171,7 +304,7 @@ def main():
         return 1
     print(
         f"ok: {len(inputs)} workers, {len(scaled_objects)} ScaledObjects, {len(budgets)} PodDisruptionBudgets, "
-        f"{len(monitors)} ServiceMonitor(s), {partitions} partitions"
+        f"{len(monitors)} ServiceMonitor(s), {partitions} partitions, {len(users)} Kafka users"
     )
     return 0
 

@@ -89,6 +89,11 @@ def references(document):
     """(secret name, keys or None for all, ConfigMap names) a workload uses."""
     secrets, config_maps = [], []
     spec = document.get("spec", {})
+    if document.get("kind") == "TriggerAuthentication":
+        # KEDA reads these from the namespace: its own Kafka user's Secret and name, the CA.
+        secrets += [(reference["name"], [reference["key"]]) for reference in spec.get("secretTargetRef", [])]
+        config_maps += [reference["name"] for reference in spec.get("configMapTargetRef", [])]
+        return secrets, config_maps
     pod = spec.get("template", {}).get("spec", {}) or spec.get("jobTemplate", {}).get("spec", {}).get(
         "template", {}
     ).get("spec", {})

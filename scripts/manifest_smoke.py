@@ -60,7 +60,7 @@ from check_deploy_readme import option_values, run_steps, shell_block  # noqa: E
 
 WORKERS = ["intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate"]
 # Security settings a real cluster needs and a plaintext local broker refuses.
-SECURITY_VARIABLES = {"KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_MECHANISM", "KAFKA_SSL_CA_LOCATION"}
+SECURITY_VARIABLES = {"KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_MECHANISM", "KAFKA_SSL_CA_LOCATION", "KAFKA_SASL_USERNAME"}
 SECURITY_FILE_VARIABLES = {"KAFKA_SASL_USERNAME_FILE", "KAFKA_SASL_PASSWORD_FILE"}
 
 
@@ -72,8 +72,7 @@ def free_port():
 
 # What the operator supplies where the README writes "…": valid values of each kind.
 OPERATOR_SUPPLIED = {
-    "KAFKA_SASL_USERNAME": b"pipeline",
-    "KAFKA_SASL_PASSWORD": b"not-used-by-a-plaintext-broker",
+    "password": b"not-used-by-a-plaintext-broker",
     "ca.crt": b"-----BEGIN CERTIFICATE-----\nnot used by a plaintext broker\n-----END CERTIFICATE-----\n",
     "source-keys": b"/voice/smoke " + os.urandom(32).hex().encode() + b"\n",
     "binding-key": os.urandom(32).hex().encode() + b"\n",
@@ -97,7 +96,8 @@ def recorded_secrets(steps, workdir):
             data[key] = OPERATOR_SUPPLIED[key] if literal == "…" else literal.encode()
         for value in option_values(arguments, "--from-file"):
             key, path = value.split("=", 1) if "=" in value else (os.path.basename(value), value)
-            data[key] = OPERATOR_SUPPLIED[key] if path == "…" else (workdir / path).read_bytes()
+            # "…" or "…/NAME": the operator's file (a workload's Kafka password).
+            data[key] = OPERATOR_SUPPLIED[key] if path.startswith("…") else (workdir / path).read_bytes()
         secrets[name] = data
     return secrets
 

@@ -73,10 +73,7 @@ public struct IntentConfirm: WorkerCommand {
         let confirm = ConfirmWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             confirm, observedBy: observation,
-            needs: [
-                topics.resolved, topics.confirmed, topics.confirmations, topics.responses, topics.ledger,
-                topics.accounts, topics.ledgerSnapshots, topics.deadLetter,
-            ],
+            needs: KafkaAccess(.confirm, topics: topics, group: configuration.groupID).topics,
             client: client, logger: logger)
     }
 }

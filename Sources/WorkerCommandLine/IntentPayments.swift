@@ -70,10 +70,7 @@ public struct IntentPayments: WorkerCommand {
         let payments = PaymentsWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             payments, observedBy: observation,
-            needs: [
-                topics.confirmations, topics.prompts, topics.responses, topics.ledger, topics.accounts,
-                topics.ledgerSnapshots, topics.settings, topics.deadLetter,
-            ],
+            needs: KafkaAccess(.payments, topics: topics, group: configuration.groupID).topics,
             client: client, logger: logger)
     }
 }

@@ -72,9 +72,7 @@ public struct IntentResolve: WorkerCommand {
         let resolve = ResolveWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             resolve, observedBy: observation,
-            needs: [
-                topics.requested, topics.prompts, topics.resolved, topics.contacts, topics.settings, topics.deadLetter,
-            ],
+            needs: KafkaAccess(.resolve, topics: topics, group: configuration.groupID).topics,
             client: client, logger: logger)
     }
 }

@@ -2,12 +2,13 @@ import ArgumentParser
 import CommandLineSupport
 import IntentEvents
 import Kafka
+import PipelineTopics
 
 struct TopicsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topics",
-        abstract: "Create, list, describe and delete topics.",
-        subcommands: [Provision.self, Create.self, List.self, Describe.self, Delete.self]
+        abstract: "Create, list, describe and delete topics, and print the Kafka users that may use them.",
+        subcommands: [Provision.self, Create.self, List.self, Describe.self, Delete.self, ACLs.self]
     )
 
     struct Provision: AsyncParsableCommand {
@@ -217,6 +218,45 @@ struct TopicsCommand: AsyncParsableCommand {
                 try await $0.deleteTopics(names)
             }
             output("deleted \(names.joined(separator: ", "))")
+        }
+    }
+
+    struct ACLs: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "acls",
+            abstract: "Print each workload's Kafka user and ACLs, as Strimzi KafkaUser resources.",
+            discussion: """
+                One user per workload (intent-resolve, intent-confirm, intent-payments, intent-handle, \
+                intent-appstate, intent-provision-topics for the topics Job, intent-kafka-check for the \
+                kafka-check Job, intent-keda for KEDA's lag scaler), each with SCRAM-SHA-512 and exactly the \
+                access the code declares (PipelineTopics.KafkaAccess; the stage workers check those same topics \
+                exist at start): Read on the topics it consumes, Write on those it produces to, Describe on \
+                both, Read on its own consumer group only, and Describe on the groups of its readers that never \
+                commit (prefixes follower-, chain-, snapshot-, reader-, and intent-pipeline-offset-lookup). Only \
+                intent-payments may write the ledger and its snapshots; the app state writes nothing; the topics \
+                Job may Create and DescribeConfigs but neither read nor write. Topics are granted by LITERAL name, with the topic \
+                prefix applied (--topic-prefix, else $INTENT_TOPIC_PREFIX), never a prefixed grant on the \
+                pipeline's prefix, which would reach the ledger.
+
+                Output: multi-document YAML (kafka.strimzi.io/v1beta2 KafkaUser, namespace intent-pipeline, label \
+                strimzi.io/cluster from --cluster), in a fixed order: deploy/kubernetes/strimzi/kafka-users.yaml \
+                is this output at the defaults. Strimzi's User Operator, watching namespace intent-pipeline, \
+                creates each user and a Secret of its name with key `password`, which that workload mounts. \
+                Without Strimzi, grant the same entries with your broker's tools (kafka-acls: --allow-principal \
+                User:NAME --operation OP --topic NAME or --group NAME, --resource-pattern-type literal or prefixed).
+
+                The workers produce idempotently (acks=all) without transactions, so no TransactionalId grant is \
+                needed; on Kafka older than 2.8 an idempotent producer also needs IdempotentWrite on the cluster, \
+                which is not printed. The ledger operator's tools (intentctl ledger, audit, replay) are not a \
+                workload here: run them with an operator's own credentials.
+                """)
+        @Option(help: "The Strimzi Kafka cluster the users belong to (label strimzi.io/cluster).")
+        var cluster = "kafka"
+        @OptionGroup var topicOptions: TopicOptions
+
+        func run() throws {
+            let manifest = KafkaUserManifest.render(topics: topicOptions.topics, cluster: cluster)
+            output(String(manifest.dropLast()))
         }
     }
 }

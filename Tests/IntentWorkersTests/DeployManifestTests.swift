@@ -99,6 +99,20 @@ struct DeployManifestTests {
         #expect(!text.contains("contacts-keys"), "a contacts service's own key could rename people for resolve")
     }
 
+    @Test("strimzi/kafka-users.yaml is exactly what `intentctl topics acls` prints at its defaults")
+    func kafkaUsersAreGenerated() async throws {
+        let (status, printed) = try await KafkaAccessTests.intentctl(["topics", "acls"])
+        #expect(status == 0, "\(printed)")
+        #expect(printed.hasPrefix("# One Kafka user per intent-pipeline workload"), "\(printed)")
+        let committed = try manifest("strimzi/kafka-users.yaml")
+        #expect(
+            committed == printed,
+            "deploy/kubernetes/strimzi/kafka-users.yaml is not what the code declares; regenerate it: intentctl topics acls > deploy/kubernetes/strimzi/kafka-users.yaml"
+        )
+        let kustomization = try manifest("strimzi/kustomization.yaml")
+        #expect(kustomization.contains("resources:\n  - kafka-users.yaml\n"))
+    }
+
     /// Runs scripts/check_deploy_readme.py on `readme`: the README's shell
     /// steps with kubectl and docker recording what they are asked, and the
     /// real `intentctl keys generate`.
@@ -129,6 +143,10 @@ struct DeployManifestTests {
             ("--from-file=app-key=…", "secret app-key lacks key(s) ['app-key']"),
             ("--from-file=binding-key=…", "lacks key(s) ['binding-key']"),
             ("-f deploy/kubernetes/kafka-config.yaml", "uses ConfigMap kafka-config"),
+            // Each workload's own Kafka user (SECURITY.md, attack 59), KEDA's included.
+            ("intent-kafka-check intent-keda", "uses secret intent-kafka-check"),
+            ("--from-file=password=", "lacks key(s) ['password']"),
+            ("intent-keda", "TriggerAuthentication intent-pipeline-kafka uses secret intent-keda"),
         ])
     func brokenReadme(_ removed: String, _ expected: String) async throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("deploy/README.md"), encoding: .utf8)

@@ -145,10 +145,11 @@ struct DeployPolicyTests {
         let clean = try await Self.crossCheck(Self.deploy.appendingPathComponent("kubernetes"))
         #expect(clean.status == 0, "\(clean.output)")
         #expect(clean.output.hasPrefix("ok: 4 workers, 4 ScaledObjects"), "\(clean.output)")
+        #expect(clean.output.hasSuffix("8 Kafka users\n"), "\(clean.output)")
     }
 
     @Test(
-        "the cross-check notices a ScaledObject on the wrong group or topic, too many replicas, and a root pod",
+        "the cross-check notices a ScaledObject on the wrong group or topic, too many replicas, a root pod, and a workload on another's Kafka user",
         arguments: [
             (
                 "autoscaling/keda.yaml", "consumerGroup: intent-payments", "consumerGroup: payments",
@@ -165,6 +166,28 @@ struct DeployPolicyTests {
             ),
             ("intent-handle.yaml", "runAsUser: 10001", "runAsUser: 0", "numeric non-root uid"),
             ("intent-resolve.yaml", "path: /ready", "path: /health", "readinessProbe should GET /ready"),
+            // Kafka identities (SECURITY.md, attack 59).
+            (
+                "intent-handle.yaml", "secretName: intent-handle,", "secretName: intent-payments,",
+                "shares Kafka secret intent-payments"
+            ),
+            (
+                "intent-payments.yaml", "secretName: intent-payments,", "secretName: kafka-credentials,",
+                "uses the shared Secret kafka-credentials"
+            ),
+            (
+                "intent-appstate.yaml", "KAFKA_SASL_USERNAME, value: intent-appstate",
+                "KAFKA_SASL_USERNAME, value: intent-payments", "not exactly its own group intent-appstate"
+            ),
+            (
+                "topics-job.yaml", "KAFKA_SASL_USERNAME, value: intent-provision-topics",
+                "KAFKA_SASL_USERNAME, value: intent-admin", "intent-admin is no KafkaUser"
+            ),
+            (
+                "strimzi/kafka-users.yaml", "type: group, name: \"intent-confirm\"",
+                "type: group, name: \"intent-payments\"", "may be Read (joined, committed) by 2 users"
+            ),
+            ("autoscaling/keda.yaml", "intent-keda", "intent-payments", "KEDA uses Kafka secret intent-payments"),
         ])
     func brokenOperatorResources(_ file: String, _ original: String, _ replacement: String, _ expected: String)
         async throws

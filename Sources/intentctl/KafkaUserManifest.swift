@@ -1,0 +1,60 @@
+import IntentEvents
+import PipelineTopics
+
+/// Strimzi `KafkaUser` resources (kafka.strimzi.io/v1beta2) for every workload's
+/// ``KafkaAccess``, as multi-document YAML: what `intentctl topics acls` prints and
+/// deploy/kubernetes/strimzi/kafka-users.yaml holds. Written by hand, not by a YAML
+/// library, so the output is the same bytes on every run (the committed file is
+/// compared with it byte for byte); every name is a quoted JSON string, which YAML
+/// reads as the same string whatever the prefix holds.
+enum KafkaUserManifest {
+    /// Where the User Operator must create the users' Secrets: the workloads' namespace.
+    static let namespace = "intent-pipeline"
+
+    static func render(topics: PipelineTopics, cluster: String) -> String {
+        var lines = [
+            "# One Kafka user per intent-pipeline workload, with exactly the ACLs it needs (SECURITY.md, attack 59).",
+            "# Generated from the access the code declares (Sources/PipelineTopics/KafkaAccess.swift); do not edit.",
+            "# Regenerate: intentctl topics acls > deploy/kubernetes/strimzi/kafka-users.yaml",
+            "# (DeployManifestTests fails while this file differs from that output.)",
+            "# Strimzi's User Operator creates a Secret named after each user, key `password` (SCRAM-SHA-512),",
+            "# in the user's namespace: it must watch namespace \(namespace). Each workload mounts its own.",
+        ]
+        if !topics.prefix.isEmpty { lines.append("# Topic prefix: \(quoted(topics.prefix))") }
+        for access in KafkaAccess.all(topics: topics) {
+            lines += [
+                "---",
+                "apiVersion: kafka.strimzi.io/v1beta2",
+                "kind: KafkaUser",
+                "metadata:",
+                "  name: \(access.workload.user)",
+                "  namespace: \(namespace)",
+                "  labels:",
+                "    strimzi.io/cluster: \(quoted(cluster))",
+                "    app.kubernetes.io/part-of: intent-pipeline",
+                "    app.kubernetes.io/component: \(access.workload.user)",
+                "spec:",
+                "  authentication:",
+                "    type: scram-sha-512",
+                "  authorization:",
+                "    type: simple",
+                "    acls:",
+            ]
+            for acl in access.acls {
+                let resource =
+                    "{ type: \(acl.resourceType.rawValue), name: \(quoted(acl.name)), patternType: \(acl.patternType.rawValue) }"
+                lines += [
+                    "      - resource: \(resource)",
+                    "        operations: [\(acl.operations.map(\.rawValue).joined(separator: ", "))]",
+                    "        host: \"*\"",
+                ]
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as a YAML double-quoted scalar (a JSON string is one).
+    static func quoted(_ text: String) -> String {
+        String(decoding: CanonicalJSON.encode(text), as: UTF8.self)
+    }
+}

@@ -1,0 +1,210 @@
+import BrokerTestSupport
+import Foundation
+import PipelineTestSupport
+import PipelineTopics
+import Testing
+
+/// The one declaration of each workload's Kafka access (`KafkaAccess`, SECURITY.md
+/// attack 59) has the properties the ACLs exist for, written out by hand here (never
+/// computed by the code under test), and `intentctl topics acls` prints it as Strimzi
+/// users with the prefix applied literally. ACL enforcement itself is not tested: the
+/// local broker (Tansu) authenticates SASL users but has no authorizer.
+@Suite("Kafka access per workload")
+struct KafkaAccessTests {
+    static let topics = PipelineTopics(prefix: "")
+    static let all = KafkaAccess.all(topics: topics)
+
+    /// Users that may do `operation` on topic `name`.
+    static func users(_ operation: KafkaACL.Operation, topic name: String, in all: [KafkaAccess] = all) -> [String] {
+        all.filter { access in
+            access.acls.contains { $0.resourceType == .topic && $0.name == name && $0.operations.contains(operation) }
+        }.map(\.workload.user)
+    }
+
+    @Test("the workloads and their users' names")
+    func names() {
+        #expect(
+            Self.all.map(\.workload.user) == [
+                "intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate",
+                "intent-provision-topics", "intent-kafka-check", "intent-keda",
+            ])
+    }
+
+    @Test("only payments may write the ledger and its snapshots; no workload writes the accounts topic")
+    func moneyTopics() {
+        #expect(Self.users(.write, topic: "payments.ledger") == ["intent-payments"])
+        #expect(Self.users(.write, topic: "payments.snapshots") == ["intent-payments"])
+        // Accounts are opened and closed by the ledger operator's tools alone (intentctl ledger).
+        #expect(Self.users(.write, topic: "payments.accounts") == [])
+        #expect(
+            Self.users(.read, topic: "payments.ledger") == ["intent-confirm", "intent-payments", "intent-appstate"])
+    }
+
+    @Test("the app state reads six topics, writes nothing, and has no Write anywhere")
+    func appStateOnlyReads() {
+        let appState = KafkaAccess(.appstate, topics: Self.topics)
+        #expect(appState.writes.isEmpty)
+        #expect(!appState.acls.contains { $0.operations.contains(.write) })
+        #expect(
+            Set(appState.reads) == [
+                "intents.responses", "payments.ledger", "messages.history", "contacts", "payments.accounts",
+                "users.settings",
+            ])
+        #expect(appState.group == "intent-appstate")
+    }
+
+    @Test("each consumer group may be Read (joined, committed) by its own workload alone")
+    func groups() {
+        var readers: [String: [String]] = [:]
+        for access in Self.all {
+            for acl in access.acls where acl.resourceType == .group && acl.operations.contains(.read) {
+                #expect(acl.patternType == .literal, "\(access.workload.user) reads groups by prefix \(acl.name)")
+                readers[acl.name, default: []].append(access.workload.user)
+            }
+        }
+        #expect(
+            readers == [
+                "intent-resolve": ["intent-resolve"], "intent-confirm": ["intent-confirm"],
+                "intent-payments": ["intent-payments"], "intent-handle": ["intent-handle"],
+                "intent-appstate": ["intent-appstate"],
+            ])
+        // A group given to the worker (--group, INTENT_<WORKER>_GROUP) is the one it reads.
+        let renamed = KafkaAccess(.payments, topics: Self.topics, group: "payments-blue")
+        #expect(
+            renamed.acls.filter { $0.operations.contains(.read) && $0.resourceType == .group }.map(\.name) == [
+                "payments-blue"
+            ])
+    }
+
+    @Test("no grant on a topic is by prefix, and a prefix is applied to every name", arguments: ["", "staging."])
+    func literalTopics(_ prefix: String) {
+        for access in KafkaAccess.all(topics: PipelineTopics(prefix: prefix)) {
+            for acl in access.acls where acl.resourceType == .topic {
+                #expect(acl.patternType == .literal, "\(access.workload.user): \(acl)")
+                #expect(acl.name.hasPrefix(prefix) && acl.name.count > prefix.count + 5, "\(acl.name)")
+            }
+            // Prefixed grants only on the readers' random groups, never on the pipeline's prefix.
+            for acl in access.acls where acl.patternType == .prefix {
+                #expect(acl.resourceType == .group)
+                #expect(["follower-", "chain-", "snapshot-", "reader-"].contains(acl.name))
+                #expect(acl.operations == [.describe])
+            }
+        }
+    }
+
+    @Test("the topics Job may create and check every topic, and neither read nor write any")
+    func provisioning() {
+        let provision = KafkaAccess(.provisionTopics, topics: Self.topics)
+        #expect(provision.group == nil)
+        #expect(provision.acls.count == 13)
+        for acl in provision.acls {
+            #expect(acl.resourceType == .topic)
+            #expect(acl.operations == [.create, .describe, .describeConfigs], "\(acl.name)")
+        }
+        let check = KafkaAccess(.kafkaCheck, topics: Self.topics)
+        #expect(check.acls.count == 13 && check.acls.allSatisfy { $0.operations == [.describe] })
+        let keda = KafkaAccess(.keda, topics: Self.topics)
+        #expect(keda.acls.allSatisfy { $0.operations == [.describe] })
+        #expect(
+            Set(keda.acls.map(\.name)) == [
+                "intents.requested", "intents.resolved", "intents.confirmations", "intents.confirmed",
+                "intent-resolve", "intent-confirm", "intent-payments", "intent-handle",
+            ])
+    }
+
+    @Test(
+        "each stage worker checks at start exactly the topics it reads and writes (its own input, dead letters)",
+        arguments: [
+            (
+                KafkaAccess.Workload.resolve,
+                [
+                    "intents.requested", "intents.prompts", "intents.resolved", "contacts", "users.settings",
+                    "intents.deadletter", "intents.responses",
+                ]
+            ),
+            (
+                .confirm,
+                [
+                    "intents.prompts", "intents.resolved", "intents.deadletter", "intents.confirmed",
+                    "intents.confirmations", "intents.responses", "payments.ledger", "payments.accounts",
+                    "payments.snapshots",
+                ]
+            ),
+            (
+                .payments,
+                [
+                    "users.settings", "intents.deadletter", "intents.confirmations", "intents.responses",
+                    "payments.ledger", "payments.accounts", "payments.snapshots",
+                ]
+            ),
+            (.handle, ["intents.deadletter", "intents.confirmed", "intents.responses", "messages.history"]),
+        ])
+    func startupTopics(_ workload: KafkaAccess.Workload, _ expected: [String]) {
+        let access = KafkaAccess(workload, topics: Self.topics)
+        #expect(access.topics == expected)
+        // Every stage worker writes dead letters and may re-key its own input; none writes prompts but resolve and confirm.
+        #expect(access.writes.contains("intents.deadletter"))
+        #expect(access.writes.contains(access.reads[0]))
+        #expect(access.writes.contains("intents.prompts") == [.resolve, .confirm].contains(workload))
+    }
+
+    @Test("the payments user's grants, entry by entry")
+    func paymentsGrants() {
+        let lines = KafkaAccess(.payments, topics: Self.topics).acls.map {
+            "\($0.resourceType.rawValue) \($0.name) \($0.patternType.rawValue) \($0.operations.map(\.rawValue))"
+        }
+        #expect(
+            lines == [
+                "topic users.settings literal [\"Read\", \"Describe\"]",
+                "topic intents.deadletter literal [\"Write\", \"Describe\"]",
+                "topic intents.confirmations literal [\"Read\", \"Write\", \"Describe\"]",
+                "topic intents.responses literal [\"Read\", \"Write\", \"Describe\"]",
+                "topic payments.ledger literal [\"Read\", \"Write\", \"Describe\"]",
+                "topic payments.accounts literal [\"Read\", \"Describe\"]",
+                "topic payments.snapshots literal [\"Read\", \"Write\", \"Describe\"]",
+                "group intent-payments literal [\"Read\", \"Describe\"]",
+                "group follower- prefix [\"Describe\"]",
+                "group chain- prefix [\"Describe\"]",
+                "group snapshot- prefix [\"Describe\"]",
+                "group reader- prefix [\"Describe\"]",
+                "group intent-pipeline-offset-lookup literal [\"Describe\"]",
+            ])
+    }
+
+    /// Runs `intentctl ARGUMENTS` with `environment` and without INTENT_TOPIC_PREFIX
+    /// otherwise; returns its exit status and standard output alone.
+    static func intentctl(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+        let directory = testFileURL("acls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stdout = directory.appendingPathComponent("stdout")
+        let settings = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        let command =
+            "env -u INTENT_TOPIC_PREFIX \(settings) \"$0\" \"$@\" > '\(stdout.path)'"
+        let (status, log) = try await runProcess(
+            name: "intentctl", executable: "/bin/bash",
+            arguments: ["-c", command, WorkerProcesses.binaries.appendingPathComponent("intentctl").path] + arguments,
+            outputFile: directory.appendingPathComponent("log"), timeout: .seconds(60))
+        let output = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
+        return (status, status == 0 ? output : output + log)
+    }
+
+    @Test("topics acls applies --topic-prefix (or INTENT_TOPIC_PREFIX) to literal names, and explains itself")
+    func prefixedCommand() async throws {
+        let (status, flagged) = try await Self.intentctl([
+            "topics", "acls", "--topic-prefix", "staging.", "--cluster", "main",
+        ])
+        #expect(status == 0, "\(flagged)")
+        #expect(
+            flagged.contains("- resource: { type: topic, name: \"staging.payments.ledger\", patternType: literal }"))
+        #expect(flagged.contains("strimzi.io/cluster: \"main\""))
+        #expect(!flagged.contains("name: \"payments.ledger\""))
+        #expect(!flagged.contains("name: \"staging.\""))
+        let (_, fromEnvironment) = try await Self.intentctl(
+            ["topics", "acls", "--cluster", "main"], environment: ["INTENT_TOPIC_PREFIX": "staging."])
+        #expect(fromEnvironment == flagged)
+        let (_, help) = try await Self.intentctl(["topics", "acls", "--help"])
+        #expect(
+            help.contains("LITERAL") && help.contains("IdempotentWrite") && help.contains("--topic-prefix"), "\(help)")
+    }
+}
