@@ -31,6 +31,21 @@ public struct KafkaAccess: Sendable, Hashable {
         /// KEDA's operator, scaling each stage worker on its group's lag: it only
         /// describes the workers' input topics and groups (offsets), never reads a record.
         case keda
+        /// A voice service (give each its own user, a copy of this one): publishes the
+        /// users' intents and their answers and declines, and reads the questions and the
+        /// final responses in its own group. With an authorizer, a party without a user
+        /// gets nothing in, so the parties outside the cluster's workloads are declared too.
+        case voiceService = "voice-service"
+        /// The contacts service (`intentctl contacts publish` stands in for it): writes
+        /// the users' contacts.
+        case contactsService = "contacts-service"
+        /// The settings service (`intentctl settings set`): writes the users' settings.
+        case settingsService = "settings-service"
+        /// The ledger operator's tools (`intentctl ledger`): open and close accounts and
+        /// deposit, on the ledger and the accounts topic, after reading both.
+        case ledgerOperator = "ledger-operator"
+        /// Auditors (`intentctl audit`, `replay`, `events`, `trace`): read every topic, write none.
+        case auditor
 
         /// The Kafka user, and the Secret with its password (`password`, as
         /// Strimzi's User Operator writes it).
@@ -45,6 +60,8 @@ public struct KafkaAccess: Sendable, Hashable {
     /// with a random id after one of these prefixes: they need only Describe
     /// (librdkafka looks up their coordinator), never Read, so none can commit.
     public static let readerGroupPrefixes = ["follower-", "chain-", "snapshot-", "reader-"]
+    /// Groups of the operators' tools' readers (`TopicReader`, `intentctl events`): Describe only.
+    public static let toolGroupPrefixes = ["reader-", "intentctl-read-"]
     /// The group `KafkaOffsetLookup` names when it has none of its own (Describe only).
     public static let offsetLookupGroup = "intent-pipeline-offset-lookup"
 
@@ -103,8 +120,32 @@ public struct KafkaAccess: Sendable, Hashable {
             describes = [t.requested, t.resolved, t.confirmed, t.confirmations]
             consumerGroup = nil
             describedGroups = Workload.stages.map { KafkaACL(.group, $0.user, .literal, [.describe]) }
+        case .voiceService:
+            reads = [t.prompts, t.responses]
+            writes = [t.requested, t.confirmations]
+        case .contactsService:
+            writes = [t.contacts]
+            consumerGroup = nil
+        case .settingsService:
+            writes = [t.settings]
+            consumerGroup = nil
+        case .ledgerOperator:
+            reads = [t.ledger, t.accounts]
+            writes = [t.ledger, t.accounts]
+            consumerGroup = nil
+        case .auditor:
+            reads = t.all
+            consumerGroup = nil
         }
         if Workload.stages.contains(workload) { describedGroups = readerGroups }
+        // The tools read topics through TopicReader, `intentctl events` and the offset
+        // lookup, without committing (moving a group's offsets, `intentctl groups reset`,
+        // is an administrator's, with the cluster's own credentials).
+        if [.ledgerOperator, .auditor].contains(workload) {
+            describedGroups =
+                Self.toolGroupPrefixes.map { KafkaACL(.group, $0, .prefix, [.describe]) }
+                + [KafkaACL(.group, Self.offsetLookupGroup, .literal, [.describe])]
+        }
         self.reads = reads
         self.writes = writes
         self.describes = describes

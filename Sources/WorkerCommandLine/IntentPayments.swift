@@ -14,8 +14,8 @@ public struct IntentPayments: WorkerCommand {
         commandName: "intent-payments",
         abstract: "Move money, only with the user's explicit, matching confirmation, and never twice.",
         discussion: """
-            Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm (the amount is \
-            reserved and a payment.confirmation.requested.v1 goes to <prefix>intents.prompts) and the users' \
+            Consumes <prefix>intents.confirmations: confirmed payments from intent-confirm, which has asked the \
+            user (payment.confirmation.requested.v1 on <prefix>intents.prompts; here the amount is reserved), and the users' \
             answers (payment.confirmation.v1, signed by the voice service). Before holding the amount it checks \
             again what intent-confirm checked: the amount rules (--currencies, as intent-confirm's), the payer's \
             account and its verification, the payee's account. Money moves only when the answer \

@@ -13,12 +13,16 @@ enum KafkaUserManifest {
 
     static func render(topics: PipelineTopics, cluster: String) -> String {
         var lines = [
-            "# One Kafka user per intent-pipeline workload, with exactly the ACLs it needs (SECURITY.md, attack 59).",
+            "# One Kafka user per intent-pipeline workload and per party that feeds or reads it from outside (voice",
+            "# services, the contacts and settings services, the ledger operator, auditors), each with exactly the ACLs",
+            "# it needs (SECURITY.md, attack 59). The ACLs hold only where the brokers enforce them: the Kafka resource",
+            "# needs spec.kafka.authorization (type simple), and a user without ACLs then gets nothing.",
             "# Generated from the access the code declares (Sources/PipelineTopics/KafkaAccess.swift); do not edit.",
             "# Regenerate: intentctl topics acls > deploy/kubernetes/strimzi/kafka-users.yaml",
             "# (DeployManifestTests fails while this file differs from that output.)",
             "# Strimzi's User Operator creates a Secret named after each user, key `password` (SCRAM-SHA-512),",
-            "# in the user's namespace: it must watch namespace \(namespace). Each workload mounts its own.",
+            "# in the user's namespace: it must watch namespace \(namespace) (a User Operator watches one namespace,",
+            "# so every user of its cluster lives there). Each workload mounts its own; the outside parties take theirs.",
         ]
         if !topics.prefix.isEmpty { lines.append("# Topic prefix: \(quoted(topics.prefix))") }
         for access in KafkaAccess.all(topics: topics) {

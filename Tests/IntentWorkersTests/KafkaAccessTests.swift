@@ -26,18 +26,30 @@ struct KafkaAccessTests {
         #expect(
             Self.all.map(\.workload.user) == [
                 "intent-resolve", "intent-confirm", "intent-payments", "intent-handle", "intent-appstate",
-                "intent-provision-topics", "intent-kafka-check", "intent-keda",
+                "intent-provision-topics", "intent-kafka-check", "intent-keda", "intent-voice-service",
+                "intent-contacts-service", "intent-settings-service", "intent-ledger-operator", "intent-auditor",
             ])
     }
 
-    @Test("only payments may write the ledger and its snapshots; no workload writes the accounts topic")
+    @Test(
+        "only payments and the ledger operator may write the ledger, only payments its snapshots, only the operator the accounts"
+    )
     func moneyTopics() {
-        #expect(Self.users(.write, topic: "payments.ledger") == ["intent-payments"])
+        #expect(Self.users(.write, topic: "payments.ledger") == ["intent-payments", "intent-ledger-operator"])
         #expect(Self.users(.write, topic: "payments.snapshots") == ["intent-payments"])
         // Accounts are opened and closed by the ledger operator's tools alone (intentctl ledger).
-        #expect(Self.users(.write, topic: "payments.accounts") == [])
+        #expect(Self.users(.write, topic: "payments.accounts") == ["intent-ledger-operator"])
         #expect(
-            Self.users(.read, topic: "payments.ledger") == ["intent-confirm", "intent-payments", "intent-appstate"])
+            Self.users(.read, topic: "payments.ledger") == [
+                "intent-confirm", "intent-payments", "intent-appstate", "intent-ledger-operator", "intent-auditor",
+            ])
+        // What enters the pipeline from outside, each topic by its own party.
+        #expect(Self.users(.write, topic: "intents.requested") == ["intent-resolve", "intent-voice-service"])
+        #expect(Self.users(.write, topic: "contacts") == ["intent-contacts-service"])
+        #expect(Self.users(.write, topic: "users.settings") == ["intent-settings-service"])
+        // The auditors read everything and write nothing.
+        let auditor = KafkaAccess(.auditor, topics: Self.topics)
+        #expect(auditor.reads.count == 13 && auditor.writes.isEmpty && auditor.group == nil)
     }
 
     @Test("the app state reads six topics, writes nothing, and has no Write anywhere")
@@ -66,7 +78,7 @@ struct KafkaAccessTests {
             readers == [
                 "intent-resolve": ["intent-resolve"], "intent-confirm": ["intent-confirm"],
                 "intent-payments": ["intent-payments"], "intent-handle": ["intent-handle"],
-                "intent-appstate": ["intent-appstate"],
+                "intent-appstate": ["intent-appstate"], "intent-voice-service": ["intent-voice-service"],
             ])
         // A group given to the worker (--group, INTENT_<WORKER>_GROUP) is the one it reads.
         let renamed = KafkaAccess(.payments, topics: Self.topics, group: "payments-blue")
@@ -86,7 +98,7 @@ struct KafkaAccessTests {
             // Prefixed grants only on the readers' random groups, never on the pipeline's prefix.
             for acl in access.acls where acl.patternType == .prefix {
                 #expect(acl.resourceType == .group)
-                #expect(["follower-", "chain-", "snapshot-", "reader-"].contains(acl.name))
+                #expect(["follower-", "chain-", "snapshot-", "reader-", "intentctl-read-"].contains(acl.name))
                 #expect(acl.operations == [.describe])
             }
         }
