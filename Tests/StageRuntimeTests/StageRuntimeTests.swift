@@ -237,16 +237,22 @@ import Testing
         // Polled meanwhile: held, not decided, while batch 1 is in flight.
         #expect(runtime.polled(Self.records(0, 1...1), now: clock.now).isEmpty)
         #expect(runtime.next() == .acknowledgement(.state(BatchID(1))))
+        #expect(
+            finishBatchOne(&runtime) == [
+                .restore(owned: [0], gained: []),
+                .decide(BatchID(2), records: Self.records(0, 1...1), tick: false),
+            ])
+    }
+
+    /// Acknowledges batch 1's two rounds (its offsets: partition 0 up to 1) and their commit;
+    /// returns what the commit's acknowledgement gives.
+    func finishBatchOne(_ runtime: inout Runtime) -> [StageAction] {
         _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
         #expect(
             runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
                 .storeOffsets(BatchID(1), [0: 1]), .commit,
             ])
-        #expect(
-            runtime.acknowledged(.commit, now: clock.now) == [
-                .restore(owned: [0], gained: []),
-                .decide(BatchID(2), records: Self.records(0, 1...1), tick: false),
-            ])
+        return runtime.acknowledged(.commit, now: clock.now)
     }
 
     /// Records polled while draining and held wait for the assignment; if their partition is
@@ -262,13 +268,8 @@ import Testing
         // Held while batch 1 drains.
         #expect(runtime.polled(Self.records(0, 1...1) + Self.records(1, 5...6), now: clock.now).isEmpty)
         #expect(runtime.revoked([1], now: clock.now) == [.dropHeld([1])])
-        _ = runtime.acknowledged(.state(BatchID(1)), now: clock.now)
         #expect(
-            runtime.acknowledged(.notices(BatchID(1)), now: clock.now) == [
-                .storeOffsets(BatchID(1), [0: 1]), .commit,
-            ])
-        #expect(
-            runtime.acknowledged(.commit, now: clock.now) == [
+            finishBatchOne(&runtime) == [
                 .restore(owned: [0], gained: []),
                 .decide(BatchID(2), records: Self.records(0, 1...1), tick: false),
             ])
