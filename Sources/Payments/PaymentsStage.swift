@@ -321,9 +321,10 @@ public struct PaymentsStage: Sendable {
         guard payer.verified else {
             return close(intentID, nil, kind, ResponseCode.failureCredentialsUnverified.rawValue, envelope, &ledger)
         }
-        guard let account = terms.account, let other = owner, other.userID != userID else {
+        guard let account = terms.account, let other = owner else {
             return close(intentID, nil, kind, "counterpartyNoAccount", envelope, &ledger)
         }
+        guard other.userID != userID else { return close(intentID, nil, kind, "selfPayment", envelope, &ledger) }
         let contactID = terms.counterparty?.contactID
         let event: LedgerEvent
         if kind == .requestPayment {

@@ -92,6 +92,8 @@ struct MoneySafetyTests {
             // Carol's account is not verified (funded below, so only that rule stops the hold).
             ("carol", pay("10"), .failureCredentialsUnverified, nil),
             ("dave", pay("10"), .failureNoBankAccount, nil),
+            // Bob paying himself: said as confirm says it (before: "counterpartyNoAccount").
+            ("bob", pay("10"), .failure, "selfPayment"),
         ] as [(String, Intent, ResponseCode, String?)])
     func rulesCheckedAgain(_ user: String, _ intent: Intent, _ code: ResponseCode, _ reason: String?) throws {
         let strict = PaymentsStage(
