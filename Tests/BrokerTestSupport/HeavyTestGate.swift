@@ -211,6 +211,18 @@ public func runProcess(
     }
 }
 
+/// `ManagedProcess.run` without a slot of ``HeavyTestGate/shared``: for a command that
+/// starts nothing and takes well under a second of CPU (`intentctl topics acls`, a YAML
+/// cross-check of the manifests), which would otherwise queue behind broker tests for a slot
+/// it holds only for an instant. Twelve such commands in the gate's queue kept its slots from
+/// the suites that end a run last (docs/test-suite-time.md, session 25).
+public func runLightProcess(
+    name: String, executable: String, arguments: [String], outputFile: URL, timeout: Duration
+) async throws -> (status: Int32, output: String) {
+    try await ManagedProcess.run(
+        name: name, executable: executable, arguments: arguments, outputFile: outputFile, timeout: timeout)
+}
+
 /// Marks a heavy test (or every test of a suite) that holds its slot far longer than
 /// most, so ``HeavyTestGate`` lets it in ahead of the others (longest first).
 public struct LongHeavyTestTrait: SuiteTrait, TestTrait {

@@ -120,7 +120,7 @@ struct DeployManifestTests {
         let output = testFileURL("readme-\(UUID().uuidString).log")
         defer { ManagedProcess.removeOutput(of: output) }
         let intentctl = WorkerProcesses.binaries.appendingPathComponent("intentctl").path
-        return try await runProcess(
+        return try await runLightProcess(
             name: "check_deploy_readme.py", executable: try ToolLocator.python(),
             arguments: [
                 Self.root.appendingPathComponent("scripts/check_deploy_readme.py").path, "--readme", readme.path,

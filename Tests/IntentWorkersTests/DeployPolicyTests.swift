@@ -134,10 +134,13 @@ struct DeployPolicyTests {
     }
 
     static func crossCheck(_ kubernetes: URL) async throws -> (status: Int32, output: String) {
-        try await run(
-            "check_deploy_manifests.py", try ToolLocator.python(),
-            [root.appendingPathComponent("scripts/check_deploy_manifests.py").path, "--kubernetes", kubernetes.path]
-                + inputs.flatMap { ["--input", $0] })
+        let output = testFileURL("check_deploy_manifests-\(UUID().uuidString).log")
+        defer { ManagedProcess.removeOutput(of: output) }
+        return try await runLightProcess(
+            name: "check_deploy_manifests.py", executable: try ToolLocator.python(),
+            arguments: [
+                root.appendingPathComponent("scripts/check_deploy_manifests.py").path, "--kubernetes", kubernetes.path,
+            ] + inputs.flatMap { ["--input", $0] }, outputFile: output, timeout: .seconds(180))
     }
 
     @Test("ScaledObjects, PodDisruptionBudgets, ServiceMonitor and probes agree with the Deployments and the code")

@@ -193,7 +193,7 @@ struct KafkaAccessTests {
         let settings = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let command =
             "env -u INTENT_TOPIC_PREFIX \(settings) \"$0\" \"$@\" > '\(stdout.path)'"
-        let (status, log) = try await runProcess(
+        let (status, log) = try await runLightProcess(
             name: "intentctl", executable: "/bin/bash",
             arguments: ["-c", command, WorkerProcesses.binaries.appendingPathComponent("intentctl").path] + arguments,
             outputFile: directory.appendingPathComponent("log"), timeout: .seconds(60))
