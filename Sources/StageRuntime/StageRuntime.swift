@@ -242,10 +242,12 @@ public struct StageRuntime<Instant: InstantProtocol>: Sendable where Instant.Dur
     /// two payments' proposals never taken).
     @inlinable mutating func forgetOffsets(of partitions: Set<Int32>, _ actions: inout [StageAction]) {
         guard !partitions.isEmpty else { return }
-        if let records = held, records.contains(where: { partitions.contains($0.partition) }) {
+        if let records = held {
             let kept = records.filter { !partitions.contains($0.partition) }
-            held = kept.isEmpty ? nil : kept
-            actions.append(.dropHeld(partitions))
+            if kept.count < records.count {
+                held = kept.isEmpty ? nil : kept
+                actions.append(.dropHeld(partitions))
+            }
         }
         for index in waiting.indices { waiting[index].forgetOffsets(of: partitions) }
         for index in stateRound.indices { stateRound[index].forgetOffsets(of: partitions) }

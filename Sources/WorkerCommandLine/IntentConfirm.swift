@@ -73,7 +73,7 @@ public struct IntentConfirm: WorkerCommand {
         let confirm = ConfirmWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             confirm, observedBy: observation,
-            needs: KafkaAccess(.confirm, topics: topics, group: configuration.groupID).topics,
+            needs: KafkaAccess(.confirm, topics: topics).topics,
             client: client, logger: logger)
     }
 }

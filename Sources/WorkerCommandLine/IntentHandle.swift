@@ -59,7 +59,7 @@ public struct IntentHandle: WorkerCommand {
         let handle = HandleWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             handle, observedBy: observation,
-            needs: KafkaAccess(.handle, topics: topics, group: configuration.groupID).topics, client: client,
+            needs: KafkaAccess(.handle, topics: topics).topics, client: client,
             logger: logger)
     }
 }

@@ -70,7 +70,7 @@ public struct IntentPayments: WorkerCommand {
         let payments = PaymentsWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             payments, observedBy: observation,
-            needs: KafkaAccess(.payments, topics: topics, group: configuration.groupID).topics,
+            needs: KafkaAccess(.payments, topics: topics).topics,
             client: client, logger: logger)
     }
 }

@@ -72,7 +72,7 @@ public struct IntentResolve: WorkerCommand {
         let resolve = ResolveWorker(configuration: configuration, logger: logger, hooks: hooks)
         try await worker.run(
             resolve, observedBy: observation,
-            needs: KafkaAccess(.resolve, topics: topics, group: configuration.groupID).topics,
+            needs: KafkaAccess(.resolve, topics: topics).topics,
             client: client, logger: logger)
     }
 }

@@ -224,17 +224,23 @@ struct TopicsCommand: AsyncParsableCommand {
     struct ACLs: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "acls",
-            abstract: "Print each workload's Kafka user and ACLs, as Strimzi KafkaUser resources.",
+            abstract:
+                "Print the Kafka user and ACLs of each workload and outside party, as Strimzi KafkaUser resources.",
             discussion: """
                 One user per workload (intent-resolve, intent-confirm, intent-payments, intent-handle, \
                 intent-appstate, intent-provision-topics for the topics Job, intent-kafka-check for the \
-                kafka-check Job, intent-keda for KEDA's lag scaler), each with SCRAM-SHA-512 and exactly the \
+                kafka-check Job, intent-keda for KEDA's lag scaler) and per party outside the cluster's workloads \
+                (intent-voice-service, one copy per voice service; intent-contacts-service; \
+                intent-settings-service; intent-ledger-operator for intentctl ledger; intent-auditor for \
+                intentctl audit, replay, events and trace), each with SCRAM-SHA-512 and exactly the \
                 access the code declares (PipelineTopics.KafkaAccess; the stage workers check those same topics \
                 exist at start): Read on the topics it consumes, Write on those it produces to, Describe on \
                 both, Read on its own consumer group only, and Describe on the groups of its readers that never \
-                commit (prefixes follower-, chain-, snapshot-, reader-, and intent-pipeline-offset-lookup). Only \
-                intent-payments may write the ledger and its snapshots; the app state writes nothing; the topics \
-                Job may Create and DescribeConfigs but neither read nor write. Topics are granted by LITERAL name, with the topic \
+                commit (prefixes follower-, chain-, snapshot-, reader-, intentctl-read-, and \
+                intent-pipeline-offset-lookup). Only intent-payments and the ledger operator may write the \
+                ledger, only intent-payments its snapshots, only the ledger operator the accounts topic; the app \
+                state and the auditors write nothing; the topics Job may Create and DescribeConfigs but neither \
+                read nor write. Topics are granted by LITERAL name, with the topic \
                 prefix applied (--topic-prefix, else $INTENT_TOPIC_PREFIX), never a prefixed grant on the \
                 pipeline's prefix, which would reach the ledger.
 
@@ -247,8 +253,8 @@ struct TopicsCommand: AsyncParsableCommand {
 
                 The workers produce idempotently (acks=all) without transactions, so no TransactionalId grant is \
                 needed; on Kafka older than 2.8 an idempotent producer also needs IdempotentWrite on the cluster, \
-                which is not printed. The ledger operator's tools (intentctl ledger, audit, replay) are not a \
-                workload here: run them with an operator's own credentials.
+                which is not printed. Moving a group's offsets (intentctl groups reset) is an administrator's, \
+                with the cluster's own credentials.
                 """)
         @Option(help: "The Strimzi Kafka cluster the users belong to (label strimzi.io/cluster).")
         var cluster = "kafka"

@@ -14,13 +14,15 @@ struct DeployPolicyTests {
     static let root = DeployManifestTests.root
     static let deploy = root.appendingPathComponent("deploy")
 
-    static func run(_ name: String, _ executable: String, _ arguments: [String]) async throws -> (
-        status: Int32, output: String
-    ) {
+    /// `light`: a command that starts nothing and takes well under a second (the YAML
+    /// cross-check), run without a slot of the heavy tests' gate (``runLightProcess``).
+    static func run(_ name: String, _ executable: String, _ arguments: [String], light: Bool = false) async throws
+        -> (status: Int32, output: String)
+    {
         let output = testFileURL("\(name)-\(UUID().uuidString).log")
         defer { ManagedProcess.removeOutput(of: output) }
-        return try await runProcess(
-            name: name, executable: executable, arguments: arguments, outputFile: output, timeout: .seconds(180))
+        let launch = light ? runLightProcess : runProcess
+        return try await launch(name, executable, arguments, output, .seconds(180))
     }
 
     static var hadolint: String {
@@ -134,13 +136,10 @@ struct DeployPolicyTests {
     }
 
     static func crossCheck(_ kubernetes: URL) async throws -> (status: Int32, output: String) {
-        let output = testFileURL("check_deploy_manifests-\(UUID().uuidString).log")
-        defer { ManagedProcess.removeOutput(of: output) }
-        return try await runLightProcess(
-            name: "check_deploy_manifests.py", executable: try ToolLocator.python(),
-            arguments: [
-                root.appendingPathComponent("scripts/check_deploy_manifests.py").path, "--kubernetes", kubernetes.path,
-            ] + inputs.flatMap { ["--input", $0] }, outputFile: output, timeout: .seconds(180))
+        try await run(
+            "check_deploy_manifests.py", try ToolLocator.python(),
+            [root.appendingPathComponent("scripts/check_deploy_manifests.py").path, "--kubernetes", kubernetes.path]
+                + inputs.flatMap { ["--input", $0] }, light: true)
     }
 
     @Test("ScaledObjects, PodDisruptionBudgets, ServiceMonitor and probes agree with the Deployments and the code")
