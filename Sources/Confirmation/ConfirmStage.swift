@@ -269,13 +269,13 @@ public struct ConfirmStage: Sendable {
         if isRequest {
             return .proposal(.requestPaymentConfirm, amount, name: name, account: handle)
         }
-        if let requestID = paysRequestID {
-            guard let request = ledger.requests[requestID], request.status == .pending, request.payer == userID,
-                request.requester == other.userID, request.money == Money(amount), request.reservedBy == nil
-            else {
-                return Verdict(
-                    code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
-            }
+        if let requestID = paysRequestID,
+            ledger.whyNotPayable(
+                requestID, payer: userID, payee: other.userID, money: Money(amount),
+                transferID: Ledger.transferID(userID: userID, intentID: intentID)) != nil
+        {
+            return Verdict(
+                code: .failurePaymentRequestNotPayable, reason: "paymentRequestNotPending", .paymentRequestNotOpen)
         }
         let balance = ledger.availableBalance(of: userID, amount.currency)
         guard balance >= Money(amount) else {

@@ -470,20 +470,30 @@ public struct Ledger: Sendable {
     /// when deciding (`checkingBalances`): a replay reads partitions side by side, and may
     /// read the requester's side of a payment before the payer's hold.
     private func checkPayable(_ requestID: String, by hold: LedgerEvent.Hold, of payer: String) throws(ApplyError) {
-        guard let request = requests[requestID] else {
-            throw .requestNotPayable(request: requestID, why: "no such request for this payer")
+        if let why = whyNotPayable(
+            requestID, payer: payer, payee: hold.payee, money: Money(hold.amount), transferID: hold.transferID)
+        {
+            throw .requestNotPayable(request: requestID, why: why)
         }
-        let why: String? =
-            if request.payer != payer || request.requester != hold.payee {
-                "it is between other users"
-            } else if request.money != Money(hold.amount) {
-                "it asks for \(request.money.currencyAmount), not \(hold.amount)"
-            } else if request.status != .pending {
-                "it is \(request.status.rawValue)"
-            } else if let other = request.reservedBy, other != hold.transferID {
-                "another payment (\(other)) is paying it"
-            } else { nil }
-        if let why { throw .requestNotPayable(request: requestID, why: why) }
+    }
+
+    /// Why `payer` may not pay request `requestID` to `payee` with `money` by transfer
+    /// `transferID`, or nil when it may: the rule a hold is applied under, for the stages
+    /// that decide before holding (the confirm stage's verdict, the payments stage's checks
+    /// before the balance), so that all three say the same of a request no longer open.
+    public func whyNotPayable(
+        _ requestID: String, payer: String, payee: String, money: Money, transferID: String
+    ) -> String? {
+        guard let request = requests[requestID] else { return "no such request for this payer" }
+        return if request.payer != payer || request.requester != payee {
+            "it is between other users"
+        } else if request.money != money {
+            "it asks for \(request.money.currencyAmount), not \(money.currencyAmount)"
+        } else if request.status != .pending {
+            "it is \(request.status.rawValue)"
+        } else if let other = request.reservedBy, other != transferID {
+            "another payment (\(other)) is paying it"
+        } else { nil }
     }
 
     /// The rules of ``apply(_:at:checkingBalances:)`` that need no ledger state: the event's

@@ -339,11 +339,21 @@ public struct PaymentsStage: Sendable {
                 amount: money.currencyAmount, note: terms.note, expiresAt: binding.expiresAt,
                 requestSource: requestSource)
         } else {
+            let transferID = Ledger.transferID(userID: userID, intentID: intentID)
+            // A request no longer open before the balance, as the confirm stage says it: the
+            // ledger would refuse the hold either way, but the user hears why.
+            if let requestID = terms.paysRequestID,
+                ledger.whyNotPayable(
+                    requestID, payer: userID, payee: other.userID, money: money, transferID: transferID) != nil
+            {
+                return close(
+                    intentID, nil, .sendPayment, ResponseCode.failurePaymentRequestNotPayable.rawValue, envelope,
+                    &ledger)
+            }
             guard ledger.availableBalance(of: userID, money.currency) >= money else {
                 return close(
                     intentID, nil, .sendPayment, ResponseCode.failureInsufficientFunds.rawValue, envelope, &ledger)
             }
-            let transferID = Ledger.transferID(userID: userID, intentID: intentID)
             event = LedgerEvent(
                 id: EventID.derived("ledger", "hold", transferID), kind: .hold, userID: userID, intentID: intentID,
                 transferID: transferID, requestID: terms.paysRequestID,

@@ -123,6 +123,27 @@ struct MoneySafetyTests {
         #expect(answered.events.isEmpty)
     }
 
+    /// A proposal to pay a request that is no longer open, from a payer whose balance has also
+    /// fallen below the amount: the confirm stage says the request is not open (it checks that
+    /// first), and so does the payments stage, which used to say "not enough money".
+    @Test("a payment of a request no longer open is closed as that, before the balance is looked at")
+    func requestNotOpenBeforeBalance() throws {
+        var ledger = try fundedLedger()
+        // No request "pr-gone" on Alice's side, and 1,000 CNY is less than the 5,000 asked.
+        let intent = pay("5000", requestID: "pr-gone")
+        let proposal = confirmedEvent(intent, intentID: "pays-gone")
+        let result = run(proposal, signature: stageKeys.signature(for: proposal), &ledger)
+        #expect(result.ledgerKinds == [.proposalClosed])
+        #expect(result.response?.code == .failurePaymentRequestNotPayable)
+        #expect(ledger.transfer(forIntent: "pays-gone", of: "alice") == nil, "nothing held")
+        // The ledger's own rule says the same of that request.
+        #expect(
+            ledger.whyNotPayable(
+                "pr-gone", payer: "alice", payee: "bob", money: Money(cny("5000")),
+                transferID: Ledger.transferID(userID: "alice", intentID: "pays-gone"))
+                == "no such request for this payer")
+    }
+
     @Test("a confirmed payment whose bound account no longer belongs to the payee is released, not paid")
     func accountMovedAway() throws {
         var ledger = try fundedLedger()
