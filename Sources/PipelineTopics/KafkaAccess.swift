@@ -79,11 +79,13 @@ public struct KafkaAccess: Sendable, Hashable {
     /// Groups it may only look up (Describe): its readers' groups, or the groups KEDA measures.
     public let describedGroups: [KafkaACL]
 
-    /// The access of `workload` to the pipeline's `topics`. `group` is the group the
-    /// workload consumes in (`WorkerOptions.groupID(worker:)`; default `intent-<workload>`).
-    public init(_ workload: Workload, topics t: PipelineTopics, group: String? = nil) {
+    /// The access of `workload` to the pipeline's `topics`. `groups` names the groups the
+    /// workloads consume in where they are not `intent-<workload>` (`--group`,
+    /// `INTENT_<WORKER>_GROUP`, `WorkerOptions.groupID(worker:)`): the workload's own, and
+    /// for KEDA the stage workers' it measures.
+    public init(_ workload: Workload, topics t: PipelineTopics, groups: [Workload: String] = [:]) {
         self.workload = workload
-        let ownGroup = group ?? workload.user
+        let ownGroup = groups[workload] ?? workload.user
         let readerGroups =
             Self.readerGroupPrefixes.map { KafkaACL(.group, $0, .prefix, [.describe]) }
             + [KafkaACL(.group, Self.offsetLookupGroup, .literal, [.describe])]
@@ -119,7 +121,7 @@ public struct KafkaAccess: Sendable, Hashable {
         case .keda:
             describes = [t.requested, t.resolved, t.confirmed, t.confirmations]
             consumerGroup = nil
-            describedGroups = Workload.stages.map { KafkaACL(.group, $0.user, .literal, [.describe]) }
+            describedGroups = Workload.stages.map { KafkaACL(.group, groups[$0] ?? $0.user, .literal, [.describe]) }
         case .voiceService:
             reads = [t.prompts, t.responses]
             writes = [t.requested, t.confirmations]
@@ -180,8 +182,13 @@ public struct KafkaAccess: Sendable, Hashable {
         return topicGrants + groupGrant + describedGroups
     }
 
-    /// Every workload's access, in ``Workload``'s order.
-    public static func all(topics: PipelineTopics) -> [KafkaAccess] {
-        Workload.allCases.map { KafkaAccess($0, topics: topics) }
+    /// Every workload's access, in ``Workload``'s order, with `groups` as in ``init(_:topics:groups:)``.
+    public static func all(topics: PipelineTopics, groups: [Workload: String] = [:]) -> [KafkaAccess] {
+        Workload.allCases.map { KafkaAccess($0, topics: topics, groups: groups) }
+    }
+
+    /// The workloads that consume in a group of their own, whose name may be set.
+    public static let withGroup: [Workload] = Workload.allCases.filter {
+        KafkaAccess($0, topics: PipelineTopics()).group != nil
     }
 }

@@ -11,7 +11,8 @@ enum KafkaUserManifest {
     /// Where the User Operator must create the users' Secrets: the workloads' namespace.
     static let namespace = "intent-pipeline"
 
-    static func render(topics: PipelineTopics, cluster: String) -> String {
+    static func render(topics: PipelineTopics, cluster: String, groups: [KafkaAccess.Workload: String] = [:]) -> String
+    {
         var lines = [
             "# One Kafka user per intent-pipeline workload and per party that feeds or reads it from outside (voice",
             "# services, the contacts and settings services, the ledger operator, auditors), each with exactly the ACLs",
@@ -25,7 +26,10 @@ enum KafkaUserManifest {
             "# so every user of its cluster lives there). Each workload mounts its own; the outside parties take theirs.",
         ]
         if !topics.prefix.isEmpty { lines.append("# Topic prefix: \(quoted(topics.prefix))") }
-        for access in KafkaAccess.all(topics: topics) {
+        for (workload, group) in groups.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            lines.append("# Consumer group of \(workload.user): \(quoted(group))")
+        }
+        for access in KafkaAccess.all(topics: topics, groups: groups) {
             lines += [
                 "---",
                 "apiVersion: kafka.strimzi.io/v1beta2",

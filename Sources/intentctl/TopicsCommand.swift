@@ -251,6 +251,12 @@ struct TopicsCommand: AsyncParsableCommand {
                 Without Strimzi, grant the same entries with your broker's tools (kafka-acls: --allow-principal \
                 User:NAME --operation OP --topic NAME or --group NAME, --resource-pattern-type literal or prefixed).
 
+                Consumer groups: each stage worker, the app state and a voice service read in a group named after \
+                the user (intent-payments, ...). A worker given another (its --group, or INTENT_<WORKER>_GROUP in \
+                its Deployment) needs the same name here, --group payments=NAME (repeatable), or its user may \
+                not join it: KEDA's user then describes that group too. \
+                scripts/check_deploy_manifests.py fails while a Deployment's group and its user's differ.
+
                 The workers produce idempotently (acks=all) without transactions, so no TransactionalId grant is \
                 needed; on Kafka older than 2.8 an idempotent producer also needs IdempotentWrite on the cluster, \
                 which is not printed. Moving a group's offsets (intentctl groups reset) is an administrator's, \
@@ -258,11 +264,44 @@ struct TopicsCommand: AsyncParsableCommand {
                 """)
         @Option(help: "The Strimzi Kafka cluster the users belong to (label strimzi.io/cluster).")
         var cluster = "kafka"
+        @Option(
+            name: .customLong("group"),
+            help: ArgumentHelp(
+                "A workload's consumer group where it is not intent-<workload>, as WORKLOAD=GROUP (repeatable).",
+                discussion: "WORKLOAD is one of \(KafkaAccess.withGroup.map(\.rawValue).joined(separator: ", ")).",
+                valueName: "workload=group"))
+        var groups: [String] = []
         @OptionGroup var topicOptions: TopicOptions
 
         func run() throws {
-            let manifest = KafkaUserManifest.render(topics: topicOptions.topics, cluster: cluster)
+            let manifest = KafkaUserManifest.render(
+                topics: topicOptions.topics, cluster: cluster, groups: try Self.parse(groups))
             output(String(manifest.dropLast()))
+        }
+
+        /// `--group` values as each workload's group: one per workload, only workloads that
+        /// consume in a group, and a name Kafka accepts.
+        static func parse(_ values: [String]) throws -> [KafkaAccess.Workload: String] {
+            var groups: [KafkaAccess.Workload: String] = [:]
+            let named = KafkaAccess.withGroup.map(\.rawValue).joined(separator: ", ")
+            for value in values {
+                let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2, let workload = KafkaAccess.Workload(rawValue: parts[0]) else {
+                    throw ValidationError("--group \(value): expected WORKLOAD=GROUP, WORKLOAD one of \(named)")
+                }
+                guard KafkaAccess.withGroup.contains(workload) else {
+                    throw ValidationError(
+                        "--group \(value): \(workload.rawValue) consumes in no group (one of \(named))")
+                }
+                // A literal ACL on "*" is Kafka's wildcard: it would let the user join every group.
+                guard !parts[1].isEmpty, parts[1] != "*" else {
+                    throw ValidationError("--group \(value): a group needs a name, and \"*\" would grant every group")
+                }
+                guard groups.updateValue(parts[1], forKey: workload) == nil else {
+                    throw ValidationError("--group \(value): \(workload.rawValue) has a group already")
+                }
+            }
+            return groups
         }
     }
 }

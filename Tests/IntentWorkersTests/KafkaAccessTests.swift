@@ -80,12 +80,20 @@ struct KafkaAccessTests {
                 "intent-payments": ["intent-payments"], "intent-handle": ["intent-handle"],
                 "intent-appstate": ["intent-appstate"], "intent-voice-service": ["intent-voice-service"],
             ])
-        // A group given to the worker (--group, INTENT_<WORKER>_GROUP) is the one it reads.
-        let renamed = KafkaAccess(.payments, topics: Self.topics, group: "payments-blue")
+        // A group given to the worker (--group, INTENT_<WORKER>_GROUP) is the one it reads, and
+        // the one KEDA measures; the other workers keep theirs.
+        let groups: [KafkaAccess.Workload: String] = [.payments: "payments-blue"]
+        let renamed = KafkaAccess(.payments, topics: Self.topics, groups: groups)
         #expect(
             renamed.acls.filter { $0.operations.contains(.read) && $0.resourceType == .group }.map(\.name) == [
                 "payments-blue"
             ])
+        let keda = KafkaAccess(.keda, topics: Self.topics, groups: groups)
+        #expect(
+            keda.acls.filter { $0.resourceType == .group }.map(\.name) == [
+                "intent-resolve", "intent-confirm", "payments-blue", "intent-handle",
+            ])
+        #expect(KafkaAccess.withGroup == [.resolve, .confirm, .payments, .handle, .appstate, .voiceService])
     }
 
     @Test("no grant on a topic is by prefix, and a prefix is applied to every name", arguments: ["", "staging."])
@@ -190,15 +198,17 @@ struct KafkaAccessTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let stdout = directory.appendingPathComponent("stdout")
+        let stderr = directory.appendingPathComponent("stderr")
         let settings = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let command =
-            "env -u INTENT_TOPIC_PREFIX \(settings) \"$0\" \"$@\" > '\(stdout.path)'"
+            "env -u INTENT_TOPIC_PREFIX \(settings) \"$0\" \"$@\" > '\(stdout.path)' 2> '\(stderr.path)'"
         let (status, log) = try await runLightProcess(
             name: "intentctl", executable: "/bin/bash",
             arguments: ["-c", command, WorkerProcesses.binaries.appendingPathComponent("intentctl").path] + arguments,
             outputFile: directory.appendingPathComponent("log"), timeout: .seconds(60))
         let output = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
-        return (status, status == 0 ? output : output + log)
+        let errors = (try? String(contentsOf: stderr, encoding: .utf8)) ?? ""
+        return (status, status == 0 ? output : output + errors + log)
     }
 
     @Test("topics acls applies --topic-prefix (or INTENT_TOPIC_PREFIX) to literal names, and explains itself")
@@ -217,6 +227,39 @@ struct KafkaAccessTests {
         #expect(fromEnvironment == flagged)
         let (_, help) = try await Self.intentctl(["topics", "acls", "--help"])
         #expect(
-            help.contains("LITERAL") && help.contains("IdempotentWrite") && help.contains("--topic-prefix"), "\(help)")
+            help.contains("LITERAL") && help.contains("IdempotentWrite") && help.contains("--topic-prefix")
+                && help.contains("--group"), "\(help)")
+    }
+
+    /// An operator who renames a worker's group (its Deployment's INTENT_<WORKER>_GROUP) must
+    /// grant that group instead: before `--group`, the printed users could only name the
+    /// defaults, so the worker's user could not join its group on an enforcing broker.
+    @Test(
+        "intentctl topics acls --group grants a renamed group, to its worker and to KEDA, and refuses what it cannot mean"
+    )
+    func renamedGroups() async throws {
+        let (status, renamed) = try await Self.intentctl([
+            "topics", "acls", "--group", "payments=payments-blue", "--group", "appstate=app-state-2",
+        ])
+        #expect(status == 0, "\(renamed)")
+        let (_, standard) = try await Self.intentctl(["topics", "acls"])
+        let grant = "- resource: { type: group, name: \"payments-blue\", patternType: literal }"
+        // Once for the payments user (Read), once for KEDA's (Describe).
+        #expect(renamed.components(separatedBy: grant).count == 3, "\(renamed)")
+        #expect(renamed.contains("name: \"app-state-2\""))
+        #expect(!renamed.contains("name: \"intent-payments\", patternType"))
+        #expect(standard.contains("name: \"intent-payments\", patternType"))
+        for (flag, complaint) in [
+            ("payments", "expected WORKLOAD=GROUP"), ("nobody=x", "expected WORKLOAD=GROUP"),
+            ("auditor=x", "consumes in no group"), ("payments=*", "every group"), ("payments=", "needs a name"),
+        ] {
+            let (refused, said) = try await Self.intentctl(["topics", "acls", "--group", flag])
+            #expect(refused != 0, "--group \(flag) was accepted")
+            #expect(said.contains(complaint), "--group \(flag): \(said)")
+        }
+        let (twice, said) = try await Self.intentctl([
+            "topics", "acls", "--group", "payments=a", "--group", "payments=b",
+        ])
+        #expect(twice != 0 && said.contains("has a group already"), "\(said)")
     }
 }
