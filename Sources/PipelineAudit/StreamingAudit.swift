@@ -182,6 +182,7 @@ private struct LedgerRules: Sendable {
     /// may be written again by the partition's owner.
     private var ownership = LedgerOwnership()
     private var fenced: [String] = []
+    private var requests = RequestRules()
 
     mutating func read(_ record: EventEnvelope, _ event: LedgerEvent?) {
         guard let event else {
@@ -211,6 +212,7 @@ private struct LedgerRules: Sendable {
             return
         }
         let hold = event.transferID.flatMap { trails[$0, default: TransferTrail()].record(event, at: record.time) }
+        requests.read(event)
         // The auditor's own rules and sums first, from the raw entries: independent of Ledger.apply.
         if let violation = EntryShape.violation(of: event, hold: event.kind == .credit ? nil : hold) {
             findings.append("ledger event \(event.id): \(violation)")
@@ -307,6 +309,10 @@ private struct LedgerRules: Sendable {
             }
         }
         report.findings += inKeyOrder(byTransfer)
+        report.findings += inKeyOrder(
+            requests.findings { transferID in
+                trails[transferID].flatMap { $0.postID == nil ? nil : $0.hold?.userID }
+            })
         let accounts = sums.sorted { ($0.key.account, $0.key.currency) < ($1.key.account, $1.key.currency) }
         // Posted money waits in clearing until its payee's member credits it: only the credits
         // on their way may be there.

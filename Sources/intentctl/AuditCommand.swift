@@ -17,8 +17,9 @@ struct AuditCommand: AsyncParsableCommand {
             <prefix>messages.history from the beginning (no consumer group) and checks: one final response \
             per intent; one hold and one post or void per transfer; every balance equals the sum of its \
             entries and no user balance is negative; money is neither created nor lost; every posted transfer \
-            has its payer's confirmation (and, with the binding key, a matching binding); every message was \
-            sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
+            has its payer's confirmation (and, with the binding key, a matching binding); a payment request \
+            is paid by at most one posted transfer, never once declined, and shown paid (requestPaid) only \
+            with a posted payment of it by its payer; every message was sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
             are the ones the pipeline wrote: every stage record's signature, and every stage's hash chain on \
             every partition of the responses, ledger and confirmations (integrity.findings: forged, modified, \
             deleted, reordered, replayed, unchained; forks from two writers are counted, not findings). \
