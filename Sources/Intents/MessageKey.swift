@@ -46,6 +46,8 @@ public enum MessageKey: String, CaseIterable, Codable, Sendable, Hashable {
     case notEnoughMoney = "payment.notEnoughMoney"
     /// The amount rules refused it (the confirm stage said which, in `reason`).
     case amountNotAllowed = "payment.amountNotAllowed"
+    /// A request refused because the requester has too many open (to this payer, or in all).
+    case tooManyOpenRequests = "payment.tooManyOpenRequests"
     /// `reason` (text: the machine-readable reason).
     case nothingSent = "payment.nothingSent"
 

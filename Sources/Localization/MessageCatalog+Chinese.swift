@@ -31,6 +31,7 @@ extension MessageCatalog {
             .payeeAccountChanged: "你确认后对方的收款账户已变更，未付款。",
             .notEnoughMoney: "你的余额不足。",
             .amountNotAllowed: "无法支付该金额。",
+            .tooManyOpenRequests: "你等待回复的收款请求太多了。请在部分请求得到回复后再试。",
             .nothingSent: "未付款（{reason}）。",
             .messageSending: "正在发送…",
             .messageDone: "完成。",

@@ -31,6 +31,8 @@ extension MessageCatalog {
             .payeeAccountChanged: "Their payment account changed since you confirmed; nothing was sent.",
             .notEnoughMoney: "You don't have enough money for this.",
             .amountNotAllowed: "That amount can't be sent.",
+            .tooManyOpenRequests:
+                "You have too many payment requests waiting for an answer. Ask again once some are answered.",
             .nothingSent: "Nothing was sent ({reason}).",
             .messageSending: "Sending…",
             .messageDone: "Done.",

@@ -31,6 +31,8 @@ extension MessageCatalog {
             .payeeAccountChanged: "Счёт получателя изменился после подтверждения, ничего не отправлено.",
             .notEnoughMoney: "Недостаточно средств.",
             .amountNotAllowed: "Эту сумму отправить нельзя.",
+            .tooManyOpenRequests:
+                "Слишком много ваших запросов денег ждут ответа. Попросите снова, когда на часть из них ответят.",
             .nothingSent: "Ничего не отправлено ({reason}).",
             .messageSending: "Отправляю…",
             .messageDone: "Готово.",

@@ -821,6 +821,7 @@ public struct PaymentsStage: Sendable {
         case "failureNoBankAccount": LocalizedMessage(.noPaymentAccount)
         case "failureCredentialsUnverified": LocalizedMessage(.paymentDetailsUnverified)
         case "selfPayment": LocalizedMessage(.cannotPaySelf)
+        case "tooManyOpenRequests": LocalizedMessage(.tooManyOpenRequests)
         case "amountMissing": LocalizedMessage(.amountMissing)
         case "failurePaymentsAmountBelowMinimum", "failurePaymentsAmountAboveMaximum",
             "failurePaymentsCurrencyUnsupported", "invalidAmountPrecision":

@@ -538,6 +538,8 @@ struct PaymentsStageTests {
         #expect(!refused.ledgerKinds.contains(.requestProposed))
         #expect(refused.response?.reason == "tooManyOpenRequests")
         #expect(refused.response?.code == .failure)
+        // Said in words of its own, not "nothing sent (tooManyOpenRequests)".
+        #expect(refused.response?.messageKey == .tooManyOpenRequests)
         // To another payer, Bob may still ask; and another user's requests to Alice are not his.
         let carol = Person(spoken: "Carol", handle: "carol@example.com", contactID: "c-carol", displayName: "Carol")
         let toCarol = Intent.requestPayment(RequestPaymentIntent(payer: carol, currencyAmount: cny("1")))
