@@ -23,7 +23,19 @@ public enum TopicAudit {
             self.from = from
             self.to = to
         }
+
+        /// Whether a record dated `time` is the period's: dated up to its end, and for a topic
+        /// read from the period's start, not before it (a record without a time is kept).
+        func contains(_ time: Date?, fromStart: Bool) -> Bool {
+            guard let time else { return true }
+            if let to, time > to { return false }
+            return !fromStart || time >= from
+        }
     }
+
+    /// How far ahead of the auditor's clock a record may be dated before it is a finding:
+    /// the producers' and the auditor's clocks drift apart by far less.
+    static let clockTolerance: TimeInterval = 300
 
     public static func run(
         topics: PipelineTopics, configuration: KafkaConfiguration, logger: Logger, keys: EventAuthenticator? = nil,
@@ -35,6 +47,9 @@ public enum TopicAudit {
             CreditDeadline(asOf: Timestamp(window?.to ?? Date()), limit: $0)
         }
         var unreadable = 0
+        // Records dated after the audit began (a producer's clock, or a forger's date), and the first.
+        let began = Date()
+        var futureDated: (count: Int, first: String?) = (0, nil)
         var audit = StreamingAudit()
         var summary = window.map {
             PipelineAudit.Window(from: EventTime.format($0.from), to: $0.to.map(EventTime.format))
@@ -68,31 +83,36 @@ public enum TopicAudit {
             // Ledger events are read straight from their bytes (``LedgerEvent/decode(from:)``).
             let deferringData = topic == topics.ledger
             var start: [KafkaTopicPartition: Int64]?
-            var end: [KafkaTopicPartition: Int64]?
-            if let window {
-                if fromWindowStart.contains(topic) {
-                    let located = try await TopicReader.offsets(
-                        of: topic, at: window.from, configuration: configuration, logger: logger)
-                    start = located.mapValues(\.offset.offset)
-                    let how = Set(located.values.map(\.source.rawValue)).sorted().joined(separator: "+")
-                    summary?.located[String(topic.dropFirst(topics.prefix.count))] = how
-                }
-                if let to = window.to {
-                    end = try await TopicReader.offsets(of: topic, at: to, configuration: configuration, logger: logger)
-                        .mapValues(\.offset.offset)
-                }
+            let readsFromWindowStart = fromWindowStart.contains(topic)
+            if let window, readsFromWindowStart {
+                let located = try await TopicReader.offsets(
+                    of: topic, at: window.from, configuration: configuration, logger: logger)
+                start = located.mapValues(\.offset.offset)
+                let how = Set(located.values.map(\.source.rawValue)).sorted().joined(separator: "+")
+                summary?.located[String(topic.dropFirst(topics.prefix.count))] = how
             }
+            // Read to each partition's end, the period's records picked by their time: the
+            // broker's time index ends a period at the first record dated after it, and one
+            // record dated in the future (a forger's, or a producer's wrong clock) would end
+            // every period's read of its partition there, hiding every record after it.
             try await TopicReader.forEachRecord(
-                of: topic, between: start, and: end, configuration: configuration, logger: logger
+                of: topic, between: start, and: nil, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
-                eachRecord?(message)
+                if let time = message.timestamp, time > began.addingTimeInterval(Self.clockTolerance) {
+                    futureDated.count += 1
+                    futureDated.first =
+                        futureDated.first
+                        ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
+                }
+                let inWindow = window.map { $0.contains(message.timestamp, fromStart: readsFromWindowStart) } ?? true
+                if inWindow { eachRecord?(message) }
                 // As the workers read a record: a binary-mode event (CloudEvents `ce_*` headers, as a
                 // voice service may answer) in its structured form, whose bytes its signature covers.
                 guard let message = try? message.structuredEvent(), let value = message.value,
                     let event = try? EventEnvelope.decode(value, deferringData: deferringData)
                 else {
-                    unreadable += 1
+                    if inWindow { unreadable += 1 }
                     return
                 }
                 // A forged or modified record (given the keys) is a finding, and counts for
@@ -109,7 +129,7 @@ public enum TopicAudit {
                 {
                     return
                 }
-                body(event)
+                if inWindow { body(event) }
             }
         }
         // Intents seen in the window, and those whose first turn was requested in it.
@@ -161,6 +181,11 @@ public enum TopicAudit {
         report.window = summary
         report.deadLetters = deadLetters
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
+        if let first = futureDated.first {
+            report.findings.append(
+                "\(futureDated.count) records are dated after the audit began (the first: \(first)); no producer's clock is that far ahead"
+            )
+        }
         if let integrity {
             let checked = integrity.report()
             report.integrity = checked

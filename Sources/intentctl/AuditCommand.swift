@@ -26,8 +26,10 @@ struct AuditCommand: AsyncParsableCommand {
             With --from TIME [--to TIME], audits a period: responses, messages and requests are read from \
             the offsets at --from (the broker's time index, checked, with a scan where it is wrong: \
             window.located), the ledger and the confirmations from their start (balances are sums of all \
-            earlier entries), everything up to --to; intents whose first turn came before the period are \
-            listed (window.intentsBeganBefore). Progress (records, rate, time left) goes to standard error \
+            earlier entries), each partition to its end with the records dated up to --to picked by their time \
+            (so one record dated in the future cannot end a period's read); intents whose first turn came \
+            before the period are listed (window.intentsBeganBefore). A record dated more than five minutes \
+            after the audit began is a finding, period or not. Progress (records, rate, time left) goes to standard error \
             when it is a terminal. Prints a summary for a person when standard output is a terminal, and \
             the JSON report with --json or into a pipe or file. The report's fields: intents (with at least \
             one response), pendingIntents (only inProgress so far), postedTransfers, voidedTransfers, \
