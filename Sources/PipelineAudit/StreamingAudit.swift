@@ -18,6 +18,7 @@ public struct StreamingAudit: Sendable {
     private var ledger = LedgerRules()
     private var confirmations = ConfirmationRecords()
     private var messages = MessageRules()
+    private var resolved = ResolvedPayments()
     /// The accounts topic's openings and closings under the directory's rules, in its one
     /// order (nil until one is read: then the ledger topic's openings are used).
     private var accounts: AccountDirectory?
@@ -52,6 +53,15 @@ public struct StreamingAudit: Sendable {
 
     public mutating func message(_ record: EventEnvelope) { messages.read(record) }
 
+    /// A record of the resolved intents topic: a posted payment's proposal must then be one
+    /// of its intent's resolutions (``resolvedIntentsRead(whole:)`` says the topic was read).
+    public mutating func resolvedIntent(_ record: EventEnvelope) { resolved.read(record) }
+
+    /// Says the resolved intents topic was read (without it, no proposal is held to them), and
+    /// whether all of it (`whole`: nothing deleted by retention): then a posted payment whose
+    /// intent has no resolution is a finding too.
+    public mutating func resolvedIntentsRead(whole: Bool) { resolved.whole = whole }
+
     /// A record of the accounts topic (an opening or closing), in the topic's order.
     public mutating func accountRecord(_ record: EventEnvelope) {
         accountRecord(decoded: try? LedgerEvent.decode(from: record))
@@ -77,7 +87,9 @@ public struct StreamingAudit: Sendable {
         responses.finish(&report)
         ledger.finish(sent: confirmations.creditsSent, refused: creditsRefused, deadline: creditDeadline, &report)
         confirmations.checkConfirmed(ledger.ledger, bindingKey, &report)
-        confirmations.checkPayees(ledger, accounts: accounts ?? ledger.ledger.directory, &report)
+        report.findings += resolved.refused
+        confirmations.checkPayees(
+            ledger, accounts: accounts ?? ledger.ledger.directory, resolved: resolved, &report)
         messages.finish(&report)
         return report
     }
@@ -383,20 +395,8 @@ private struct ConfirmationRecords: Sendable {
         return event.transferID
     }
 
-    /// A send-payment proposal's payee account and amount, read from the confirmation's
-    /// JSON tree (`intent.payee.handle`, `intent.currencyAmount`) rather than decoding the
-    /// whole confirmation, which was a twentieth of an audit. The record's signature, not
-    /// its decoding, is what vouches for it; a field of the wrong shape is read as absent,
-    /// so a post on it is a finding. Nil for a confirmation of anything else.
-    static func proposedPayment(_ data: JSONValue) -> (account: String?, amount: CurrencyAmount?)? {
-        guard case .object(let intent)? = data.objectValue?["intent"], intent["kind"]?.stringValue == "sendPayment"
-        else { return nil }
-        let account = intent["payee"]?.objectValue?["handle"]?.stringValue
-        return (account, intent["currencyAmount"].flatMap(CurrencyAmount.init(json:)))
-    }
-
     /// The binding a confirmed answer echoes, read from its JSON tree (`decision`,
-    /// `binding.digest`, `binding.expiresAt`) as ``proposedPayment(_:)`` reads proposals;
+    /// `binding.digest`, `binding.expiresAt`) as ``ResolvedPayments/terms(_:)`` reads proposals;
     /// nil for a declined answer or one of another shape.
     static func confirmedBinding(_ data: JSONValue) -> ConfirmationBinding? {
         guard let answer = data.objectValue,
@@ -422,7 +422,7 @@ private struct ConfirmationRecords: Sendable {
             }
         case IntentConfirmation.type:
             guard admitted(record, .only(PipelineSource.confirm), "a proposal") else { return }
-            guard let intentID = record.intentID, let proposal = Self.proposedPayment(record.data) else { return }
+            guard let intentID = record.intentID, let proposal = ResolvedPayments.terms(record.data) else { return }
             proposals[Self.key(record.userID, intentID)] = proposal
         default: break
         }
@@ -475,7 +475,10 @@ private struct ConfirmationRecords: Sendable {
     /// account the payer's proposal named (the resolved contact's handle), with the
     /// proposal's amount, and nothing else. The handle's owner is one who held it (as
     /// `accounts` saw it): it may have been released since the payment.
-    func checkPayees(_ rules: LedgerRules, accounts: AccountDirectory, _ report: inout PipelineAudit.Report) {
+    func checkPayees(
+        _ rules: LedgerRules, accounts: AccountDirectory, resolved: ResolvedPayments,
+        _ report: inout PipelineAudit.Report
+    ) {
         let ledger = rules.ledger
         // By post id, as the findings are ordered.
         var byPost: [(key: String, finding: String)] = []
@@ -488,6 +491,11 @@ private struct ConfirmationRecords: Sendable {
             guard let account = proposal.account, let amount = proposal.amount else {
                 byPost.append((postID, "transfer \(transferID) was posted, but its proposal names no payee account"))
                 continue
+            }
+            if let finding = resolved.finding(
+                transferID: transferID, payer: transfer.payer, intentID: transfer.intentID, proposed: proposal)
+            {
+                byPost.append((postID, finding))
             }
             let owner = transfer.payee
             guard accounts.hasHeld(account, owner) else {

@@ -33,6 +33,37 @@ public enum TopicAudit {
         }
     }
 
+    /// The resolved intents, whole (a proposal may come long after its resolution), each
+    /// admitted only as the confirm stage admits it: given the keys, signed by the resolve
+    /// stage (the topic is not chained, so the integrity check does not cover it).
+    /// Returns how many records the keys did not verify (each left out), and the first's reason.
+    private static func readResolved(
+        _ topic: String, into audit: inout StreamingAudit, keys: EventAuthenticator?,
+        configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> (count: Int, first: String?) {
+        let bounds = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
+            try await $0.bounds(of: topic)
+        }
+        var forged: (count: Int, first: String?) = (0, nil)
+        try await TopicReader.forEachRecord(of: topic, configuration: configuration, logger: logger) { message in
+            guard let message = try? message.structuredEvent(), let value = message.value,
+                let event = try? EventEnvelope.decode(value)
+            else { return }
+            if let keys {
+                do throws(EventDecodingError) {
+                    try keys.verify(event, received: value, signature: message.signature)
+                } catch {
+                    forged.count += 1
+                    forged.first = forged.first ?? "\(event.id): \(error.message)"
+                    return
+                }
+            }
+            audit.resolvedIntent(event)
+        }
+        audit.resolvedIntentsRead(whole: bounds.values.allSatisfy { $0.low == 0 })
+        return forged
+    }
+
     /// How far ahead of the auditor's clock a record may be dated before it is a finding:
     /// the producers' and the auditor's clocks drift apart by far less.
     static let clockTolerance: TimeInterval = 300
@@ -154,6 +185,8 @@ public enum TopicAudit {
             audit.accountRecord(event)
         }
         try await read(topics.confirmations) { audit.confirmation($0) }
+        let forgedResolutions = try await readResolved(
+            topics.resolved, into: &audit, keys: keys, configuration: configuration, logger: logger)
         try await read(topics.messages) { event in
             audit.message(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
@@ -181,6 +214,11 @@ public enum TopicAudit {
         report.window = summary
         report.deadLetters = deadLetters
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
+        if let first = forgedResolutions.first {
+            report.findings.append(
+                "\(forgedResolutions.count) records of \(topics.resolved) are not signed by their source's key (the first: \(first))"
+            )
+        }
         if let first = futureDated.first {
             report.findings.append(
                 "\(futureDated.count) records are dated after the audit began (the first: \(first)); no producer's clock is that far ahead"

@@ -44,11 +44,12 @@ struct PipelineInvariants {
         }
     }
 
-    /// The output topics the rules below read whole; the others (resolved, confirmed,
-    /// prompts) are decoded only to say where an unanswered intent got to.
+    /// The output topics the rules below read whole (the resolved intents, so every posted
+    /// payment's proposal is held to its resolution as the audit holds it); the others
+    /// (confirmed, prompts) are decoded only to say where an unanswered intent got to.
     private static let checked: Set<String> = [
-        SimulatedWorld.topics.responses, SimulatedWorld.topics.ledger, SimulatedWorld.topics.confirmations,
-        SimulatedWorld.topics.messages, SimulatedWorld.topics.deadLetter,
+        SimulatedWorld.topics.resolved, SimulatedWorld.topics.responses, SimulatedWorld.topics.ledger,
+        SimulatedWorld.topics.confirmations, SimulatedWorld.topics.messages, SimulatedWorld.topics.deadLetter,
     ]
 
     mutating func check() -> PipelineSimulation.Report {
@@ -103,6 +104,8 @@ struct PipelineInvariants {
         for entry in responses { streaming.response(entry.envelope, decoded: entry.response) }
         for entry in ledgerEvents { streaming.ledgerRecord(entry.envelope, decoded: entry.event) }
         for record in topics[SimulatedWorld.topics.confirmations] ?? [] { streaming.confirmation(record) }
+        for record in topics[SimulatedWorld.topics.resolved] ?? [] { streaming.resolvedIntent(record) }
+        streaming.resolvedIntentsRead(whole: true)
         for record in topics[SimulatedWorld.topics.messages] ?? [] { streaming.message(record) }
         for record in topics[SimulatedWorld.topics.deadLetter] ?? [] { streaming.deadLetter(record) }
         let audit = streaming.report(bindingKey: SimulatedWorld.bindingKey)

@@ -65,7 +65,9 @@ struct AuditBenchmark: AsyncParsableCommand {
         let keys = EventAuthenticator.generate(for: PipelineSource.all)
         let history = BenchLedger(users: users, days: 0.5, chainedOn: partitions, confirmations: true)
         // What each reads; the C consumer reads the same topics, and the records counted are theirs.
-        let auditTopics = [topics.ledger, topics.confirmations]
+        // The audit reads the resolved topic whole (each proposal is held to its intent's
+        // resolution), the resolve history's decisions included.
+        let auditTopics = [topics.ledger, topics.confirmations, topics.resolved]
         let replayTopics = [topics.contacts, topics.requested, topics.prompts, topics.resolved]
         let confirmTopics = [topics.confirmations, topics.resolved, topics.accounts, topics.ledger]
         func records(_ names: [String]) async throws -> Int {
@@ -77,7 +79,7 @@ struct AuditBenchmark: AsyncParsableCommand {
         // skips) the resolve decisions on the resolved topic, which its rate does not count.
         let confirmReplayed = try await records(confirmTopics)
         _ = try await ResolveHistory(users: users, contacts: contacts, requests: requests)
-            .write(topics: topics, partitions: partitions, client: client, logger: logger)
+            .write(topics: topics, partitions: partitions, stageKeys: keys, client: client, logger: logger)
         let payments = try await records(auditTopics)
         // The resolved topic holds the payments' resolved intents too, which this counts.
         let resolve = try await records(replayTopics)
@@ -192,9 +194,12 @@ struct ResolveHistory {
     static let given = ["Anna", "Brandon", "Katherine", "Carl", "Dmitri", "Elena", "Юлия", "小明", "伟", "Li", "Sofia"]
     static let family = ["Smith", "Lee", "Ivanov", "Щукина", "孙", "张", "Wang", "Garcia", "Kowalski", "Novak"]
 
-    /// Writes it; returns how many records.
-    func write(topics: PipelineTopics, partitions: Int, client: KafkaConfiguration, logger: Logger) async throws -> Int
-    {
+    /// Writes it, the decisions signed with `stageKeys` (the keys the audit of the same topics
+    /// holds: it verifies the resolved topic's records); returns how many records.
+    func write(
+        topics: PipelineTopics, partitions: Int, stageKeys: EventAuthenticator, client: KafkaConfiguration,
+        logger: Logger
+    ) async throws -> Int {
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client), logger: logger)
         let load = PipelineLoad(users: 1)
         var batch: [KafkaProducerMessage] = []
@@ -253,7 +258,7 @@ struct ResolveHistory {
             batch.append(
                 KafkaProducerMessage(
                     topic: report.needsUser ? topics.prompts : topics.resolved, event: decision,
-                    signedWith: load.stageKeys))
+                    signedWith: stageKeys))
             try await flush()
         }
         try await flush(true)

@@ -13,11 +13,14 @@ struct AuditCommand: AsyncParsableCommand {
         commandName: "audit",
         abstract: "Replay the topics and check every intent's lifecycle and the ledger's invariants.",
         discussion: """
-            Reads <prefix>intents.responses, <prefix>payments.ledger, <prefix>intents.confirmations and \
-            <prefix>messages.history from the beginning (no consumer group) and checks: one final response \
+            Reads <prefix>intents.responses, <prefix>payments.ledger, <prefix>intents.confirmations, \
+            <prefix>intents.resolved and <prefix>messages.history from the beginning (no consumer group) and \
+            checks: one final response \
             per intent; one hold and one post or void per transfer; every balance equals the sum of its \
             entries and no user balance is negative; money is neither created nor lost; every posted transfer \
-            has its payer's confirmation (and, with the binding key, a matching binding); a payment request \
+            has its payer's confirmation (and, with the binding key, a matching binding) and a proposal that \
+            is one of its intent's resolutions by the resolve stage (the payee's account and the amount; with \
+            the stage keys, only resolutions the resolve stage signed count); a payment request \
             is paid by at most one posted transfer, never once declined, and shown paid (requestPaid) only \
             with a posted payment of it by its payer; every message was sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
             are the ones the pipeline wrote: every stage record's signature, and every stage's hash chain on \

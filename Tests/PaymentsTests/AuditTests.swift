@@ -18,10 +18,10 @@ struct AuditTests {
 
     /// A clean history: accounts, a deposit, the confirm stage's proposal to pay Bob, a hold, the
     /// user's confirmation and a post, one final response. `payee` is whom the hold and post pay.
-    func history(payee: String = "bob", intent: String = "i1") -> (
+    func history(payee: String = "bob", intent: String = "i1", proposed: Person = bob) -> (
         ledger: [EventEnvelope], answers: [EventEnvelope], responses: [EventEnvelope]
     ) {
-        let binding = bindingFor(pay("100"), intentID: intent)
+        let binding = bindingFor(pay("100", to: proposed), intentID: intent)
         let accounts = [("alice", "+1 555 0100"), ("bob", "bob@example.com"), ("mallory", "mallory@evil.example")].map {
             LedgerEvent(id: "open-\($0.0)", kind: .accountOpened, userID: $0.0, handles: [$0.1], accountVersion: 1)
         }
@@ -41,7 +41,7 @@ struct AuditTests {
             ], counterpartyUserID: payee)
         let deposit = LedgerEvent.deposit(id: "deposit", userID: "alice", amount: cny("1000"))
         let (answer, _) = answerEvent(.confirmed, binding: binding, intentID: intent)
-        let proposal = confirmedEvent(pay("100"), intentID: intent)
+        let proposal = confirmedEvent(pay("100", to: proposed), intentID: intent)
         return (
             (accounts + [deposit, hold, post, credit(payee: payee, intent: intent)]).map(wrap), [proposal, answer],
             [response("r-\(intent)", intent: intent, .success)]
@@ -223,6 +223,55 @@ struct AuditTests {
         let report = PipelineAudit.audit(responses: responses, ledger: ledger, confirmations: answers, messages: [])
         #expect(report.findings.count == 1)
         #expect(report.findings.first?.contains("instead of bob@example.com (bob)") == true, "\(report.findings)")
+    }
+
+    /// The resolve stage's resolution of `intent` (what the user asked for), as it signs it.
+    func resolution(_ intent: Intent, intentID: String = "i1", source: String = PipelineSource.resolve)
+        -> EventEnvelope
+    {
+        EventEnvelope(
+            id: "resolved-\(intentID)", source: source, type: IntentResolutionReport.resolvedType, time: t0,
+            dataSchema: IntentResolutionReport.resolvedDataSchema, userID: "alice", conversationID: "c",
+            intentID: intentID, payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
+    }
+
+    /// A holder of the confirm stage's key proposes, and asks the user about, Mallory's account
+    /// where the user asked to pay Bob; the user's answer echoes that proposal's binding, and
+    /// the hold, post and credit pay Mallory consistently. Against the proposal alone it is
+    /// clean; against what the resolve stage resolved (another key) it is not.
+    @Test("a payment proposed to another payee than the resolve stage resolved is found")
+    func proposalAgainstResolution() {
+        let mallory = Person(spoken: "Bob", handle: "mallory@evil.example", contactID: "c-bob", displayName: "Bob")
+        let (ledger, answers, responses) = history(payee: "mallory", proposed: mallory)
+        func findings(_ resolved: [EventEnvelope]?, whole: Bool = true) -> [String] {
+            var audit = StreamingAudit()
+            for event in responses { audit.response(event) }
+            for record in ledger { audit.ledgerRecord(record) }
+            for record in answers { audit.confirmation(record) }
+            if let resolved {
+                for record in resolved { audit.resolvedIntent(record) }
+                audit.resolvedIntentsRead(whole: whole)
+            }
+            return audit.report(bindingKey: bindingKey).findings
+        }
+        #expect(findings(nil) == [], "the proposal alone vouches for it")
+        let redirected = findings([resolution(pay("100"))])
+        #expect(redirected.count == 1, "\(redirected)")
+        #expect(
+            redirected.first?.hasPrefix("transfer t-i1 was proposed to mallory@evil.example") == true
+                && redirected.first?.contains("bob@example.com") == true, "\(redirected)")
+        // Another amount than the one resolved is the same finding.
+        #expect(findings([resolution(pay("10", to: mallory))]).count == 1)
+        // What the user asked for, resolved, is no finding; several turns may resolve one intent.
+        #expect(findings([resolution(pay("100")), resolution(pay("100", to: mallory))]) == [])
+        // No resolution: a finding when the topic was read whole, none when retention trimmed it.
+        #expect(
+            findings([]) == ["transfer t-i1 was posted without a resolved intent from the resolve stage"])
+        #expect(findings([], whole: false) == [])
+        // A resolution in the confirm stage's name counts for nothing, and is itself a finding.
+        let byConfirm = findings([resolution(pay("100", to: mallory), source: PipelineSource.confirm)])
+        #expect(byConfirm.count == 2, "\(byConfirm)")
+        #expect(byConfirm.contains { $0.contains("is from /workers/confirm, which the confirm stage refuses") })
     }
 
     @Test("the audit's own double-entry rules catch what a lenient ledger would accept")

@@ -20,11 +20,11 @@ func signature(_ event: EventEnvelope) -> EventSignature? {
 
 func cny(_ text: String) -> CurrencyAmount { CurrencyAmount(amount: DecimalAmount(text)!, currency: "CNY") }
 
-/// Who owns each handle of ``fundedLedger(idempotencyHorizon:)``'s accounts (normalized), as a
-/// binding names the counterparty's account owner.
+/// Who owns each handle of ``fundedLedger(idempotencyHorizon:)``'s accounts (normalized), and
+/// Mallory's of the audit's histories, as a binding names the counterparty's account owner.
 let fixtureAccountOwners = [
     Person.normalizedHandle("+1 555 0100"): "alice", Person.normalizedHandle("bob@example.com"): "bob",
-    Person.normalizedHandle("carol@example.com"): "carol",
+    Person.normalizedHandle("carol@example.com"): "carol", Person.normalizedHandle("mallory@evil.example"): "mallory",
 ]
 
 /// Alice and Bob have accounts (Alice with 1,000 CNY); Carol's are unverified; Dave has none.
