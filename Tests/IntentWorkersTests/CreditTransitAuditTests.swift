@@ -25,18 +25,8 @@ struct CreditTransitAuditTests {
             // Posted two hours ago (the records' time), as the payments stage writes them.
             let posted = Date().addingTimeInterval(-2 * 3600)
             let amount = money("100", "CNY")
-            let hold = LedgerEvent(
-                id: "hold-i1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.available("alice"), to: Ledger.held("alice")),
-                counterpartyUserID: "bob", counterpartyAccount: "bob@example.com", amount: amount)
-            let post = LedgerEvent(
-                id: "post-i1", kind: .post, userID: "alice", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.held("alice"), to: Ledger.clearing),
-                counterpartyUserID: "bob")
-            let credit = LedgerEvent(
-                id: "credit-i1", kind: .credit, userID: "bob", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.clearing, to: Ledger.available("bob")),
-                counterpartyUserID: "alice", amount: amount)
+            let (hold, post, credit) = paidTransfer(
+                "i1", from: "alice", to: "bob", account: "bob@example.com", amount: amount)
             try await SingleRecordTopics.send(
                 [(topics.ledger, hold), (topics.ledger, post), (topics.confirmations, credit)].map { topic, event in
                     KafkaProducerMessage(

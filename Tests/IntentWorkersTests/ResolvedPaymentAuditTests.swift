@@ -59,27 +59,15 @@ struct ResolvedPaymentAuditTests {
                         id: "open-\($0.0)", kind: .accountOpened, userID: $0.0, handles: [$0.1], accountVersion: 1)
                 }
             let deposit = LedgerEvent.deposit(id: "deposit-alice", userID: "alice", amount: amount)
-            let hold = LedgerEvent(
-                id: "hold-i1", kind: .hold, userID: "alice", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.available("alice"), to: Ledger.held("alice")),
-                counterpartyUserID: "mallory", counterpartyAccount: "mallory@evil.example", amount: amount)
-            let post = LedgerEvent(
-                id: "post-i1", kind: .post, userID: "alice", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.held("alice"), to: Ledger.clearing),
-                counterpartyUserID: "mallory")
-            let credit = LedgerEvent(
-                id: "credit-i1", kind: .credit, userID: "mallory", intentID: "i1", transferID: "t-i1",
-                entries: LedgerEntry.move(amount, from: Ledger.clearing, to: Ledger.available("mallory")),
-                counterpartyUserID: "alice", amount: amount)
+            let (hold, post, credit) = paidTransfer(
+                "i1", from: "alice", to: "mallory", account: "mallory@evil.example", amount: amount)
             // Each stage's records chained as the stages chain them (a holder of a stage's key can).
             var tips: [String: String] = [:]
             func record(_ event: EventEnvelope, on topic: String) -> KafkaProducerMessage {
-                var message = KafkaProducerMessage(topic: topic, event: event, signedWith: testStageKeys)
-                guard topics.chained[topic] != nil, PipelineSource.isInternal(event.source) else {
-                    return KafkaProducerMessage(
-                        topic: topic, event: event,
-                        signedWith: PipelineSource.isInternal(event.source) ? testStageKeys : Self.voice)
-                }
+                let isStage = PipelineSource.isInternal(event.source)
+                var message = KafkaProducerMessage(
+                    topic: topic, event: event, signedWith: isStage ? testStageKeys : Self.voice)
+                guard isStage, topics.chained[topic] != nil else { return message }
                 let chain = "\(topic) \(event.source)"
                 tips[chain] =
                     message.link(
