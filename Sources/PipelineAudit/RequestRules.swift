@@ -1,7 +1,8 @@
 import Payments
 
 /// The audit's rules for payment requests, over the ledger topic: a request is paid by at
-/// most one posted transfer, a declined request is not paid, and the requester's
+/// most one posted transfer, which pays what it asks from its payer to its requester, a
+/// declined request is not paid, and the requester's
 /// `requestPaid` stands on a posted transfer that pays that request, from that payer.
 ///
 /// Why: the ledger keeps each partition's side of a request apart (the requester's
@@ -39,13 +40,40 @@ struct RequestRules: Sendable {
         }
     }
 
-    /// The findings, keyed by request, given which transfers were posted and who paid them
-    /// (`payer(transferID)`: the posted transfer's payer, nil when it was not posted).
-    func findings(payer: (String) -> String?) -> [(key: String, finding: String)] {
+    /// The findings, keyed by request, given each posted transfer's hold (`posted`: nil when
+    /// the transfer was not posted) and each request's terms as the ledger recorded them.
+    func findings(
+        posted hold: (String) -> TransferLeg?, request: (String) -> Ledger.PaymentRequest?
+    ) -> [(key: String, finding: String)] {
         var found: [(key: String, finding: String)] = []
         var posted: [String: [String]] = [:]
         for (requestID, transfers) in paying {
-            posted[requestID] = transfers.filter { payer($0) != nil }
+            posted[requestID] = transfers.filter { hold($0) != nil }
+        }
+        // A payment of a request pays what the request asks, from its payer to its requester: a
+        // hold's request id is the payments stage's word alone (the user's binding does not
+        // cover it), so a 0.01 payment could otherwise be written as paying a 500 request.
+        for (requestID, transfers) in posted {
+            for transfer in transfers {
+                guard let leg = hold(transfer) else { continue }
+                guard let asked = request(requestID) else {
+                    found.append(
+                        (
+                            requestID,
+                            "payment request \(requestID) was paid by transfer \(transfer), but no one asked for it"
+                        ))
+                    continue
+                }
+                if leg.userID != asked.payer || leg.counterpartyUserID != asked.requester
+                    || leg.amount.map(Money.init) != asked.money
+                {
+                    found.append(
+                        (
+                            requestID,
+                            "payment request \(requestID) was paid by transfer \(transfer) with \(leg.amount.map(\.description) ?? "nothing") from \(leg.userID) to \(leg.counterpartyUserID ?? "nobody"), but it asks \(asked.money.currencyAmount) from \(asked.payer) to \(asked.requester)"
+                        ))
+                }
+            }
         }
         for (requestID, transfers) in posted {
             if transfers.count > 1 {
@@ -60,7 +88,7 @@ struct RequestRules: Sendable {
             for event in events {
                 let backed =
                     event.transferID.map { transfer in
-                        posted[requestID, default: []].contains(transfer) && payer(transfer) == event.payer
+                        posted[requestID, default: []].contains(transfer) && hold(transfer)?.userID == event.payer
                     } ?? false
                 if !backed {
                     found.append(

@@ -1,3 +1,4 @@
+import Foundation
 import IntentEvents
 import Intents
 
@@ -20,9 +21,17 @@ struct ResolvedPayments: Sendable {
     private var resolved: [String: [Terms]] = [:]
     /// Resolved records from a source the confirm stage does not take them from.
     private(set) var refused: [String] = []
-    /// Nil until the resolved intents are read; then whether all of them were (nothing deleted
-    /// by retention): only then is a posted payment without any a finding.
-    var whole: Bool?
+    /// The earliest resolution read (its event time).
+    private var oldest: Date?
+    /// Nil until the resolved intents are read; then whether the reader knows it read all of
+    /// them (``finding(transferID:payer:intentID:proposed:proposedAt:)`` says what follows).
+    var complete: Bool?
+
+    /// How long before its proposal an intent's resolution may have been written. Past the
+    /// retention of the resolved topic (7 days by default; the ledger keeps everything), a
+    /// proposal's resolution may be gone: a proposal made at least this long after the oldest
+    /// resolution still kept must have its own.
+    static let resolutionLead: TimeInterval = 86_400
 
     /// A send-payment's terms, read from a confirmation's or a resolution report's JSON tree
     /// (`intent.payee.handle`, `intent.currencyAmount`) rather than decoding the whole event,
@@ -43,17 +52,22 @@ struct ResolvedPayments: Sendable {
                 "resolved record \(record.id) is from \(record.source), which the confirm stage refuses")
             return
         }
+        oldest = min(oldest ?? record.time, record.time)
         guard let intentID = record.intentID, let terms = Self.terms(record.data) else { return }
         resolved["\(record.userID)/\(intentID)", default: []].append(terms)
     }
 
-    /// Why the proposal `proposed` of `payer`'s `intentID`, on which `transferID` was posted,
-    /// is not what the resolve stage resolved; nil when it is one of its resolutions, or when
-    /// the resolved intents were not read (or not all of them, and it has none).
-    func finding(transferID: String, payer: String, intentID: String, proposed: Terms) -> String? {
-        guard let whole else { return nil }
+    /// Why the proposal `proposed` of `payer`'s `intentID`, made at `proposedAt`, on which
+    /// `transferID` was posted, is not what the resolve stage resolved; nil when it is one of
+    /// its resolutions, or when the resolved intents were not read. A proposal with no
+    /// resolution at all is a finding when the reader read them all (`complete`), or when it
+    /// was made ``resolutionLead`` or more after the oldest resolution read (retention cannot
+    /// have taken its own; a reader of a copy without the topic reads none, and finds none).
+    func finding(transferID: String, payer: String, intentID: String, proposed: Terms, proposedAt: Date) -> String? {
+        guard let complete else { return nil }
         guard let resolutions = resolved["\(payer)/\(intentID)"] else {
-            return whole ? "transfer \(transferID) was posted without a resolved intent from the resolve stage" : nil
+            let kept = complete || oldest.map { proposedAt >= $0.addingTimeInterval(Self.resolutionLead) } ?? false
+            return kept ? "transfer \(transferID) was posted without a resolved intent from the resolve stage" : nil
         }
         if resolutions.contains(where: { $0.account == proposed.account && $0.amount == proposed.amount }) {
             return nil

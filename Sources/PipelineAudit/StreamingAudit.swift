@@ -58,9 +58,11 @@ public struct StreamingAudit: Sendable {
     public mutating func resolvedIntent(_ record: EventEnvelope) { resolved.read(record) }
 
     /// Says the resolved intents topic was read (without it, no proposal is held to them), and
-    /// whether all of it (`whole`: nothing deleted by retention): then a posted payment whose
-    /// intent has no resolution is a finding too.
-    public mutating func resolvedIntentsRead(whole: Bool) { resolved.whole = whole }
+    /// whether the reader knows it read every resolution (`complete`, as the simulation does):
+    /// then a posted payment whose intent has none is a finding. A reader of a topic that
+    /// retention trims (`intentctl audit`) says false: then only a payment proposed a day or
+    /// more after the oldest resolution it read is.
+    public mutating func resolvedIntentsRead(complete: Bool) { resolved.complete = complete }
 
     /// A record of the accounts topic (an opening or closing), in the topic's order.
     public mutating func accountRecord(_ record: EventEnvelope) {
@@ -322,9 +324,9 @@ private struct LedgerRules: Sendable {
         }
         report.findings += inKeyOrder(byTransfer)
         report.findings += inKeyOrder(
-            requests.findings { transferID in
-                trails[transferID].flatMap { $0.postID == nil ? nil : $0.hold?.userID }
-            })
+            requests.findings(
+                posted: { trails[$0].flatMap { $0.postID == nil ? nil : $0.hold } },
+                request: { ledger.requests[$0] }))
         let accounts = sums.sorted { ($0.key.account, $0.key.currency) < ($1.key.account, $1.key.currency) }
         // Posted money waits in clearing until its payee's member credits it: only the credits
         // on their way may be there.
@@ -379,7 +381,7 @@ private func inKeyOrder(_ keyed: [(key: String, finding: String)]) -> [String] {
 /// and which transfers' credits are on their way to the payee's member.
 private struct ConfirmationRecords: Sendable {
     private var confirmed: [String: ConfirmationBinding] = [:]
-    private var proposals: [String: (account: String?, amount: CurrencyAmount?)] = [:]
+    private var proposals: [String: (terms: ResolvedPayments.Terms, time: Date)] = [:]
     private(set) var creditsSent: Set<String> = []
     /// Records of a kind from a source that may not write it (in the order read).
     private var refused: [String] = []
@@ -423,7 +425,7 @@ private struct ConfirmationRecords: Sendable {
         case IntentConfirmation.type:
             guard admitted(record, .only(PipelineSource.confirm), "a proposal") else { return }
             guard let intentID = record.intentID, let proposal = ResolvedPayments.terms(record.data) else { return }
-            proposals[Self.key(record.userID, intentID)] = proposal
+            proposals[Self.key(record.userID, intentID)] = (proposal, record.time)
         default: break
         }
     }
@@ -484,7 +486,7 @@ private struct ConfirmationRecords: Sendable {
         var byPost: [(key: String, finding: String)] = []
         for (transferID, trail) in rules.trails {
             guard let postID = trail.postID, let transfer = ledger.transfers[transferID] else { continue }
-            guard let proposal = proposals[Self.key(transfer.payer, transfer.intentID)] else {
+            guard let (proposal, proposedAt) = proposals[Self.key(transfer.payer, transfer.intentID)] else {
                 byPost.append((postID, "transfer \(transferID) was posted without a proposal from the confirm stage"))
                 continue
             }
@@ -493,7 +495,8 @@ private struct ConfirmationRecords: Sendable {
                 continue
             }
             if let finding = resolved.finding(
-                transferID: transferID, payer: transfer.payer, intentID: transfer.intentID, proposed: proposal)
+                transferID: transferID, payer: transfer.payer, intentID: transfer.intentID, proposed: proposal,
+                proposedAt: proposedAt)
             {
                 byPost.append((postID, finding))
             }

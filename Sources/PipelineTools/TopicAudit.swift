@@ -23,29 +23,47 @@ public enum TopicAudit {
             self.from = from
             self.to = to
         }
+    }
 
-        /// Whether a record dated `time` is the period's: dated up to its end, and for a topic
-        /// read from the period's start, not before it (a record without a time is kept).
-        func contains(_ time: Date?, fromStart: Bool) -> Bool {
-            guard let time else { return true }
-            if let to, time > to { return false }
-            return !fromStart || time >= from
+    /// Where a period ends in each partition of one topic: at the first record dated after
+    /// `to`, as the broker's time index ends it, except that a record dated in the future
+    /// (after `futureLimit`) is stepped over instead, and counts for nothing. So a period
+    /// stays a prefix of each partition, as the ledger's sums need, and one record dated
+    /// in the future (a forger's, or a producer's wrong clock) cannot end every period's
+    /// read of its partition there, hiding everything after it.
+    struct PeriodCut {
+        let to: Date?
+        let futureLimit: Date
+        private var ended: Set<Int32> = []
+
+        init(to: Date?, futureLimit: Date) {
+            self.to = to
+            self.futureLimit = futureLimit
+        }
+
+        /// Whether the record at the read's position in `partition`, dated `time`, is the
+        /// period's (a record without a time is).
+        mutating func admits(_ time: Date?, partition: Int32) -> Bool {
+            guard !ended.contains(partition) else { return false }
+            guard let time, let to, time > to else { return true }
+            if time <= futureLimit { ended.insert(partition) }
+            return false
         }
     }
 
     /// The resolved intents, whole (a proposal may come long after its resolution), each
     /// admitted only as the confirm stage admits it: given the keys, signed by the resolve
-    /// stage (the topic is not chained, so the integrity check does not cover it).
-    /// Returns how many records the keys did not verify (each left out), and the first's reason.
+    /// stage (the topic is not chained, so the integrity check does not cover it). Retention
+    /// trims the topic, so the audit cannot know it read every resolution
+    /// (``StreamingAudit/resolvedIntentsRead(complete:)``). Returns how many records the keys
+    /// did not verify (each left out), and the first's reason.
     private static func readResolved(
         _ topic: String, into audit: inout StreamingAudit, keys: EventAuthenticator?,
-        configuration: KafkaConfiguration, logger: Logger
+        configuration: KafkaConfiguration, logger: Logger, progress: ReplayProgress?
     ) async throws -> (count: Int, first: String?) {
-        let bounds = try await KafkaOffsetLookup.with(configuration: configuration, logger: logger) {
-            try await $0.bounds(of: topic)
-        }
         var forged: (count: Int, first: String?) = (0, nil)
         try await TopicReader.forEachRecord(of: topic, configuration: configuration, logger: logger) { message in
+            progress?.advance()
             guard let message = try? message.structuredEvent(), let value = message.value,
                 let event = try? EventEnvelope.decode(value)
             else { return }
@@ -60,12 +78,13 @@ public enum TopicAudit {
             }
             audit.resolvedIntent(event)
         }
-        audit.resolvedIntentsRead(whole: bounds.values.allSatisfy { $0.low == 0 })
+        audit.resolvedIntentsRead(complete: false)
         return forged
     }
 
-    /// How far ahead of the auditor's clock a record may be dated before it is a finding:
-    /// the producers' and the auditor's clocks drift apart by far less.
+    /// How far ahead of the auditor's clock, when its topic's read began, a record may be
+    /// dated before it is a finding: the producers' and the auditor's clocks drift apart by
+    /// far less.
     static let clockTolerance: TimeInterval = 300
 
     public static func run(
@@ -78,8 +97,8 @@ public enum TopicAudit {
             CreditDeadline(asOf: Timestamp(window?.to ?? Date()), limit: $0)
         }
         var unreadable = 0
-        // Records dated after the audit began (a producer's clock, or a forger's date), and the first.
-        let began = Date()
+        // Records dated after their topic's read began (a producer's clock, or a forger's
+        // date), and the first.
         var futureDated: (count: Int, first: String?) = (0, nil)
         var audit = StreamingAudit()
         var summary = window.map {
@@ -114,29 +133,28 @@ public enum TopicAudit {
             // Ledger events are read straight from their bytes (``LedgerEvent/decode(from:)``).
             let deferringData = topic == topics.ledger
             var start: [KafkaTopicPartition: Int64]?
-            let readsFromWindowStart = fromWindowStart.contains(topic)
-            if let window, readsFromWindowStart {
+            if let window, fromWindowStart.contains(topic) {
                 let located = try await TopicReader.offsets(
                     of: topic, at: window.from, configuration: configuration, logger: logger)
                 start = located.mapValues(\.offset.offset)
                 let how = Set(located.values.map(\.source.rawValue)).sorted().joined(separator: "+")
                 summary?.located[String(topic.dropFirst(topics.prefix.count))] = how
             }
-            // Read to each partition's end, the period's records picked by their time: the
-            // broker's time index ends a period at the first record dated after it, and one
-            // record dated in the future (a forger's, or a producer's wrong clock) would end
-            // every period's read of its partition there, hiding every record after it.
+            // Read to each partition's end (taken now: every record read was written before
+            // this moment), the period cut as ``PeriodCut`` says.
+            let futureLimit = Date().addingTimeInterval(Self.clockTolerance)
+            var cut = PeriodCut(to: window?.to, futureLimit: futureLimit)
             try await TopicReader.forEachRecord(
                 of: topic, between: start, and: nil, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
-                if let time = message.timestamp, time > began.addingTimeInterval(Self.clockTolerance) {
+                if let time = message.timestamp, time > futureLimit {
                     futureDated.count += 1
                     futureDated.first =
                         futureDated.first
                         ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
                 }
-                let inWindow = window.map { $0.contains(message.timestamp, fromStart: readsFromWindowStart) } ?? true
+                let inWindow = cut.admits(message.timestamp, partition: message.partition)
                 if inWindow { eachRecord?(message) }
                 // As the workers read a record: a binary-mode event (CloudEvents `ce_*` headers, as a
                 // voice service may answer) in its structured form, whose bytes its signature covers.
@@ -186,7 +204,8 @@ public enum TopicAudit {
         }
         try await read(topics.confirmations) { audit.confirmation($0) }
         let forgedResolutions = try await readResolved(
-            topics.resolved, into: &audit, keys: keys, configuration: configuration, logger: logger)
+            topics.resolved, into: &audit, keys: keys, configuration: configuration, logger: logger,
+            progress: progress)
         try await read(topics.messages) { event in
             audit.message(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
@@ -221,7 +240,7 @@ public enum TopicAudit {
         }
         if let first = futureDated.first {
             report.findings.append(
-                "\(futureDated.count) records are dated after the audit began (the first: \(first)); no producer's clock is that far ahead"
+                "\(futureDated.count) records are dated after their topic's read began (the first: \(first)); no producer's clock is that far ahead"
             )
         }
         if let integrity {

@@ -105,7 +105,7 @@ struct PipelineInvariants {
         for entry in ledgerEvents { streaming.ledgerRecord(entry.envelope, decoded: entry.event) }
         for record in topics[SimulatedWorld.topics.confirmations] ?? [] { streaming.confirmation(record) }
         for record in topics[SimulatedWorld.topics.resolved] ?? [] { streaming.resolvedIntent(record) }
-        streaming.resolvedIntentsRead(whole: true)
+        streaming.resolvedIntentsRead(complete: true)
         for record in topics[SimulatedWorld.topics.messages] ?? [] { streaming.message(record) }
         for record in topics[SimulatedWorld.topics.deadLetter] ?? [] { streaming.deadLetter(record) }
         let audit = streaming.report(bindingKey: SimulatedWorld.bindingKey)

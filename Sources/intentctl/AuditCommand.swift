@@ -21,18 +21,19 @@ struct AuditCommand: AsyncParsableCommand {
             has its payer's confirmation (and, with the binding key, a matching binding) and a proposal that \
             is one of its intent's resolutions by the resolve stage (the payee's account and the amount; with \
             the stage keys, only resolutions the resolve stage signed count); a payment request \
-            is paid by at most one posted transfer, never once declined, and shown paid (requestPaid) only \
-            with a posted payment of it by its payer; every message was sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
+            is paid by at most one posted transfer, for what it asks from its payer to its requester, never \
+            once declined, and shown paid (requestPaid) only with a posted payment of it by its payer; every message was sent once. With the stages' keys (--stage-keys or the environment), it also checks that the records \
             are the ones the pipeline wrote: every stage record's signature, and every stage's hash chain on \
             every partition of the responses, ledger and confirmations (integrity.findings: forged, modified, \
             deleted, reordered, replayed, unchained; forks from two writers are counted, not findings). \
             With --from TIME [--to TIME], audits a period: responses, messages and requests are read from \
             the offsets at --from (the broker's time index, checked, with a scan where it is wrong: \
             window.located), the ledger and the confirmations from their start (balances are sums of all \
-            earlier entries), each partition to its end with the records dated up to --to picked by their time \
-            (so one record dated in the future cannot end a period's read); intents whose first turn came \
-            before the period are listed (window.intentsBeganBefore). A record dated more than five minutes \
-            after the audit began is a finding, period or not. Progress (records, rate, time left) goes to standard error \
+            earlier entries), each partition up to its first record dated after --to, stepping over records \
+            dated in the future (so one cannot end a period's read and hide what follows it); intents whose \
+            first turn came before the period are listed (window.intentsBeganBefore). A record of the audited \
+            topics (responses, ledger, confirmations, messages, dead letters) dated more than five minutes after \
+            its topic's read began is a finding, period or not. Progress (records, rate, time left) goes to standard error \
             when it is a terminal. Prints a summary for a person when standard output is a terminal, and \
             the JSON report with --json or into a pipe or file. The report's fields: intents (with at least \
             one response), pendingIntents (only inProgress so far), postedTransfers, voidedTransfers, \
@@ -84,7 +85,10 @@ struct AuditCommand: AsyncParsableCommand {
         let keys = stageKeys.isConfigured ? try stageKeys.keys() : nil
         let window = try period.window().map { TopicAudit.Window(from: $0.from, to: $0.to) }
         let progress = try await ReplayProgress.onTerminal(
-            reading: [topics.responses, topics.ledger, topics.confirmations, topics.messages, topics.deadLetter],
+            reading: [
+                topics.responses, topics.ledger, topics.confirmations, topics.resolved, topics.messages,
+                topics.deadLetter,
+            ],
             configuration: configuration, logger: logger)
         var report = try await TopicAudit.run(
             topics: topics, configuration: configuration, logger: logger, keys: keys, bindingKey: key, window: window,

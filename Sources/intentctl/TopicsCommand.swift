@@ -254,7 +254,8 @@ struct TopicsCommand: AsyncParsableCommand {
                 Consumer groups: each stage worker, the app state and a voice service read in a group named after \
                 the user (intent-payments, ...). A worker given another (its --group, or INTENT_<WORKER>_GROUP in \
                 its Deployment) needs the same name here, --group payments=NAME (repeatable), or its user may \
-                not join it: KEDA's user then describes that group too. \
+                not join it; for a stage worker, KEDA's user then describes that group instead of the default. \
+                No two workloads may share a group. \
                 scripts/check_deploy_manifests.py fails while a Deployment's group and its user's differ.
 
                 The workers produce idempotently (acks=all) without transactions, so no TransactionalId grant is \
@@ -299,6 +300,16 @@ struct TopicsCommand: AsyncParsableCommand {
                 }
                 guard groups.updateValue(parts[1], forKey: workload) == nil else {
                     throw ValidationError("--group \(value): \(workload.rawValue) has a group already")
+                }
+            }
+            // One group per workload: a user that may Read another workload's group could join
+            // it and commit past records it never handled (SECURITY.md, attack 59).
+            for (workload, group) in groups {
+                if let other = KafkaAccess.withGroup.first(where: { $0 != workload && (groups[$0] ?? $0.user) == group }
+                ) {
+                    throw ValidationError(
+                        "--group \(workload.rawValue)=\(group): that is \(other.rawValue)'s group; each workload needs its own"
+                    )
                 }
             }
             return groups

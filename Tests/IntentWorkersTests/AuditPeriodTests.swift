@@ -5,16 +5,18 @@ import Kafka
 import Payments
 import PipelineAudit
 import PipelineTestSupport
-import PipelineTools
 import PipelineTopics
 import Testing
+
+@testable import PipelineTools
 
 /// An audit of a period (`intentctl audit --from --to`) ended each partition's read at the
 /// broker's time index for `--to`: the first record dated after it. One record dated in the
 /// future (a forger's date, or a producer's clock) then ended every period's read of its
 /// partition, and what came after it was never audited (SECURITY.md's known gaps, the
-/// audit's reach). The period is now picked by each record's time over the whole partition,
-/// and a record dated after the audit began is a finding.
+/// audit's reach). A period still ends at the first record dated after `--to`, but a record
+/// dated in the future is stepped over (and is a finding of its own), so the period stays a
+/// prefix of each partition, as the ledger's sums need.
 @Suite("A period's audit reads past a record dated in the future", .heavyTimeLimit(minutes: 2))
 struct AuditPeriodTests {
     @Test("a ledger record after a future-dated one is audited in the period, and the future date is a finding")
@@ -39,7 +41,7 @@ struct AuditPeriodTests {
                     return message
                 }, broker)
             let rewrite = "ledger event deposit-alice was written twice with different contents"
-            let futureFinding = "1 records are dated after the audit began"
+            let futureFinding = "1 records are dated after their topic's read began"
             let period = try await TopicAudit.run(
                 topics: topics, configuration: clientConfiguration(broker), logger: testLogger,
                 window: TopicAudit.Window(from: now.addingTimeInterval(-7200), to: now.addingTimeInterval(-60)))
@@ -57,5 +59,27 @@ struct AuditPeriodTests {
             #expect(whole.findings.contains(rewrite), "\(whole.findings)")
             #expect(whole.findings.contains { $0.hasPrefix(futureFinding) }, "\(whole.findings)")
         }
+    }
+
+    /// Producers' clocks differ (the ledger operator's tool and the payments members write the
+    /// same partitions): a period that kept every record dated up to its end could keep a hold
+    /// and drop the deposit it spent, dated a little later by a fast clock. It is a prefix.
+    @Test("a period is a prefix of each partition: it ends at the first record dated after it, but for the future")
+    func periodIsAPrefix() {
+        let to = Date(timeIntervalSince1970: 1_800_000_000)
+        var cut = TopicAudit.PeriodCut(to: to, futureLimit: to.addingTimeInterval(3600))
+        let admitted = [
+            (0, to.addingTimeInterval(-10)),  // in
+            (0, to.addingTimeInterval(86_400)),  // in the future: stepped over
+            (0, to.addingTimeInterval(-5)),  // in
+            (1, nil),  // no time: in
+            (0, to.addingTimeInterval(30)),  // after the period: ends partition 0
+            (0, to.addingTimeInterval(-1)),  // after the end: out, though dated inside
+            (1, to.addingTimeInterval(-1)),  // partition 1 goes on
+        ].map { cut.admits($0.1, partition: Int32($0.0)) }
+        #expect(admitted == [true, false, true, true, false, false, true])
+        var open = TopicAudit.PeriodCut(to: nil, futureLimit: to)
+        let future = open.admits(to.addingTimeInterval(86_400), partition: 0)
+        #expect(future, "no end: every record, as before")
     }
 }

@@ -252,6 +252,8 @@ struct KafkaAccessTests {
         for (flag, complaint) in [
             ("payments", "expected WORKLOAD=GROUP"), ("nobody=x", "expected WORKLOAD=GROUP"),
             ("auditor=x", "consumes in no group"), ("payments=*", "every group"), ("payments=", "needs a name"),
+            // The handle user may not Read the payments group (join it, commit past records).
+            ("handle=intent-payments", "that is payments's group"),
         ] {
             let (refused, said) = try await Self.intentctl(["topics", "acls", "--group", flag])
             #expect(refused != 0, "--group \(flag) was accepted")

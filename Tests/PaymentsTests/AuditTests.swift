@@ -226,11 +226,11 @@ struct AuditTests {
     }
 
     /// The resolve stage's resolution of `intent` (what the user asked for), as it signs it.
-    func resolution(_ intent: Intent, intentID: String = "i1", source: String = PipelineSource.resolve)
-        -> EventEnvelope
-    {
+    func resolution(
+        _ intent: Intent, intentID: String = "i1", source: String = PipelineSource.resolve, time: Date = t0
+    ) -> EventEnvelope {
         EventEnvelope(
-            id: "resolved-\(intentID)", source: source, type: IntentResolutionReport.resolvedType, time: t0,
+            id: "resolved-\(intentID)", source: source, type: IntentResolutionReport.resolvedType, time: time,
             dataSchema: IntentResolutionReport.resolvedDataSchema, userID: "alice", conversationID: "c",
             intentID: intentID, payload: IntentResolutionReport(turn: 1, intent: intent, parameters: []))
     }
@@ -243,14 +243,14 @@ struct AuditTests {
     func proposalAgainstResolution() {
         let mallory = Person(spoken: "Bob", handle: "mallory@evil.example", contactID: "c-bob", displayName: "Bob")
         let (ledger, answers, responses) = history(payee: "mallory", proposed: mallory)
-        func findings(_ resolved: [EventEnvelope]?, whole: Bool = true) -> [String] {
+        func findings(_ resolved: [EventEnvelope]?, complete: Bool = true) -> [String] {
             var audit = StreamingAudit()
             for event in responses { audit.response(event) }
             for record in ledger { audit.ledgerRecord(record) }
             for record in answers { audit.confirmation(record) }
             if let resolved {
                 for record in resolved { audit.resolvedIntent(record) }
-                audit.resolvedIntentsRead(whole: whole)
+                audit.resolvedIntentsRead(complete: complete)
             }
             return audit.report(bindingKey: bindingKey).findings
         }
@@ -264,10 +264,16 @@ struct AuditTests {
         #expect(findings([resolution(pay("10", to: mallory))]).count == 1)
         // What the user asked for, resolved, is no finding; several turns may resolve one intent.
         #expect(findings([resolution(pay("100")), resolution(pay("100", to: mallory))]) == [])
-        // No resolution: a finding when the topic was read whole, none when retention trimmed it.
-        #expect(
-            findings([]) == ["transfer t-i1 was posted without a resolved intent from the resolve stage"])
-        #expect(findings([], whole: false) == [])
+        // No resolution: a finding when the reader read every resolution. Read from a topic that
+        // retention trims, only when the proposal came a day or more after the oldest resolution
+        // read (its own cannot have been deleted), not when none was read (a copy without them).
+        let missing = ["transfer t-i1 was posted without a resolved intent from the resolve stage"]
+        #expect(findings([]) == missing)
+        #expect(findings([], complete: false) == [])
+        let older = t0.addingTimeInterval(-2 * 86_400)
+        #expect(findings([resolution(pay("1"), intentID: "i0", time: older)], complete: false) == missing)
+        let recent = t0.addingTimeInterval(-3600)
+        #expect(findings([resolution(pay("1"), intentID: "i0", time: recent)], complete: false) == [])
         // A resolution in the confirm stage's name counts for nothing, and is itself a finding.
         let byConfirm = findings([resolution(pay("100", to: mallory), source: PipelineSource.confirm)])
         #expect(byConfirm.count == 2, "\(byConfirm)")

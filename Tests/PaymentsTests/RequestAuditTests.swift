@@ -85,6 +85,41 @@ struct RequestAuditTests {
         #expect(found.first?.hasPrefix("payment request \(requestID) was paid 2 times") == true, "\(found)")
     }
 
+    /// A hold's request id is the payments stage's word alone (the user's binding does not
+    /// cover it): a holder of its key could mark a confirmed 0.01 payment as paying a 50
+    /// request, and write the requester's side paid. Found from the request's own terms.
+    @Test("a payment of a request for another amount or between other users than the request's is found")
+    func paidOtherTerms() throws {
+        let (ledger, confirmations, requestID) = try paidRequest()
+        let original = try #require(ledger.first { $0.kind == .hold && $0.requestID == requestID })
+        let kept = ledger.filter { $0.transferID != original.transferID || $0.kind == .requestPaid }
+        for (amount, payee) in [("0.01", "bob"), ("50", "carol")] {
+            let small = cny(amount)
+            var hold = original
+            hold.id = "hold-other"
+            hold.transferID = "t-other"
+            hold.counterpartyUserID = payee
+            hold.amount = small
+            hold.entries = LedgerEntry.move(small, from: Ledger.available("alice"), to: Ledger.held("alice"))
+            let post = LedgerEvent(
+                id: "post-other", kind: .post, userID: "alice", intentID: original.intentID, transferID: "t-other",
+                entries: LedgerEntry.move(small, from: Ledger.held("alice"), to: Ledger.clearing),
+                counterpartyUserID: payee)
+            let history = kept.map { event in
+                guard event.kind == .requestPaid else { return event }
+                var settled = event
+                settled.transferID = "t-other"
+                return settled
+            }
+            let found = audit(history + [hold, post], confirmations)
+            #expect(found.count == 1, "\(amount) to \(payee): \(found)")
+            #expect(
+                found.first?.hasPrefix("payment request \(requestID) was paid by transfer t-other with \(small)")
+                    == true,
+                "\(found)")
+        }
+    }
+
     @Test("a declined request that a transfer paid is found")
     func declinedAndPaid() throws {
         let (ledger, confirmations, requestID) = try paidRequest()
