@@ -55,18 +55,26 @@ public enum TopicAudit {
     /// admitted only as the confirm stage admits it: given the keys, signed by the resolve
     /// stage (the topic is not chained, so the integrity check does not cover it). Retention
     /// trims the topic, so the audit cannot know it read every resolution
-    /// (``StreamingAudit/resolvedIntentsRead(complete:)``). Returns how many records the keys
-    /// did not verify (each left out), and the first's reason.
+    /// (``StreamingAudit/resolvedIntentsRead(complete:)``). Records that are not events count
+    /// in `unreadable`, and records dated in the future in `futureDated`, as the other topics'
+    /// do. Returns how many records the keys did not verify (each left out), and the first's
+    /// reason.
     private static func readResolved(
         _ topic: String, into audit: inout StreamingAudit, keys: EventAuthenticator?,
+        unreadable: inout Int, futureDated: inout (count: Int, first: String?),
         configuration: KafkaConfiguration, logger: Logger, progress: ReplayProgress?
     ) async throws -> (count: Int, first: String?) {
         var forged: (count: Int, first: String?) = (0, nil)
+        let futureLimit = Date().addingTimeInterval(Self.clockTolerance)
         try await TopicReader.forEachRecord(of: topic, configuration: configuration, logger: logger) { message in
             progress?.advance()
+            Self.noteFutureDate(message, after: futureLimit, &futureDated)
             guard let message = try? message.structuredEvent(), let value = message.value,
                 let event = try? EventEnvelope.decode(value)
-            else { return }
+            else {
+                unreadable += 1
+                return
+            }
             if let keys {
                 do throws(EventDecodingError) {
                     try keys.verify(event, received: value, signature: message.signature)
@@ -80,6 +88,17 @@ public enum TopicAudit {
         }
         audit.resolvedIntentsRead(complete: false)
         return forged
+    }
+
+    /// Counts `message` in `futureDated` (and names the first) when it is dated after `limit`.
+    private static func noteFutureDate(
+        _ message: KafkaConsumerMessage, after limit: Date, _ futureDated: inout (count: Int, first: String?)
+    ) {
+        guard let time = message.timestamp, time > limit else { return }
+        futureDated.count += 1
+        futureDated.first =
+            futureDated.first
+            ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
     }
 
     /// How far ahead of the auditor's clock, when its topic's read began, a record may be
@@ -148,12 +167,7 @@ public enum TopicAudit {
                 of: topic, between: start, and: nil, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
-                if let time = message.timestamp, time > futureLimit {
-                    futureDated.count += 1
-                    futureDated.first =
-                        futureDated.first
-                        ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
-                }
+                Self.noteFutureDate(message, after: futureLimit, &futureDated)
                 let inWindow = cut.admits(message.timestamp, partition: message.partition)
                 if inWindow { eachRecord?(message) }
                 // As the workers read a record: a binary-mode event (CloudEvents `ce_*` headers, as a
@@ -204,8 +218,8 @@ public enum TopicAudit {
         }
         try await read(topics.confirmations) { audit.confirmation($0) }
         let forgedResolutions = try await readResolved(
-            topics.resolved, into: &audit, keys: keys, configuration: configuration, logger: logger,
-            progress: progress)
+            topics.resolved, into: &audit, keys: keys, unreadable: &unreadable, futureDated: &futureDated,
+            configuration: configuration, logger: logger, progress: progress)
         try await read(topics.messages) { event in
             audit.message(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }

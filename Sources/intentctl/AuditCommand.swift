@@ -32,8 +32,8 @@ struct AuditCommand: AsyncParsableCommand {
             earlier entries), each partition up to its first record dated after --to, stepping over records \
             dated in the future (so one cannot end a period's read and hide what follows it); intents whose \
             first turn came before the period are listed (window.intentsBeganBefore). A record of the audited \
-            topics (responses, ledger, confirmations, messages, dead letters) dated more than five minutes after \
-            its topic's read began is a finding, period or not. Progress (records, rate, time left) goes to standard error \
+            topics (responses, ledger, confirmations, resolved intents, messages, dead letters) dated more than \
+            five minutes after its topic's read began is a finding, period or not. Progress (records, rate, time left) goes to standard error \
             when it is a terminal. Prints a summary for a person when standard output is a terminal, and \
             the JSON report with --json or into a pipe or file. The report's fields: intents (with at least \
             one response), pendingIntents (only inProgress so far), postedTransfers, voidedTransfers, \

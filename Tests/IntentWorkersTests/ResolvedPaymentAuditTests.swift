@@ -96,6 +96,20 @@ struct ResolvedPaymentAuditTests {
                 found.first?.hasPrefix("transfer t-i1 was proposed to mallory@evil.example") == true
                     && found.first?.contains("bob@example.com") == true, "\(report.findings)")
             #expect(report.postedTransfers == 1)
+            // The resolved topic is read as the others are: a record that is not an event, and
+            // one dated in the future, are findings there too.
+            var future = record(resolved, on: topics.resolved)
+            future.timestamp = now.addingTimeInterval(86_400)
+            try await SingleRecordTopics.send(
+                [KafkaProducerMessage(topic: topics.resolved, key: "alice", value: Array("junk".utf8)), future],
+                broker)
+            let again = try await TopicAudit.run(
+                topics: topics, configuration: clientConfiguration(broker), logger: testLogger, keys: testStageKeys)
+            #expect(again.findings.contains("1 records are not events"), "\(again.findings)")
+            #expect(
+                again.findings.contains {
+                    $0.hasPrefix("1 records are dated after their topic's read began (the first: \(topics.resolved)")
+                }, "\(again.findings)")
         }
     }
 }
