@@ -9,7 +9,11 @@ import Testing
 /// partitions it had given up, met the new owner's claim and was fenced ("fenced while
 /// deciding"). Scaling payments from one instance to two in a quiet hour stopped the old
 /// one, and the benchmark failed after five minutes, unseen until it was next run by hand.
-@Suite("intent-bench restart on a small ledger", .heavyTimeLimit(minutes: 8))
+///
+/// A long heavy test (23 s alone on a quiet machine): it goes ahead at the gate, or it ends a
+/// loaded run alone (it was the last suite to finish, at 184 s, in the fresh-clone run beside
+/// two burners of session 26, S26-3).
+@Suite("intent-bench restart on a small ledger", .heavyTimeLimit(minutes: 8), .longHeavyTest)
 struct RestartBenchTests {
     struct Report: Decodable {
         var cold_start_ms_2000: Double
