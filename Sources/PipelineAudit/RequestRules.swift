@@ -50,13 +50,14 @@ struct RequestRules: Sendable {
         for (requestID, transfers) in paying {
             posted[requestID] = transfers.filter { hold($0) != nil }
         }
-        // A payment of a request pays what the request asks, from its payer to its requester: a
-        // hold's request id is the payments stage's word alone (the user's binding does not
-        // cover it), so a 0.01 payment could otherwise be written as paying a 500 request.
         for (requestID, transfers) in posted {
+            // A payment of a request pays what the request asks, from its payer to its requester:
+            // a hold's request id is the payments stage's word alone (the user's binding does not
+            // cover it), so a 0.01 payment could otherwise be written as paying a 500 request.
+            let asked = request(requestID)
             for transfer in transfers {
                 guard let leg = hold(transfer) else { continue }
-                guard let asked = request(requestID) else {
+                guard let asked else {
                     found.append(
                         (
                             requestID,
@@ -74,8 +75,6 @@ struct RequestRules: Sendable {
                         ))
                 }
             }
-        }
-        for (requestID, transfers) in posted {
             if transfers.count > 1 {
                 found.append(
                     (requestID, "payment request \(requestID) was paid \(transfers.count) times: \(transfers)"))

@@ -54,7 +54,7 @@ public struct StreamingAudit: Sendable {
     public mutating func message(_ record: EventEnvelope) { messages.read(record) }
 
     /// A record of the resolved intents topic: a posted payment's proposal must then be one
-    /// of its intent's resolutions (``resolvedIntentsRead(whole:)`` says the topic was read).
+    /// of its intent's resolutions (``resolvedIntentsRead(complete:)`` says the topic was read).
     public mutating func resolvedIntent(_ record: EventEnvelope) { resolved.read(record) }
 
     /// Says the resolved intents topic was read (without it, no proposal is held to them), and

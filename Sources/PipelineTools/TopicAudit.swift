@@ -51,56 +51,6 @@ public enum TopicAudit {
         }
     }
 
-    /// The resolved intents, whole (a proposal may come long after its resolution), each
-    /// admitted only as the confirm stage admits it: given the keys, signed by the resolve
-    /// stage (the topic is not chained, so the integrity check does not cover it). Retention
-    /// trims the topic, so the audit cannot know it read every resolution
-    /// (``StreamingAudit/resolvedIntentsRead(complete:)``). Records that are not events count
-    /// in `unreadable`, and records dated in the future in `futureDated`, as the other topics'
-    /// do. Returns how many records the keys did not verify (each left out), and the first's
-    /// reason.
-    private static func readResolved(
-        _ topic: String, into audit: inout StreamingAudit, keys: EventAuthenticator?,
-        unreadable: inout Int, futureDated: inout (count: Int, first: String?),
-        configuration: KafkaConfiguration, logger: Logger, progress: ReplayProgress?
-    ) async throws -> (count: Int, first: String?) {
-        var forged: (count: Int, first: String?) = (0, nil)
-        let futureLimit = Date().addingTimeInterval(Self.clockTolerance)
-        try await TopicReader.forEachRecord(of: topic, configuration: configuration, logger: logger) { message in
-            progress?.advance()
-            Self.noteFutureDate(message, after: futureLimit, &futureDated)
-            guard let message = try? message.structuredEvent(), let value = message.value,
-                let event = try? EventEnvelope.decode(value)
-            else {
-                unreadable += 1
-                return
-            }
-            if let keys {
-                do throws(EventDecodingError) {
-                    try keys.verify(event, received: value, signature: message.signature)
-                } catch {
-                    forged.count += 1
-                    forged.first = forged.first ?? "\(event.id): \(error.message)"
-                    return
-                }
-            }
-            audit.resolvedIntent(event)
-        }
-        audit.resolvedIntentsRead(complete: false)
-        return forged
-    }
-
-    /// Counts `message` in `futureDated` (and names the first) when it is dated after `limit`.
-    private static func noteFutureDate(
-        _ message: KafkaConsumerMessage, after limit: Date, _ futureDated: inout (count: Int, first: String?)
-    ) {
-        guard let time = message.timestamp, time > limit else { return }
-        futureDated.count += 1
-        futureDated.first =
-            futureDated.first
-            ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
-    }
-
     /// How far ahead of the auditor's clock, when its topic's read began, a record may be
     /// dated before it is a finding: the producers' and the auditor's clocks drift apart by
     /// far less.
@@ -142,11 +92,17 @@ public enum TopicAudit {
             RecordIntegrity.Checker(
                 keys: $0, readFromWindow: windowed, internalOnly: [topics.ledger, topics.responses])
         }
+        // Records of a topic read with `verifyingSignatures` that the keys do not verify, and the
+        // first's reason.
+        var unsigned: (count: Int, first: String?) = (0, nil)
         /// Feeds the topic's records to `body`, from the window's start when it is read from
-        /// there (else from its start) up to the window's end; those of a chained topic also
-        /// to the integrity check.
+        /// there (else from its start) up to the window's end, or to its end when `whole`;
+        /// those of a chained topic also to the integrity check. With `verifyingSignatures`
+        /// and the keys, a record of a topic the integrity check does not cover counts only
+        /// when the keys verify its signature (else in `unsigned`).
         func read(
-            _ topic: String, eachRecord: ((KafkaConsumerMessage) -> Void)? = nil, _ body: (EventEnvelope) -> Void
+            _ topic: String, whole: Bool = false, verifyingSignatures: Bool = false,
+            eachRecord: ((KafkaConsumerMessage) -> Void)? = nil, _ body: (EventEnvelope) -> Void
         ) async throws {
             let role = keys == nil ? nil : topics.chained[topic]
             // Ledger events are read straight from their bytes (``LedgerEvent/decode(from:)``).
@@ -162,12 +118,17 @@ public enum TopicAudit {
             // Read to each partition's end (taken now: every record read was written before
             // this moment), the period cut as ``PeriodCut`` says.
             let futureLimit = Date().addingTimeInterval(Self.clockTolerance)
-            var cut = PeriodCut(to: window?.to, futureLimit: futureLimit)
+            var cut = PeriodCut(to: whole ? nil : window?.to, futureLimit: futureLimit)
             try await TopicReader.forEachRecord(
                 of: topic, between: start, and: nil, configuration: configuration, logger: logger
             ) { message in
                 progress?.advance()
-                Self.noteFutureDate(message, after: futureLimit, &futureDated)
+                if let time = message.timestamp, time > futureLimit {
+                    futureDated.count += 1
+                    futureDated.first =
+                        futureDated.first
+                        ?? "\(message.topic) partition \(message.partition) offset \(message.offset), dated \(EventTime.format(time))"
+                }
                 let inWindow = cut.admits(message.timestamp, partition: message.partition)
                 if inWindow { eachRecord?(message) }
                 // As the workers read a record: a binary-mode event (CloudEvents `ce_*` headers, as a
@@ -191,6 +152,15 @@ public enum TopicAudit {
                         == false
                 {
                     return
+                }
+                if verifyingSignatures, let keys {
+                    do throws(EventDecodingError) {
+                        try keys.verify(event, received: value, signature: message.signature)
+                    } catch {
+                        unsigned.count += 1
+                        unsigned.first = unsigned.first ?? "\(event.id): \(error.message)"
+                        return
+                    }
                 }
                 if inWindow { body(event) }
             }
@@ -217,9 +187,12 @@ public enum TopicAudit {
             audit.accountRecord(event)
         }
         try await read(topics.confirmations) { audit.confirmation($0) }
-        let forgedResolutions = try await readResolved(
-            topics.resolved, into: &audit, keys: keys, unreadable: &unreadable, futureDated: &futureDated,
-            configuration: configuration, logger: logger, progress: progress)
+        // The resolved intents, whole (a proposal may come long after its resolution), each
+        // admitted only as the confirm stage admits it: given the keys, signed by the resolve
+        // stage (the topic is not chained, so the integrity check does not cover it). Retention
+        // trims the topic, so the audit cannot know it read every resolution.
+        try await read(topics.resolved, whole: true, verifyingSignatures: true) { audit.resolvedIntent($0) }
+        audit.resolvedIntentsRead(complete: false)
         try await read(topics.messages) { event in
             audit.message(event)
             if window != nil, let intentID = event.intentID { seen.insert(intentID) }
@@ -247,9 +220,9 @@ public enum TopicAudit {
         report.window = summary
         report.deadLetters = deadLetters
         if unreadable > 0 { report.findings.append("\(unreadable) records are not events") }
-        if let first = forgedResolutions.first {
+        if let first = unsigned.first {
             report.findings.append(
-                "\(forgedResolutions.count) records of \(topics.resolved) are not signed by their source's key (the first: \(first))"
+                "\(unsigned.count) records of \(topics.resolved) are not signed by their source's key (the first: \(first))"
             )
         }
         if let first = futureDated.first {

@@ -304,11 +304,11 @@ struct TopicsCommand: AsyncParsableCommand {
             }
             // One group per workload: a user that may Read another workload's group could join
             // it and commit past records it never handled (SECURITY.md, attack 59).
+            let accesses = KafkaAccess.all(topics: PipelineTopics(), groups: groups)
             for (workload, group) in groups {
-                if let other = KafkaAccess.withGroup.first(where: { $0 != workload && (groups[$0] ?? $0.user) == group }
-                ) {
+                if let other = accesses.first(where: { $0.workload != workload && $0.group == group }) {
                     throw ValidationError(
-                        "--group \(workload.rawValue)=\(group): that is \(other.rawValue)'s group; each workload needs its own"
+                        "--group \(workload.rawValue)=\(group): that is \(other.workload.rawValue)'s group; each workload needs its own"
                     )
                 }
             }
